@@ -1,0 +1,121 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Strict concurrency is the default of the Swift 6 language mode used by every target.
+let package = Package(
+    name: "FamilySync",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .executable(name: "familysync", targets: ["familysync"]),
+        .library(name: "FamilySyncClient", targets: ["FamilySyncClient"]),
+        .library(name: "FamilySyncProtocol", targets: ["FamilySyncProtocol"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", .upToNextMinor(from: "1.0.2")),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
+    ],
+    targets: [
+        // The domain: pure Swift + Foundation, no I/O.
+        .target(name: "FamilySyncCore"),
+        // The wire types of PROTOCOL.md, shared by server and client.
+        .target(name: "FamilySyncProtocol", dependencies: ["FamilySyncCore"]),
+        // The store: PostgreSQL through PostgresNIO, migrations, the embedded database.
+        .target(
+            name: "FamilySyncPostgres",
+            dependencies: [
+                "FamilySyncCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        // HTTP: application, router, middleware, controllers, error mapping.
+        .target(
+            name: "FamilySyncServer",
+            dependencies: [
+                "FamilySyncCore",
+                "FamilySyncProtocol",
+                "FamilySyncPostgres",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
+        // The SDK a parent or child app links.
+        .target(
+            name: "FamilySyncClient",
+            dependencies: [
+                "FamilySyncProtocol",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        // Wiring only: command line, configuration, logging and metrics bootstrap.
+        .executableTarget(
+            name: "familysync",
+            dependencies: [
+                "FamilySyncServer",
+                "FamilySyncPostgres",
+                "FamilySyncClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
+        // Starts one throwaway PostgreSQL per test process and hands each suite a fresh database.
+        .target(
+            name: "FamilySyncTestSupport",
+            dependencies: [
+                "FamilySyncPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/FamilySyncTestSupport"
+        ),
+        .testTarget(name: "FamilySyncCoreTests", dependencies: ["FamilySyncCore"]),
+        .testTarget(
+            name: "FamilySyncPostgresTests",
+            dependencies: ["FamilySyncPostgres", "FamilySyncTestSupport"]
+        ),
+        .testTarget(
+            name: "FamilySyncServerTests",
+            dependencies: [
+                "FamilySyncServer",
+                "FamilySyncTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+        .testTarget(
+            name: "familysyncTests",
+            dependencies: [
+                "familysync",
+                "FamilySyncClient",
+                "FamilySyncTestSupport",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+            ]
+        ),
+    ]
+)

@@ -1,0 +1,44 @@
+import FamilySyncCore
+import PostgresNIO
+
+/// Turns database failures into the domain's error, so the HTTP layer maps one type only.
+public enum DatabaseErrorTranslation {
+    /// SQLSTATE classes that mean "the database is not available now", not "your request is wrong":
+    /// 08 connection exception, 53 insufficient resources, 57P01–57P03 shutdown/cannot connect now.
+    static let unavailableStates: Set<String> = ["57P01", "57P02", "57P03"]
+
+    /// `TRY_AGAIN_LATER` for a database that cannot be reached or is going away; nil for anything
+    /// else, which the caller treats as a bug (`INTERNAL_ERROR`).
+    public static func translate(_ error: any Error) -> FamilySyncError? {
+        if let error = error as? PostgresTransactionError {
+            return (error.closureError ?? error.beginError ?? error.commitError).flatMap(translate)
+        }
+        guard let error = error as? PSQLError else {
+            return nil
+        }
+        switch error.code {
+        case .connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed, .uncleanShutdown, .sslUnsupported:
+            return .unavailable("The database is unavailable.")
+        case .server:
+            let state = error.serverInfo?[.sqlState] ?? ""
+            if state.hasPrefix("08") || state.hasPrefix("53") || unavailableStates.contains(state) {
+                return .unavailable("The database is unavailable.")
+            }
+            if state == "40001" || state == "40P01" {
+                return .unavailable("The request collided with another; retry it.", retryAfter: 1)
+            }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    /// The database server's own message, for operators' logs and exit messages only: PSQLError's
+    /// description hides it so that it cannot reach a client by accident.
+    public static func describeForOperator(_ error: any Error) -> String {
+        if let error = error as? PSQLError, let message = error.serverInfo?[.message] {
+            return message
+        }
+        return String(describing: error)
+    }
+}

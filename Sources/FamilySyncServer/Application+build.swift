@@ -1,0 +1,57 @@
+import FamilySyncCore
+import FamilySyncPostgres
+import Hummingbird
+import NIOCore
+import Logging
+import PostgresNIO
+import Prometheus
+
+public typealias FamilySyncApplication = Application<RouterResponder<FamilySyncRequestContext>>
+
+/// Builds the HTTP application over a database client. The client runs as one of the application's
+/// services, so it starts with the application and closes after the server has stopped; the
+/// migrations are applied once it runs and before the server accepts a request.
+public func buildApplication(
+    configuration: ServerConfiguration,
+    postgres: PostgresClient,
+    metricsRegistry: PrometheusCollectorRegistry,
+    logger: Logger,
+    onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+) -> FamilySyncApplication {
+    let router = buildRouter(configuration: configuration, postgres: postgres, metricsRegistry: metricsRegistry, logger: logger)
+    var app = Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "FamilySync"),
+        services: [postgres],
+        onServerRunning: onServerRunning,
+        logger: logger
+    )
+    app.beforeServerStarts {
+        let applied = try await Migrator(logger: logger).migrate(client: postgres)
+        if !applied.isEmpty { logger.info("migrations applied", metadata: ["versions": "\(applied)"]) }
+    }
+    return app
+}
+
+public func buildRouter(
+    configuration: ServerConfiguration,
+    postgres: PostgresClient,
+    metricsRegistry: PrometheusCollectorRegistry,
+    logger: Logger
+) -> Router<FamilySyncRequestContext> {
+    let router = Router(context: FamilySyncRequestContext.self)
+    let routes = MethodAwareRouter(router)
+    // Outermost first: the request id is on every response, metrics see the final status,
+    // and the error middleware turns every failure below it into §1.1's JSON.
+    routes.add(middleware: RequestIDMiddleware())
+    routes.add(middleware: MetricsMiddleware())
+    routes.add(middleware: ErrorMiddleware())
+    routes.add(middleware: BodyLimitMiddleware(maxBodyBytes: configuration.limits.maxBodyBytes))
+
+    let migrator = Migrator(logger: logger)
+    HealthController(readiness: DatabaseReadiness(client: postgres, migrator: migrator)).addRoutes(to: routes)
+    MetricsController(registry: metricsRegistry).addRoutes(to: routes)
+
+    routes.addMethodNotAllowedRoutes()
+    return router
+}

@@ -1,0 +1,96 @@
+import FamilySyncCore
+import FamilySyncPostgres
+import Hummingbird
+import Logging
+
+/// Turns every error a route throws into PROTOCOL §1.1's JSON, so no response is ever empty or
+/// carries internals. Errors that are not `FamilySyncError` are translated here, in one place.
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = FamilySyncRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            let mapped = Self.translate(error, request: request)
+            if mapped.code == .internalError || mapped.code == .tryAgainLater {
+                context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))", "code": "\(mapped.code.rawValue)"])
+            } else {
+                context.logger.debug("request rejected", metadata: ["error": "\(mapped)"])
+            }
+            return mapped.response()
+        }
+    }
+
+    static func translate(_ error: any Error, request: Request) -> FamilySyncError {
+        switch error {
+        case let error as FamilySyncError:
+            return error
+        case let error as HTTPError:
+            return translate(error, request: request)
+        case let error as DecodingError:
+            return .badRequest(error.reasonForClient, field: error.fieldPath)
+        case is CancellationError:
+            return .unavailable("The server is shutting down.")
+        default:
+            return DatabaseErrorTranslation.translate(error) ?? .internalError
+        }
+    }
+
+    private static func translate(_ error: HTTPError, request: Request) -> FamilySyncError {
+        switch error.status {
+        case .notFound:
+            return .notFound("No resource at \(request.method) \(request.uri.path).")
+        case .contentTooLarge:
+            return .limitExceeded("The request body is larger than the server accepts.")
+        case .badRequest:
+            return .badRequest("The request is malformed.")
+        case .methodNotAllowed:
+            return .init(.methodNotAllowed, "\(request.method) is not allowed on \(request.uri.path).")
+        case .unauthorized:
+            return .init(.authenticationRequired, "Authentication is required.")
+        case .forbidden:
+            return .init(.accessDenied, "Access denied.")
+        case .serviceUnavailable:
+            return .unavailable()
+        default:
+            return .internalError
+        }
+    }
+}
+
+extension DecodingError {
+    /// The coding path as PROTOCOL §1.1's `field`: `records[3].sessionEnd`.
+    var fieldPath: String? {
+        let path: [any CodingKey]
+        switch self {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            path = context.codingPath
+        case .keyNotFound(let key, let context):
+            path = context.codingPath + [key]
+        @unknown default:
+            return nil
+        }
+        guard !path.isEmpty else { return nil }
+        var text = ""
+        for key in path {
+            if let index = key.intValue {
+                text += "[\(index)]"
+            } else {
+                text += text.isEmpty ? key.stringValue : "." + key.stringValue
+            }
+        }
+        return text
+    }
+
+    var reasonForClient: String {
+        switch self {
+        case .typeMismatch(let type, _): "A value has the wrong type; expected \(type)."
+        case .valueNotFound: "A required value is null."
+        case .keyNotFound(let key, _): "The member '\(key.stringValue)' is required."
+        case .dataCorrupted(let context) where context.codingPath.isEmpty: "The body is not valid JSON."
+        case .dataCorrupted: "A value is invalid."
+        @unknown default: "The request body could not be read."
+        }
+    }
+}

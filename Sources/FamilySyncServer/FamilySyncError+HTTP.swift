@@ -1,0 +1,44 @@
+import FamilySyncCore
+import FamilySyncProtocol
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The one table from error codes to HTTP statuses (PROTOCOL §1.1).
+extension FamilySyncError.Code {
+    public var httpStatus: HTTPResponse.Status {
+        switch self {
+        case .badRequest, .badChangeToken: .badRequest
+        case .authenticationRequired: .unauthorized
+        case .accessDenied: .forbidden
+        case .notFound, .zoneNotFound: .notFound
+        case .methodNotAllowed: .methodNotAllowed
+        case .conflict, .exists: .conflict
+        case .changeTokenExpired, .pairingExpired: .gone
+        case .limitExceeded: .contentTooLarge
+        case .throttled: .tooManyRequests
+        case .tryAgainLater: .serviceUnavailable
+        case .internalError: .internalServerError
+        }
+    }
+}
+
+extension FamilySyncError {
+    /// The §1.1 JSON response, with `Retry-After` where the error carries one.
+    public func response(headers extraHeaders: HTTPFields = [:]) -> Response {
+        var headers = extraHeaders
+        headers[.contentType] = "application/json; charset=utf-8"
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        let data = (try? JSONEncoder.wire.encode(ErrorResponse(self))) ?? Data(#"{"error":{"code":"INTERNAL_ERROR","reason":"An internal error occurred."}}"#.utf8)
+        return Response(status: code.httpStatus, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+extension JSONEncoder {
+    /// Encodes wire types: sorted keys so that bodies are stable for clients and tests.
+    static let wire: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+}

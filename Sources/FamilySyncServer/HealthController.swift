@@ -1,0 +1,19 @@
+import FamilySyncCore
+import FamilySyncPostgres
+import FamilySyncProtocol
+import Hummingbird
+
+/// `GET /health/live` (the process answers) and `GET /health/ready` (the database answers and is migrated).
+struct HealthController {
+    let readiness: DatabaseReadiness
+
+    func addRoutes(to router: some RouterMethods<FamilySyncRequestContext>) {
+        router.get("/health/live") { _, _ in
+            try JSONResponse(HealthStatus(status: "live"))
+        }
+        router.get("/health/ready") { _, _ in
+            let version = try await readiness.check()
+            return try JSONResponse(HealthStatus(status: "ready", schemaVersion: version))
+        }
+    }
+}

@@ -1,0 +1,20 @@
+import Hummingbird
+import Prometheus
+
+/// `GET /metrics`: the Prometheus text format of the registry the process's metrics go to.
+struct MetricsController {
+    let registry: PrometheusCollectorRegistry
+
+    func addRoutes(to router: some RouterMethods<FamilySyncRequestContext>) {
+        router.get("/metrics") { _, _ in
+            var buffer: [UInt8] = []
+            buffer.reserveCapacity(16 * 1024)
+            registry.emit(into: &buffer)
+            return Response(
+                status: .ok,
+                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: buffer))
+            )
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import ArgumentParser
+import FamilySyncPostgres
+import Foundation
+import Logging
+
+/// Where the database is: a URL, or the embedded default in a data directory.
+struct DatabaseOptions: ParsableArguments {
+    @Option(help: "PostgreSQL URL, postgres://user:pass@host:port/db?sslmode=disable|prefer|require. Env: DATABASE_URL. Without one, FamilySync runs its own PostgreSQL in --data-dir.")
+    var databaseURL: String?
+
+    @Option(help: "Directory of the embedded database. Env: FAMILYSYNC_DATA_DIR. Default: .familysync under the working directory.")
+    var dataDir: String?
+
+    enum Source {
+        case url(DatabaseURL)
+        case embedded(dataDirectory: String)
+    }
+
+    func resolve(_ environment: [String: String]) throws -> Source {
+        if let text = databaseURL ?? environment["DATABASE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            do {
+                return .url(try DatabaseURL(text))
+            } catch {
+                throw OperatorError.configuration(error.description)
+            }
+        }
+        return .embedded(dataDirectory: dataDir ?? environment["FAMILYSYNC_DATA_DIR"] ?? ".familysync")
+    }
+}
+
+struct LoggingOptions: ParsableArguments {
+    @Option(help: "trace, debug, info, notice, warning, error or critical. Env: FAMILYSYNC_LOG_LEVEL. Default: info.")
+    var logLevel: String?
+
+    @Option(help: "text or json (one object a line). Env: FAMILYSYNC_LOG_FORMAT. Default: text.")
+    var logFormat: String?
+
+    /// Configures swift-log for the process. Call once, before any logger is made.
+    func bootstrap(_ environment: [String: String]) throws -> Logger {
+        let levelText = logLevel ?? environment["FAMILYSYNC_LOG_LEVEL"] ?? "info"
+        guard let level = Logger.Level(rawValue: levelText.lowercased()) else {
+            throw OperatorError.configuration("log level must be trace, debug, info, notice, warning, error or critical, not '\(levelText)'")
+        }
+        let format = (logFormat ?? environment["FAMILYSYNC_LOG_FORMAT"] ?? "text").lowercased()
+        switch format {
+        case "text":
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
+        case "json":
+            LoggingSystem.bootstrap { label in
+                var handler = JSONLogHandler(label: label)
+                handler.logLevel = level
+                return handler
+            }
+        default:
+            throw OperatorError.configuration("log format must be text or json, not '\(format)'")
+        }
+        return Logger(label: "familysync")
+    }
+}

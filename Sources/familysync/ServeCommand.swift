@@ -1,0 +1,102 @@
+import ArgumentParser
+import FamilySyncCore
+import FamilySyncPostgres
+import FamilySyncServer
+import Foundation
+import Logging
+import Metrics
+import NIOCore
+import PostgresNIO
+import Prometheus
+import ServiceLifecycle
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the server: applies migrations, then serves HTTP until SIGTERM or SIGINT."
+    )
+
+    @Option(help: "Address to listen on. Env: FAMILYSYNC_HOST. Default: 127.0.0.1.")
+    var host: String?
+
+    @Option(help: "Port to listen on. Env: FAMILYSYNC_PORT. Default: 8080.")
+    var port: String?
+
+    @Option(help: "Largest request body in bytes; larger ones are refused with 413 before they are read. Env: FAMILYSYNC_MAX_BODY_BYTES. Default: 4194304.")
+    var maxBodyBytes: String?
+
+    @Option(help: "Seconds in-flight requests get to finish after SIGTERM. Env: FAMILYSYNC_SHUTDOWN_TIMEOUT. Default: 10.")
+    var shutdownTimeout: String?
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var logging: LoggingOptions
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let server = try serverConfiguration(environment)
+        let shutdownSeconds = try Self.integer(shutdownTimeout ?? environment["FAMILYSYNC_SHUTDOWN_TIMEOUT"], named: "shutdown timeout", default: 10, range: 0...3600)
+        let source = try database.resolve(environment)
+        let logger = try logging.bootstrap(environment)
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+
+        let started = ContinuousClock.now
+        let (url, embedded) = try await EmbeddedDatabaseLauncher.open(source, logger: logger)
+        do {
+            let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: logger)
+            let app = buildApplication(configuration: server, postgres: client, metricsRegistry: registry, logger: logger) { channel in
+                let elapsed = ContinuousClock.now - started
+                logger.notice("listening", metadata: [
+                    "address": "http://\(server.host):\(channel.localAddress?.port ?? server.port)",
+                    "startup_ms": "\(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)",
+                ])
+            }
+            var group = ServiceGroupConfiguration(services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            group.maximumGracefulShutdownDuration = .seconds(shutdownSeconds)
+            group.maximumCancellationDuration = .seconds(5)
+            try await ServiceGroup(configuration: group).run()
+        } catch {
+            await EmbeddedDatabaseLauncher.close(embedded, logger: logger)
+            throw Self.operatorError(for: error, server: server)
+        }
+        await EmbeddedDatabaseLauncher.close(embedded, logger: logger)
+        logger.info("stopped")
+    }
+
+    private func serverConfiguration(_ environment: [String: String]) throws -> ServerConfiguration {
+        let host = host ?? environment["FAMILYSYNC_HOST"] ?? ServerConfiguration.defaultHost
+        guard !host.isEmpty else { throw OperatorError.configuration("host must not be empty") }
+        let port = try Self.integer(port ?? environment["FAMILYSYNC_PORT"], named: "port", default: ServerConfiguration.defaultPort, range: 1...65535)
+        let maxBody = try Self.integer(
+            maxBodyBytes ?? environment["FAMILYSYNC_MAX_BODY_BYTES"], named: "max body bytes",
+            default: Limits.defaultMaxBodyBytes, range: 1024...(1 << 30)
+        )
+        return ServerConfiguration(host: host, port: port, limits: Limits(maxBodyBytes: maxBody))
+    }
+
+    static func integer(_ text: String?, named name: String, default value: Int, range: ClosedRange<Int>) throws -> Int {
+        guard let text else { return value }
+        guard let number = Int(text), range.contains(number) else {
+            throw OperatorError.configuration("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return number
+    }
+
+    /// Failures to bind and refused databases are the operator's to fix (exit 2); the rest is exit 1.
+    static func operatorError(for error: any Error, server: ServerConfiguration) -> any Error {
+        switch error {
+        case let error as OperatorError:
+            return error
+        case let error as IOError where [EADDRINUSE, EACCES, EADDRNOTAVAIL].contains(error.errnoCode):
+            let reason = error.errnoCode == EADDRINUSE ? "is already in use" : "cannot be used (\(String(cString: strerror(error.errnoCode))))"
+            return OperatorError.configuration("port \(server.port) on \(server.host) \(reason)")
+        case let error as MigrationError:
+            if case .failed = error { return OperatorError.runtime(error.description) }
+            return OperatorError.configuration(error.description)
+        case let error as EmbeddedPostgresError:
+            return error.isConfigurationProblem ? OperatorError.configuration(error.description) : OperatorError.runtime(error.description)
+        default:
+            return OperatorError.runtime(DatabaseErrorTranslation.describeForOperator(error))
+        }
+    }
+}

@@ -1,0 +1,19 @@
+import FamilySyncPostgres
+import Logging
+import PostgresNIO
+
+/// Runs `body` with a running client of a fresh test database, and stops the client afterwards.
+public func withTestDatabase<Result: Sendable>(
+    migrated: Bool = true,
+    _ body: (PostgresClient, DatabaseURL) async throws -> Result
+) async throws -> Result {
+    let url = try await TestPostgres.shared.makeDatabase(migrated: migrated)
+    var configuration = url.clientConfiguration()
+    configuration.options.maximumConnections = 8
+    let client = PostgresClient(configuration: configuration, backgroundLogger: testLogger)
+    return try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { await client.run() }
+        defer { group.cancelAll() }
+        return try await body(client, url)
+    }
+}
