@@ -89,6 +89,7 @@ let package = Package(
         .target(
             name: "FamilySyncTestSupport",
             dependencies: [
+                "FamilySyncCore",
                 "FamilySyncPostgres",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
