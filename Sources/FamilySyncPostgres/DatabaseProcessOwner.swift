@@ -22,6 +22,14 @@ struct DatabaseProcessOwner: Sendable, Equatable {
         return DatabaseProcessOwner(userID: entry.pointee.pw_uid, groupID: entry.pointee.pw_gid, isSwitched: true)
     }
 
+    /// util-linux's setpriv, which runs a program as another user.
+    static func setprivPath() throws(EmbeddedPostgresError) -> String {
+        for candidate in ["/usr/bin/setpriv", "/bin/setpriv", "/usr/sbin/setpriv"] where access(candidate, X_OK) == 0 {
+            return candidate
+        }
+        throw .setprivMissing
+    }
+
     /// Whether this user may enter every directory on the way to `path`.
     func canTraverse(to path: String) -> Bool {
         guard isSwitched else { return true }

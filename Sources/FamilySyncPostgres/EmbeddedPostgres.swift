@@ -211,18 +211,18 @@ public actor EmbeddedPostgres {
     }
 
     private func runAsOwner(_ owner: DatabaseProcessOwner, _ executable: String, _ arguments: [String], newSession: Bool = false) async throws {
+        // The user is switched by setpriv(1), not by the spawn: swift-subprocess switches users in a
+        // forked child, where glibc's setgroups/setuid can deadlock on the parent's thread list.
+        let (program, programArguments) = owner.isSwitched
+            ? (try DatabaseProcessOwner.setprivPath(), ["--reuid=\(owner.userID)", "--regid=\(owner.groupID)", "--clear-groups", "--", executable] + arguments)
+            : (executable, arguments)
         var options = PlatformOptions()
-        if owner.isSwitched {
-            options.userID = owner.userID
-            options.groupID = owner.groupID
-            options.supplementaryGroups = []
-        }
         options.createSession = newSession
         let command = URL(fileURLWithPath: executable).lastPathComponent + " " + (arguments.first ?? "")
         // "/" as working directory: the database user may not be able to read ours (/root).
         let result = try await Subprocess.run(
-            .path(FilePath(executable)),
-            arguments: Arguments(arguments),
+            .path(FilePath(program)),
+            arguments: Arguments(programArguments),
             workingDirectory: "/",
             platformOptions: options,
             output: .string(limit: 1 << 20),

@@ -4,6 +4,7 @@ public enum EmbeddedPostgresError: Error, Equatable, CustomStringConvertible {
     case dataDirectoryNotWritable(path: String, reason: String)
     case unreachableByPostgresUser(path: String)
     case postgresUserMissing
+    case setprivMissing
     case notACluster(path: String)
     case commandFailed(command: String, status: String, output: String)
 
@@ -25,6 +26,8 @@ public enum EmbeddedPostgresError: Error, Equatable, CustomStringConvertible {
             "the postgres system user cannot reach \(path) (a parent directory is not searchable by others); choose a --data-dir it can reach, such as /var/lib/familysync"
         case .postgresUserMissing:
             "running as root needs the unprivileged 'postgres' system user to run the database; install it with: \(PostgresBinaries.installHint)"
+        case .setprivMissing:
+            "running as root needs setpriv (from util-linux) to run the database as the postgres user; install it with: apt-get install -y util-linux"
         case .notACluster(let path):
             "\(path) exists but is not a PostgreSQL data directory; empty it or choose another --data-dir"
         case .commandFailed(let command, let status, let output):
