@@ -107,6 +107,9 @@ let package = Package(
                 "FamilySyncServer",
                 "FamilySyncTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
         .testTarget(

@@ -19,6 +19,18 @@ public func buildApplication(
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) -> FamilySyncApplication {
     let router = buildRouter(configuration: configuration, postgres: postgres, metricsRegistry: metricsRegistry, logger: logger)
+    return makeApplication(router: router, configuration: configuration, postgres: postgres, logger: logger, onServerRunning: onServerRunning)
+}
+
+/// The application around a router; tests use it to add routes of their own.
+func makeApplication(
+    router: Router<FamilySyncRequestContext>,
+    configuration: ServerConfiguration,
+    postgres: PostgresClient,
+    logger: Logger,
+    migrateOnStart: Bool = true,
+    onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+) -> FamilySyncApplication {
     var app = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "FamilySync"),
@@ -26,9 +38,11 @@ public func buildApplication(
         onServerRunning: onServerRunning,
         logger: logger
     )
-    app.beforeServerStarts {
-        let applied = try await Migrator(logger: logger).migrate(client: postgres)
-        if !applied.isEmpty { logger.info("migrations applied", metadata: ["versions": "\(applied)"]) }
+    if migrateOnStart {
+        app.beforeServerStarts {
+            let applied = try await Migrator(logger: logger).migrate(client: postgres)
+            if !applied.isEmpty { logger.info("migrations applied", metadata: ["versions": "\(applied)"]) }
+        }
     }
     return app
 }

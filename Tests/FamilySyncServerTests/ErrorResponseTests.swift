@@ -1,0 +1,178 @@
+import FamilySyncCore
+import FamilySyncPostgres
+import FamilySyncProtocol
+@testable import FamilySyncServer
+import FamilySyncTestSupport
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import PostgresNIO
+import Testing
+
+/// Every failure leaves as PROTOCOL §1.1's JSON with the right status, and carries X-Request-Id.
+@Suite struct ErrorResponseTests {
+    struct Greeting: Decodable {
+        var name: String
+        var age: Int
+    }
+
+    struct Boom: Error {
+        var secret = "stack frame 0x1234 in handler"
+    }
+
+    /// Routes that reach the shared machinery the way later endpoints will.
+    static func probeRoutes(_ router: Router<FamilySyncRequestContext>, _ postgres: PostgresClient) {
+        router.post("/test/json") { request, context in
+            let greeting = try await request.decodeJSON(as: Greeting.self, context: context)
+            return "\(greeting.name) \(greeting.age)"
+        }
+        router.get("/test/boom") { _, _ -> String in throw Boom() }
+        router.get("/test/sql") { _, context -> String in
+            // A real database error, whose SQL and message must not reach the client.
+            _ = try await postgres.query("SELECT stack_secret FROM no_such_table", logger: context.logger)
+            return "unreachable"
+        }
+    }
+
+    /// The §1.1 body; records a failure (and returns a placeholder) when the response is not one.
+    static func errorBody(_ response: TestResponse, sourceLocation: SourceLocation = #_sourceLocation) -> ErrorResponse.Body {
+        #expect(response.headers[.contentType] == "application/json; charset=utf-8", sourceLocation: sourceLocation)
+        #expect(response.headers[RequestIDMiddleware.headerName] != nil, sourceLocation: sourceLocation)
+        let decoded = try? JSONDecoder().decode(ErrorResponse.self, from: Data(response.body.readableBytesView))
+        #expect(decoded != nil, "not a §1.1 body: \(String(buffer: response.body))", sourceLocation: sourceLocation)
+        return decoded?.error ?? .init(code: "<not an error body>", reason: "")
+    }
+
+    @Test func unknownRouteIs404JSON() async throws {
+        try await withTestApplication { app in
+            try await app.test(.router) { client in
+                try await client.execute(uri: "/v1/nowhere", method: .post, body: ByteBuffer(string: "{")) { response in
+                    #expect(response.status == .notFound)
+                    let body = Self.errorBody(response)
+                    #expect(body.code == "NOT_FOUND")
+                    #expect(body.reason == "No resource at POST /v1/nowhere.")
+                }
+            }
+        }
+    }
+
+    @Test func wrongMethodIs405JSONWithAllow() async throws {
+        try await withTestApplication { app in
+            try await app.test(.router) { client in
+                for method in [HTTPRequest.Method.post, .put, .patch, .delete] {
+                    try await client.execute(uri: "/health/live", method: method) { response in
+                        #expect(response.status == .methodNotAllowed)
+                        #expect(response.headers[.allow] == "GET")
+                        #expect(Self.errorBody(response).code == "METHOD_NOT_ALLOWED")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func malformedJSONIs400() async throws {
+        try await withTestApplication(extraRoutes: Self.probeRoutes) { app in
+            try await app.test(.router) { client in
+                try await client.execute(uri: "/test/json", method: .post, body: ByteBuffer(string: "{")) { response in
+                    #expect(response.status == .badRequest)
+                    let body = Self.errorBody(response)
+                    #expect(body.code == "BAD_REQUEST")
+                    #expect(body.reason == "The body is not valid JSON.")
+                }
+                try await client.execute(uri: "/test/json", method: .post, body: ByteBuffer(string: #"{"name":"Jo","age":"ten"}"#)) { response in
+                    #expect(response.status == .badRequest)
+                    #expect(Self.errorBody(response).field == "age")
+                }
+                try await client.execute(uri: "/test/json", method: .post, body: ByteBuffer(string: #"{"name":"Jo"}"#)) { response in
+                    #expect(response.status == .badRequest)
+                    let body = Self.errorBody(response)
+                    #expect(body.field == "age")
+                    #expect(body.reason == "The member 'age' is required.")
+                }
+                try await client.execute(uri: "/test/json", method: .post, body: ByteBuffer(string: #"{"name":"Jo","age":10}"#)) { response in
+                    #expect(response.status == .ok)
+                    #expect(String(buffer: response.body) == "Jo 10")
+                }
+            }
+        }
+    }
+
+    @Test func bodyOverTheLimitIs413BeforeItIsRead() async throws {
+        try await withTestApplication(limits: Limits(maxBodyBytes: 2048), extraRoutes: Self.probeRoutes) { app in
+            try await app.test(.router) { client in
+                // Declared too large: refused on the header alone, on any path.
+                for uri in ["/test/json", "/v1/nowhere", "/health/live"] {
+                    try await client.execute(uri: uri, method: .post, body: ByteBuffer(repeating: 0x20, count: 4096)) { response in
+                        #expect(response.status == .contentTooLarge)
+                        let body = Self.errorBody(response)
+                        #expect(body.code == "LIMIT_EXCEEDED")
+                        #expect(body.reason == "The request body is 4096 bytes; the limit is 2048.")
+                    }
+                }
+                // Streamed without a length: refused when collection passes the limit.
+                try await client.execute(
+                    uri: "/test/json", method: .post, headers: [.transferEncoding: "chunked"],
+                    body: ByteBuffer(repeating: 0x20, count: 4096)
+                ) { response in
+                    #expect(response.status == .contentTooLarge)
+                    #expect(Self.errorBody(response).code == "LIMIT_EXCEEDED")
+                }
+            }
+        }
+    }
+
+    @Test func unexpectedErrorsAre500WithoutInternals() async throws {
+        try await withTestApplication(extraRoutes: Self.probeRoutes) { app in
+            try await app.test(.router) { client in
+                for uri in ["/test/boom", "/test/sql"] {
+                    try await client.execute(uri: uri, method: .get) { response in
+                        #expect(response.status == .internalServerError)
+                        let body = Self.errorBody(response)
+                        #expect(body.code == "INTERNAL_ERROR")
+                        #expect(body.reason == "An internal error occurred.")
+                        #expect(!String(buffer: response.body).contains("stack"))
+                        #expect(!String(buffer: response.body).contains("no_such_table"))
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func requestIDIsEchoedOrMade() async throws {
+        try await withTestApplication { app in
+            try await app.test(.router) { client in
+                try await client.execute(uri: "/health/live", method: .get, headers: [RequestIDMiddleware.headerName: "client-42"]) { response in
+                    #expect(response.headers[RequestIDMiddleware.headerName] == "client-42")
+                }
+                try await client.execute(uri: "/nowhere", method: .get) { response in
+                    let id = response.headers[RequestIDMiddleware.headerName] ?? ""
+                    #expect(id.wholeMatch(of: /[0-9a-f]{32}/) != nil)
+                }
+                // Too long to be an id: replaced rather than echoed.
+                let long = String(repeating: "x", count: 200)
+                try await client.execute(uri: "/health/live", method: .get, headers: [RequestIDMiddleware.headerName: long]) { response in
+                    #expect(response.headers[RequestIDMiddleware.headerName]?.count == 32)
+                }
+            }
+        }
+    }
+
+    @Test func everyCodeMapsToItsStatus() {
+        let expected: [FamilySyncError.Code: Int] = [
+            .badRequest: 400, .badChangeToken: 400, .authenticationRequired: 401, .accessDenied: 403,
+            .notFound: 404, .zoneNotFound: 404, .methodNotAllowed: 405, .conflict: 409, .exists: 409,
+            .changeTokenExpired: 410, .pairingExpired: 410, .limitExceeded: 413, .throttled: 429,
+            .tryAgainLater: 503, .internalError: 500,
+        ]
+        for code in FamilySyncError.Code.allCases {
+            #expect(code.httpStatus.code == expected[code], "\(code)")
+        }
+    }
+
+    @Test func retryAfterIsAHeaderAndAMember() throws {
+        let response = FamilySyncError(.throttled, "Slow down.", retryAfter: 7).response()
+        #expect(response.status == .tooManyRequests)
+        #expect(response.headers[.retryAfter] == "7")
+    }
+}

@@ -1,0 +1,81 @@
+import FamilySyncCore
+import FamilySyncPostgres
+import FamilySyncProtocol
+@testable import FamilySyncServer
+import FamilySyncTestSupport
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import PostgresNIO
+import Testing
+
+@Suite struct HealthAndMetricsTests {
+    @Test func liveAndReadyAnswer200WhenMigrated() async throws {
+        try await withTestApplication { app in
+            try await app.test(.router) { client in
+                try await client.execute(uri: "/health/live", method: .get) { response in
+                    #expect(response.status == .ok)
+                    let status = try JSONDecoder().decode(HealthStatus.self, from: Data(response.body.readableBytesView))
+                    #expect(status == HealthStatus(status: "live"))
+                }
+                try await client.execute(uri: "/health/ready", method: .get) { response in
+                    #expect(response.status == .ok)
+                    let status = try JSONDecoder().decode(HealthStatus.self, from: Data(response.body.readableBytesView))
+                    #expect(status == HealthStatus(status: "ready", schemaVersion: Migration.all.last!.version))
+                }
+            }
+        }
+    }
+
+    /// The server starts migrations itself: a fresh, empty database is ready once it listens.
+    @Test func startMigratesAnEmptyDatabase() async throws {
+        let url = try await TestPostgres.shared.makeDatabase(migrated: false)
+        let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: testLogger)
+        let app = buildApplication(configuration: .init(port: 0), postgres: client, metricsRegistry: testMetricsRegistry, logger: testLogger)
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/health/ready", method: .get) { response in
+                #expect(response.status == .ok)
+            }
+        }
+    }
+
+    @Test func readyIs503WithRetryAfterWhenTheDatabaseIsDown() async throws {
+        let nowhere = DatabaseURL(endpoint: .unixSocket(path: "/tmp/familysync-no-such-db/.s.PGSQL.5432"), username: "x", password: nil, database: "x", tlsMode: .disable)
+        try await withTestApplication(databaseURL: nowhere) { app in
+            try await app.test(.router) { client in
+                try await client.execute(uri: "/health/ready", method: .get) { response in
+                    #expect(response.status == .serviceUnavailable)
+                    #expect(response.headers[.retryAfter] == "2")
+                    let body = try JSONDecoder().decode(ErrorResponse.self, from: Data(response.body.readableBytesView)).error
+                    #expect(body.code == "TRY_AGAIN_LATER")
+                    #expect(body.retryAfter == 2)
+                }
+                // Liveness does not depend on the database.
+                try await client.execute(uri: "/health/live", method: .get) { response in
+                    #expect(response.status == .ok)
+                }
+            }
+        }
+    }
+
+    @Test func metricsCountRequestsAndTimeThemByRouteAndStatus() async throws {
+        try await withTestApplication { app in
+            try await app.test(.router) { client in
+                for _ in 0..<3 {
+                    try await client.execute(uri: "/health/live", method: .get) { _ in }
+                }
+                try await client.execute(uri: "/health/live", method: .delete) { _ in }
+                try await client.execute(uri: "/metrics", method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.contentType]?.hasPrefix("text/plain; version=0.0.4") == true)
+                    let text = String(buffer: response.body)
+                    let live = #"http_route="/health/live",http_request_method="GET",http_response_status_code="200""#
+                    let counter = text.split(separator: "\n").first { $0.hasPrefix("hb_requests{\(live)}") }
+                    #expect(counter.flatMap { Int($0.split(separator: " ").last ?? "") }.map { $0 >= 3 } == true)
+                    #expect(text.contains("http_server_request_duration_bucket{\(live),le=\"0.005\"}"))
+                    #expect(text.contains(#"http_route="/health/live",http_request_method="DELETE",http_response_status_code="405""#))
+                }
+            }
+        }
+    }
+}

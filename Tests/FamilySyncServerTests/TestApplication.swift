@@ -1,0 +1,38 @@
+import FamilySyncCore
+import FamilySyncPostgres
+@testable import FamilySyncServer
+import FamilySyncTestSupport
+import Hummingbird
+import Logging
+import Metrics
+import PostgresNIO
+import Prometheus
+
+/// swift-metrics takes one backend per process; every test application reports to this registry.
+let testMetricsRegistry: PrometheusCollectorRegistry = {
+    let registry = PrometheusCollectorRegistry()
+    MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+    return registry
+}()
+
+/// The application as `serve` builds it, over a fresh migrated test database (or the given URL),
+/// with routes a test may add to reach the shared machinery (decoding, error mapping).
+func withTestApplication<Result: Sendable>(
+    limits: Limits = Limits(),
+    databaseURL: DatabaseURL? = nil,
+    extraRoutes: (Router<FamilySyncRequestContext>, PostgresClient) -> Void = { _, _ in },
+    _ body: (FamilySyncApplication) async throws -> Result
+) async throws -> Result {
+    var url = databaseURL
+    if url == nil { url = try await TestPostgres.shared.makeDatabase() }
+    var configuration = url!.clientConfiguration()
+    configuration.options.maximumConnections = 4
+    configuration.options.connectTimeout = .seconds(1)
+    let client = PostgresClient(configuration: configuration, backgroundLogger: testLogger)
+    let server = ServerConfiguration(host: "127.0.0.1", port: 0, limits: limits)
+    let router = buildRouter(configuration: server, postgres: client, metricsRegistry: testMetricsRegistry, logger: testLogger)
+    extraRoutes(router, client)
+    // A database that is down cannot be migrated; such a test starts the server without.
+    let app = makeApplication(router: router, configuration: server, postgres: client, logger: testLogger, migrateOnStart: databaseURL == nil)
+    return try await body(app)
+}
