@@ -119,6 +119,7 @@ let package = Package(
                 "FamilySyncClient",
                 "FamilySyncTestSupport",
                 .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
     ]

@@ -96,6 +96,30 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The URL as a string that parses back to this value, password included: for handing the
+    /// database to another process, never for logs.
+    public var connectionString: String {
+        var components = URLComponents()
+        components.scheme = "postgres"
+        components.user = username
+        components.password = password
+        components.path = "/" + database
+        var query = [URLQueryItem(name: "sslmode", value: tlsMode.rawValue)]
+        switch endpoint {
+        case .tcp(let host, let port):
+            components.host = host
+            components.port = port
+        case .unixSocket(let path):
+            let suffix = "/.s.PGSQL."
+            let range = path.range(of: suffix, options: .backwards)
+            components.host = ""
+            components.port = range.flatMap { Int(path[$0.upperBound...]) }
+            query.append(URLQueryItem(name: "host", value: range.map { String(path[..<$0.lowerBound]) } ?? path))
+        }
+        components.queryItems = query
+        return components.string ?? ""
+    }
+
     public func clientConfiguration() -> PostgresClient.Configuration {
         switch endpoint {
         case .unixSocket(let path):

@@ -29,6 +29,16 @@ import Testing
         #expect(url.clientConfiguration().unixSocketPath == "/var/run/postgresql/.s.PGSQL.5432")
     }
 
+    @Test(arguments: [
+        "postgres://fam:s3cret@db.example:6543/familysync?sslmode=require",
+        "postgres://u@/d?host=/tmp/some%20dir",
+        "postgres://u@localhost/d?sslmode=disable",
+    ])
+    func connectionStringParsesBackToTheSameURL(_ text: String) throws {
+        let url = try DatabaseURL(text)
+        #expect(try DatabaseURL(url.connectionString) == url)
+    }
+
     @Test func descriptionHidesThePassword() throws {
         let url = try DatabaseURL("postgres://fam:s3cret@db/familysync")
         #expect(!url.description.contains("s3cret"))

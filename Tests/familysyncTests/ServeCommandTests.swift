@@ -1,0 +1,130 @@
+import FamilySyncCore
+import FamilySyncTestSupport
+import Foundation
+import Subprocess
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `familysync` binary as an operator runs it: real processes, real signals, real PostgreSQL.
+@Suite struct ServeCommandTests {
+    /// The README's run command with nothing configured: its own database under `.familysync/`.
+    @Test func servesOnTheEmbeddedDatabaseAndStopsEverythingOnSIGTERM() async throws {
+        try await withTemporaryDirectory { directory in
+            let port = try freePort()
+            let first = try await ServerProcess.start(["serve", "--port", "\(port)"], port: port, workingDirectory: directory)
+            try await first.waitUntilReady()
+            let cluster = directory + "/.familysync/pgdata"
+            #expect(FileManager.default.fileExists(atPath: cluster + "/PG_VERSION"))
+            #expect(!processes(mentioning: cluster).isEmpty)
+            first.signal(SIGTERM)
+            #expect(try await first.waitForExit() == .exited(0))
+            #expect(processes(mentioning: cluster).isEmpty, "a postgres process outlived the server")
+            #expect(!FileManager.default.fileExists(atPath: cluster + "/postmaster.pid"))
+            #expect(first.stderr.contains("initialising embedded database"))
+
+            // Second start: the cluster is reused, not initialised again; SIGINT stops it as well.
+            let second = try await ServerProcess.start(["serve", "--port", "\(port)"], port: port, workingDirectory: directory)
+            try await second.waitUntilReady()
+            #expect(!second.stderr.contains("initialising"))
+            second.signal(SIGINT)
+            #expect(try await second.waitForExit() == .exited(0))
+            #expect(processes(mentioning: cluster).isEmpty)
+        }
+    }
+
+    /// SIGKILL leaves the database running and its postmaster.pid behind; the next start copes.
+    @Test func startsAfterTheServerWasKilled() async throws {
+        try await withTemporaryDirectory { directory in
+            let port = try freePort()
+            let data = directory + "/data"
+            let killed = try await ServerProcess.start(["serve", "--port", "\(port)", "--data-dir", data], port: port)
+            try await killed.waitUntilReady()
+            killed.signal(SIGKILL)
+            _ = try await killed.waitForExit()
+            #expect(FileManager.default.fileExists(atPath: data + "/pgdata/postmaster.pid"))
+
+            let next = try await ServerProcess.start(["serve", "--port", "\(port)", "--data-dir", data], port: port)
+            try await next.waitUntilReady()
+            next.signal(SIGTERM)
+            #expect(try await next.waitForExit() == .exited(0))
+            #expect(processes(mentioning: data + "/pgdata").isEmpty)
+        }
+    }
+
+    @Test(arguments: [
+        (["serve", "--database-url", "mysql://u@h/d"], "malformed database URL: scheme must be postgres"),
+        (["serve", "--database-url", "postgres://h/d"], "malformed database URL: a user name is required"),
+        (["serve", "--port", "70000"], "port must be a whole number from 1 to 65535, not '70000'"),
+        (["serve", "--port", "http"], "port must be a whole number from 1 to 65535, not 'http'"),
+        (["serve", "--max-body-bytes=-1"], "max body bytes must be a whole number"),
+        (["serve", "--log-format", "xml"], "log format must be text or json, not 'xml'"),
+        (["serve", "--log-level", "loud"], "log level must be trace, debug, info"),
+        (["migrate", "--database-url", "postgres://u@h/d?sslmode=maybe"], "sslmode must be disable, prefer, require or verify-full"),
+    ])
+    func badConfigurationExits2WithOneLine(_ arguments: [String], _ reason: String) async throws {
+        let process = try await ServerProcess.start(arguments)
+        #expect(try await process.waitForExit() == .exited(2))
+        let lines = process.stderr.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(lines.first?.hasPrefix("familysync: error: ") == true)
+        #expect(process.stderr.contains(reason), "stderr: \(process.stderr)")
+    }
+
+    @Test func badConfigurationFromTheEnvironmentExits2() async throws {
+        let process = try await ServerProcess.start(["serve"], environment: ["FAMILYSYNC_PORT": "0x50", "DATABASE_URL": "postgres://u@h/d"])
+        #expect(try await process.waitForExit() == .exited(2))
+        #expect(process.stderr.contains("port must be a whole number from 1 to 65535, not '0x50'"))
+    }
+
+    @Test func unknownFlagsExit2WithUsage() async throws {
+        let process = try await ServerProcess.start(["serve", "--no-such-flag"])
+        #expect(try await process.waitForExit() == .exited(2))
+        #expect(process.stderr.contains("Unknown option '--no-such-flag'"))
+    }
+
+    @Test func dataDirectoryThatCannotBeWrittenExits2() async throws {
+        try await withTemporaryDirectory { directory in
+            let file = directory + "/file"
+            FileManager.default.createFile(atPath: file, contents: Data())
+            let process = try await ServerProcess.start(["serve", "--data-dir", file + "/data"])
+            #expect(try await process.waitForExit() == .exited(2))
+            #expect(process.stderr == "familysync: error: data directory \(file)/data is not writable: Not a directory\n")
+        }
+    }
+
+    @Test func portInUseExits2() async throws {
+        let holder = try PortHolder()
+        defer { holder.close() }
+        let database = try await TestPostgres.shared.makeDatabase()
+        let process = try await ServerProcess.start(["serve", "--port", "\(holder.port)"], environment: ["DATABASE_URL": database.connectionString])
+        #expect(try await process.waitForExit() == .exited(2))
+        #expect(process.stderr.contains("familysync: error: port \(holder.port) on 127.0.0.1 is already in use"), "stderr: \(process.stderr)")
+    }
+
+    /// Configuration from the environment, JSON logs, and a body refused on its headers alone.
+    @Test func environmentJSONLogsAndEarly413() async throws {
+        let port = try freePort()
+        let database = try await TestPostgres.shared.makeDatabase()
+        let process = try await ServerProcess.start(
+            ["serve"], port: port,
+            environment: ["FAMILYSYNC_PORT": "\(port)", "DATABASE_URL": database.connectionString, "FAMILYSYNC_LOG_FORMAT": "json", "FAMILYSYNC_LOG_LEVEL": "debug"]
+        )
+        try await process.waitUntilReady()
+        // Headers that promise 5 MiB, and no body: the answer comes without waiting for it.
+        let answer = try rawExchange(port: port, request: "POST /v1/nowhere HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 5242880\r\n\r\n")
+        #expect(answer.hasPrefix("HTTP/1.1 413"), "answer: \(answer)")
+        #expect(answer.contains(#""code":"LIMIT_EXCEEDED""#))
+        #expect(answer.lowercased().contains("x-request-id: "))
+        process.signal(SIGTERM)
+        #expect(try await process.waitForExit() == .exited(0))
+        let lines = process.stderr.split(separator: "\n")
+        #expect(lines.count > 3)
+        for line in lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object?["message"] is String && object?["level"] is String && object?["timestamp"] is String, "not a JSON log line: \(line)")
+        }
+        #expect(process.stderr.contains(#""message":"listening""#))
+    }
+}

@@ -1,0 +1,181 @@
+import FamilySyncClient
+import FamilySyncCore
+import FamilySyncTestSupport
+import Foundation
+import Subprocess
+import SystemPackage
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A `familysync` process started by a test, its output in files, stopped by signals.
+final class ServerProcess: Sendable {
+    let pid: pid_t
+    let port: Int
+    let stderrPath: String
+    private let exit: Task<TerminationStatus, any Error>
+
+    private init(pid: pid_t, port: Int, stderrPath: String, exit: Task<TerminationStatus, any Error>) {
+        self.pid = pid
+        self.port = port
+        self.stderrPath = stderrPath
+        self.exit = exit
+    }
+
+    /// Runs `familysync <arguments>` in `workingDirectory` with `environment` added to this one's.
+    static func start(
+        _ arguments: [String], port: Int = 0, environment: [String: String] = [:], workingDirectory: String = "/tmp"
+    ) async throws -> ServerProcess {
+        let stderrPath = workingDirectory + "/stderr-\(UUID().uuidString.prefix(8)).log"
+        let stdoutDescriptor = try FileDescriptor.open(FilePath(stderrPath + ".out"), .writeOnly, options: [.create, .truncate], permissions: .ownerReadWrite)
+        let stderrDescriptor = try FileDescriptor.open(FilePath(stderrPath), .writeOnly, options: [.create, .truncate], permissions: .ownerReadWrite)
+        var updates: [Environment.Key: String?] = [:]
+        for (key, value) in environment { updates[Environment.Key(stringLiteral: key)] = value }
+        // Nothing of the developer's environment may choose the database for these tests.
+        for key in ["DATABASE_URL", "FAMILYSYNC_DATA_DIR", "FAMILYSYNC_PORT", "FAMILYSYNC_HOST"] where environment[key] == nil {
+            updates[Environment.Key(stringLiteral: key)] = .some(nil)
+        }
+        let (pids, pidContinuation) = AsyncStream.makeStream(of: pid_t.self)
+        let binary = TestPaths.familysyncBinary
+        let exit = Task {
+            let result = try await Subprocess.run(
+                .path(FilePath(binary)),
+                arguments: Arguments(arguments),
+                environment: .inherit.updating(updates),
+                workingDirectory: FilePath(workingDirectory),
+                input: .none,
+                output: .fileDescriptor(stdoutDescriptor, closeAfterSpawningProcess: true),
+                error: .fileDescriptor(stderrDescriptor, closeAfterSpawningProcess: true)
+            ) { execution in
+                pidContinuation.yield(execution.processIdentifier.value)
+                pidContinuation.finish()
+            }
+            return result.terminationStatus
+        }
+        var iterator = pids.makeAsyncIterator()
+        guard let pid = await iterator.next() else {
+            _ = try await exit.value
+            throw TestFailure("familysync did not start")
+        }
+        return ServerProcess(pid: pid, port: port, stderrPath: stderrPath, exit: exit)
+    }
+
+    var client: FamilySyncClient {
+        FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(port)")!)
+    }
+
+    var stderr: String {
+        (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+    }
+
+    var stdout: String {
+        (try? String(contentsOfFile: stderrPath + ".out", encoding: .utf8)) ?? ""
+    }
+
+    /// Polls `/health/ready` until it answers 200.
+    func waitUntilReady(timeout: Duration = .seconds(60)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if (try? await client.ready()) != nil { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw TestFailure("not ready within \(timeout); stderr:\n\(stderr)")
+    }
+
+    func signal(_ signal: Int32) {
+        kill(pid, signal)
+    }
+
+    /// Waits for the process to end; kills it and fails if it takes longer than `timeout`.
+    func waitForExit(timeout: Duration = .seconds(30)) async throws -> TerminationStatus {
+        let watchdog = Task {
+            try await Task.sleep(for: timeout)
+            kill(pid, SIGKILL)
+        }
+        defer { watchdog.cancel() }
+        return try await exit.value
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A TCP port nothing listens on now (the kernel's pick for port 0).
+func freePort() throws -> Int {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+            bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
+        }
+    }
+    guard bound else { throw TestFailure("no free port") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// Holds a listening socket on a port until `close()`.
+final class PortHolder: Sendable {
+    let descriptor: Int32
+    let port: Int
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.descriptor = descriptor
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(descriptor, pointer, length) == 0 && listen(descriptor, 1) == 0 && getsockname(descriptor, pointer, &length) == 0
+            }
+        }
+        guard ok else { throw TestFailure("could not listen") }
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() { Glibc.close(descriptor) }
+}
+
+/// Sends raw bytes to 127.0.0.1:port and returns what arrives within `timeout` (until the peer
+/// closes or the time is up). Lets a test send headers that promise a body it never sends.
+func rawExchange(port: Int, request: String, timeout: Int = 5) throws -> String {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = UInt16(port).bigEndian
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+    }
+    guard connected else { throw TestFailure("could not connect to \(port)") }
+    var time = timeval(tv_sec: timeout, tv_usec: 0)
+    setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+    _ = request.withCString { send(descriptor, $0, strlen($0), 0) }
+    var received: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let count = recv(descriptor, &buffer, buffer.count, 0)
+        if count <= 0 { break }
+        received += buffer[0..<count]
+        if let text = String(bytes: received, encoding: .utf8), text.contains("\r\n\r\n"), text.contains("}") { break }
+    }
+    return String(decoding: received, as: UTF8.self)
+}
+
+/// Processes whose command line names `path`: what is left of a cluster after its server stopped.
+func processes(mentioning path: String) -> [pid_t] {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.compactMap(pid_t.init).filter { pid in
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+        return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\0", with: " ").contains(path)
+    }
+}
