@@ -53,6 +53,16 @@ public func buildRouter(
     metricsRegistry: PrometheusCollectorRegistry,
     logger: Logger
 ) -> Router<FamilySyncRequestContext> {
+    buildRoutes(configuration: configuration, postgres: postgres, metricsRegistry: metricsRegistry, logger: logger).router
+}
+
+/// The router, and what it serves: tests compare the latter with the OpenAPI document.
+func buildRoutes(
+    configuration: ServerConfiguration,
+    postgres: PostgresClient,
+    metricsRegistry: PrometheusCollectorRegistry,
+    logger: Logger
+) -> MethodAwareRouter<FamilySyncRequestContext> {
     let router = Router(context: FamilySyncRequestContext.self)
     let routes = MethodAwareRouter(router)
     // Outermost first: the request id is on every response, metrics see the final status,
@@ -67,5 +77,5 @@ public func buildRouter(
     MetricsController(registry: metricsRegistry).addRoutes(to: routes)
 
     routes.addMethodNotAllowedRoutes()
-    return router
+    return routes
 }

@@ -33,6 +33,11 @@ final class MethodAwareRouter<Context: RequestContext>: RouterMethods {
         return self
     }
 
+    /// Every path with the methods it serves (not counting the 405 answers), in the order added.
+    var routes: [(path: String, methods: Set<HTTPRequest.Method>)] {
+        order.compactMap { key in methodsByPath[key].map { (key, $0.methods) } }
+    }
+
     /// Call after every route is added.
     func addMethodNotAllowedRoutes() {
         let candidates: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
