@@ -13,7 +13,8 @@ struct DatabaseOptions: ParsableArguments {
 
     enum Source {
         case url(DatabaseURL)
-        case embedded(dataDirectory: String)
+        /// `isDefault`: neither flag nor environment named the directory.
+        case embedded(dataDirectory: String, isDefault: Bool)
     }
 
     func resolve(_ environment: [String: String]) throws -> Source {
@@ -24,7 +25,10 @@ struct DatabaseOptions: ParsableArguments {
                 throw OperatorError.configuration(error.description)
             }
         }
-        return .embedded(dataDirectory: dataDir ?? environment["FAMILYSYNC_DATA_DIR"] ?? ".familysync")
+        if let chosen = dataDir ?? environment["FAMILYSYNC_DATA_DIR"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            return .embedded(dataDirectory: chosen, isDefault: false)
+        }
+        return .embedded(dataDirectory: ".familysync", isDefault: true)
     }
 }
 

@@ -115,7 +115,7 @@ import Glibc
     @Test func refusesADataDirectoryItCannotCreate() async throws {
         try await withTemporaryDirectory { directory in
             let file = directory + "/a-file"
-            FileManager.default.createFile(atPath: file, contents: Data())
+            _ = FileManager.default.createFile(atPath: file, contents: Data())
             let embedded = try Self.make(file + "/data")
             await #expect {
                 try await embedded.start()
@@ -129,7 +129,7 @@ import Glibc
     @Test func refusesADirectoryThatHoldsSomethingElse() async throws {
         try await withTemporaryDirectory { directory in
             try FileManager.default.createDirectory(atPath: directory + "/pgdata", withIntermediateDirectories: true)
-            FileManager.default.createFile(atPath: directory + "/pgdata/notes.txt", contents: Data("mine".utf8))
+            _ = FileManager.default.createFile(atPath: directory + "/pgdata/notes.txt", contents: Data("mine".utf8))
             let embedded = try Self.make(directory)
             await #expect(throws: EmbeddedPostgresError.notACluster(path: directory + "/pgdata")) {
                 try await embedded.start()

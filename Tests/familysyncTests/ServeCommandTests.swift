@@ -34,6 +34,30 @@ import Glibc
         }
     }
 
+    /// Run as root from a checkout the postgres user cannot enter, the default moves to
+    /// /var/lib/familysync rather than failing; an explicit --data-dir there is refused.
+    @Test(.enabled(if: geteuid() == 0, "only root hands the database to the postgres user"))
+    func defaultDataDirectoryFallsBackWhenThePostgresUserCannotReachIt() async throws {
+        try await withTemporaryDirectory { directory in
+            chmod(directory, 0o700)
+            let explicit = try await ServerProcess.start(["serve", "--data-dir", directory + "/data"], workingDirectory: directory)
+            #expect(try await explicit.waitForExit() == .exited(2))
+            #expect(explicit.stderr.contains("the postgres system user cannot reach \(directory)/data"))
+
+            let fallback = "/var/lib/familysync"
+            let existed = FileManager.default.fileExists(atPath: fallback)
+            defer { if !existed { try? FileManager.default.removeItem(atPath: fallback) } }
+            let port = try freePort()
+            let server = try await ServerProcess.start(["serve", "--port", "\(port)"], port: port, workingDirectory: directory)
+            try await server.waitUntilReady()
+            #expect(server.stderr.contains("using the system one instead"))
+            #expect(FileManager.default.fileExists(atPath: fallback + "/pgdata/PG_VERSION"))
+            server.signal(SIGTERM)
+            #expect(try await server.waitForExit() == .exited(0))
+            #expect(processes(mentioning: fallback + "/pgdata").isEmpty)
+        }
+    }
+
     /// SIGKILL leaves the database running and its postmaster.pid behind; the next start copes.
     @Test func startsAfterTheServerWasKilled() async throws {
         try await withTemporaryDirectory { directory in
@@ -87,7 +111,7 @@ import Glibc
     @Test func dataDirectoryThatCannotBeWrittenExits2() async throws {
         try await withTemporaryDirectory { directory in
             let file = directory + "/file"
-            FileManager.default.createFile(atPath: file, contents: Data())
+            _ = FileManager.default.createFile(atPath: file, contents: Data())
             let process = try await ServerProcess.start(["serve", "--data-dir", file + "/data"])
             #expect(try await process.waitForExit() == .exited(2))
             #expect(process.stderr == "familysync: error: data directory \(file)/data is not writable: Not a directory\n")
