@@ -45,16 +45,17 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: logger)
             let app = buildApplication(configuration: server, postgres: client, metricsRegistry: registry, logger: logger) { channel in
-                let elapsed = ContinuousClock.now - started
                 logger.notice("listening", metadata: [
                     "address": "http://\(server.host):\(channel.localAddress?.port ?? server.port)",
-                    "startup_ms": "\(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)",
+                    "startup_ms": "\(Int((ContinuousClock.now - started) / .milliseconds(1)))",
                 ])
             }
-            var group = ServiceGroupConfiguration(services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-            group.maximumGracefulShutdownDuration = .seconds(shutdownSeconds)
-            group.maximumCancellationDuration = .seconds(5)
-            try await ServiceGroup(configuration: group).run()
+            // Graceful shutdown (stop accepting, finish requests in flight, close the pool) is
+            // bounded; past the bound the remaining work is cancelled.
+            var lifecycle = ServiceGroupConfiguration(services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            lifecycle.maximumGracefulShutdownDuration = .seconds(shutdownSeconds)
+            lifecycle.maximumCancellationDuration = .seconds(5)
+            try await ServiceGroup(configuration: lifecycle).run()
         } catch {
             await EmbeddedDatabaseLauncher.close(embedded, logger: logger)
             throw Self.operatorError(for: error, server: server)

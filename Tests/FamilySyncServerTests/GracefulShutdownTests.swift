@@ -1,0 +1,49 @@
+import FamilySyncCore
+@testable import FamilySyncServer
+import FamilySyncTestSupport
+import Hummingbird
+import Logging
+import NIOCore
+import PostgresNIO
+import ServiceLifecycle
+import Testing
+
+/// SIGTERM's path: the server stops accepting, requests in flight finish, then the group ends.
+@Suite struct GracefulShutdownTests {
+    @Test func aRequestInFlightFinishesAfterShutdownBegins() async throws {
+        let url = try await TestPostgres.shared.makeDatabase()
+        let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: testLogger)
+        let server = ServerConfiguration(host: "127.0.0.1", port: 0)
+        let router = buildRouter(configuration: server, postgres: client, metricsRegistry: testMetricsRegistry, logger: testLogger)
+        let (started, requestArrived) = AsyncStream.makeStream(of: Void.self)
+        router.get("/test/slow") { _, _ -> String in
+            requestArrived.yield()
+            try await Task.sleep(for: .milliseconds(500))
+            return "finished"
+        }
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = makeApplication(router: router, configuration: server, postgres: client, logger: testLogger) { channel in
+            portContinuation.yield(channel.localAddress?.port ?? 0)
+        }
+        let group = ServiceGroup(configuration: .init(services: [app], logger: testLogger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            var portIterator = ports.makeAsyncIterator()
+            let port = try #require(await portIterator.next())
+            let response = Task.detached {
+                try rawExchange(port: port, request: "GET /test/slow HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            }
+            var arrivals = started.makeAsyncIterator()
+            _ = await arrivals.next()
+            await group.triggerGracefulShutdown()
+            let answer = try await response.value
+            #expect(answer.hasPrefix("HTTP/1.1 200"), "answer: \(answer)")
+            #expect(answer.hasSuffix("finished"))
+            try await tasks.next()  // the group ends once the request is done
+            // And it no longer accepts connections.
+            #expect(throws: TestFailure.self) {
+                try rawExchange(port: port, request: "GET /health/live HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            }
+        }
+    }
+}
