@@ -24,10 +24,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.0"..<"5.0.0"),
     ],
     targets: [
-        // The domain: pure Swift + Foundation, no I/O.
-        .target(name: "FamilySyncCore"),
+        // The domain: pure Swift + Foundation + Crypto, no I/O.
+        .target(name: "FamilySyncCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // The wire types of PROTOCOL.md, shared by server and client.
         .target(name: "FamilySyncProtocol", dependencies: ["FamilySyncCore"]),
         // The store: PostgreSQL through PostgresNIO, migrations, the embedded database.

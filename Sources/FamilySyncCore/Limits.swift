@@ -10,3 +10,19 @@ public struct Limits: Sendable, Equatable {
         self.maxBodyBytes = maxBodyBytes
     }
 }
+
+/// A rate limit: `burst` requests at once, then `perMinute` a minute.
+public struct RateLimit: Sendable, Equatable {
+    public var burst: Int
+    public var perMinute: Int
+
+    public init(burst: Int, perMinute: Int) {
+        self.burst = burst
+        self.perMinute = perMinute
+    }
+
+    public var refillPerSecond: Double { Double(perMinute) / 60 }
+
+    /// Unauthenticated endpoints: enough for a family setting up several devices, not for guessing.
+    public static let unauthenticatedDefault = RateLimit(burst: 20, perMinute: 20)
+}

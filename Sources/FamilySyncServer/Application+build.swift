@@ -15,10 +15,11 @@ public func buildApplication(
     configuration: ServerConfiguration,
     postgres: PostgresClient,
     metricsRegistry: PrometheusCollectorRegistry,
+    clock: any WallClock = SystemWallClock(),
     logger: Logger,
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) -> FamilySyncApplication {
-    let router = buildRouter(configuration: configuration, postgres: postgres, metricsRegistry: metricsRegistry, logger: logger)
+    let router = buildRouter(configuration: configuration, postgres: postgres, metricsRegistry: metricsRegistry, clock: clock, logger: logger)
     return makeApplication(router: router, configuration: configuration, postgres: postgres, logger: logger, onServerRunning: onServerRunning)
 }
 
@@ -51,9 +52,10 @@ public func buildRouter(
     configuration: ServerConfiguration,
     postgres: PostgresClient,
     metricsRegistry: PrometheusCollectorRegistry,
+    clock: any WallClock = SystemWallClock(),
     logger: Logger
 ) -> Router<FamilySyncRequestContext> {
-    buildRoutes(configuration: configuration, postgres: postgres, metricsRegistry: metricsRegistry, logger: logger).router
+    buildRoutes(configuration: configuration, postgres: postgres, metricsRegistry: metricsRegistry, clock: clock, logger: logger).router
 }
 
 /// The router, and what it serves: tests compare the latter with the OpenAPI document.
@@ -61,6 +63,7 @@ func buildRoutes(
     configuration: ServerConfiguration,
     postgres: PostgresClient,
     metricsRegistry: PrometheusCollectorRegistry,
+    clock: any WallClock = SystemWallClock(),
     logger: Logger
 ) -> MethodAwareRouter<FamilySyncRequestContext> {
     let router = Router(context: FamilySyncRequestContext.self)
@@ -75,6 +78,21 @@ func buildRoutes(
     let migrator = Migrator(logger: logger)
     HealthController(readiness: DatabaseReadiness(client: postgres, migrator: migrator)).addRoutes(to: routes)
     MetricsController(registry: metricsRegistry).addRoutes(to: routes)
+
+    let devices = PostgresDeviceStore(client: postgres, clock: clock, logger: logger)
+    let families = FamilyController(families: PostgresFamilyStore(client: postgres, clock: clock, logger: logger))
+    let pairings = PairingController(
+        pairings: PostgresPairingStore(client: postgres, clock: clock, logger: logger), clock: clock, publicURL: configuration.publicURL
+    )
+    let v1 = routes.group("v1")
+    // Without a credential, and so limited per client address.
+    let open = v1.group().add(middleware: RateLimitMiddleware(limiter: RateLimiter(limit: configuration.unauthenticatedRateLimit, clock: clock)))
+    families.addOpenRoutes(to: open)
+    pairings.addOpenRoutes(to: open)
+    let authenticated = v1.group().add(middleware: AuthenticationMiddleware(devices: devices))
+    families.addAuthenticatedRoutes(to: authenticated)
+    DeviceController(devices: devices).addRoutes(to: authenticated)
+    pairings.addAuthenticatedRoutes(to: authenticated)
 
     routes.addMethodNotAllowedRoutes()
     return routes

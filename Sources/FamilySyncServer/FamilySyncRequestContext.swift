@@ -9,10 +9,21 @@ public struct FamilySyncRequestContext: RequestContext {
     /// Set from the server's limits by `BodyLimitMiddleware`; Hummingbird's body collection and
     /// decoding stop at this many bytes.
     public var maxBodyBytes: Int = Limits.defaultMaxBodyBytes
+    /// The peer's IP address, the key of per-client rate limits.
+    public let clientAddress: String?
+    /// Set by `AuthenticationMiddleware` on the routes that need a credential.
+    public var device: AuthenticatedDevice?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
+        self.clientAddress = source.channel.remoteAddress?.ipAddress
     }
 
     public var maxUploadSize: Int { maxBodyBytes }
+
+    /// The authenticated device; `AUTHENTICATION_REQUIRED` on a route that forgot the middleware.
+    public func requireDevice() throws(FamilySyncError) -> AuthenticatedDevice {
+        guard let device else { throw FamilySyncError(.authenticationRequired, "A device credential is required.") }
+        return device
+    }
 }

@@ -5,13 +5,22 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var host: String
     public var port: Int
     public var limits: Limits
+    /// The base URL clients reach the server at, written into QR payloads; nil: the request's Host.
+    public var publicURL: String?
+    /// Per client address, for family creation and pairing acceptance.
+    public var unauthenticatedRateLimit: RateLimit
 
     public static let defaultHost = "127.0.0.1"
     public static let defaultPort = 8080
 
-    public init(host: String = defaultHost, port: Int = defaultPort, limits: Limits = Limits()) {
+    public init(
+        host: String = defaultHost, port: Int = defaultPort, limits: Limits = Limits(), publicURL: String? = nil,
+        unauthenticatedRateLimit: RateLimit = .unauthenticatedDefault
+    ) {
         self.host = host
         self.port = port
         self.limits = limits
+        self.publicURL = publicURL
+        self.unauthenticatedRateLimit = unauthenticatedRateLimit
     }
 }

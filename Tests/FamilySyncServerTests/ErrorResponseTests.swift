@@ -12,7 +12,7 @@ import Testing
 
 /// Every failure leaves as PROTOCOL §1.1's JSON with the right status, and carries X-Request-Id.
 @Suite struct ErrorResponseTests {
-    struct Greeting: Decodable {
+    struct Greeting: Codable {
         var name: String
         var age: Int
     }

@@ -1,0 +1,64 @@
+import Foundation
+
+/// Who may do what (PROTOCOL §2–§4), decided from the authenticated device alone, before any
+/// lookup: a denial (403) therefore says nothing about whether an id exists. Ids of another family
+/// are never found by the stores, whose every query is bounded by the caller's family (404).
+/// The matrix this encodes is written down in docs/access.md and tested cell by cell.
+public enum AccessPolicy {
+    public enum Action: Sendable, Equatable {
+        case listDevices
+        case readOwnDevice
+        /// `PATCH /v1/devices/{id}` changing these members.
+        case updateDevice(target: UUID, members: Set<DeviceMember>)
+        case revokeDevice
+        case rotateOwnCredential
+        case deleteFamily
+        case createPairing
+        case listPairings
+        /// `GET /v1/pairings/{id}`; non-parents may read only the pairing they accepted.
+        case readPairing
+        case decidePairing
+        case revokePairing
+    }
+
+    public enum DeviceMember: String, Sendable, CaseIterable {
+        case name, childName, timeZone
+    }
+
+    public static func check(_ caller: AuthenticatedDevice, _ action: Action) throws(FamilySyncError) {
+        guard isAllowed(caller, action) else {
+            throw FamilySyncError(.accessDenied, denialReason(caller, action))
+        }
+    }
+
+    public static func isAllowed(_ caller: AuthenticatedDevice, _ action: Action) -> Bool {
+        switch caller.status {
+        case .revoked:
+            return false
+        case .awaitingConfirmation:
+            // Until confirmed: its own device and its own pairing, nothing else.
+            return action == .readOwnDevice || action == .readPairing
+        case .active:
+            break
+        }
+        if caller.role == .parent { return true }
+        switch action {
+        case .listDevices, .readOwnDevice, .rotateOwnCredential, .readPairing:
+            return true
+        case .updateDevice(let target, let members):
+            return target == caller.deviceID && members.isSubset(of: [.name, .timeZone])
+        case .revokeDevice, .deleteFamily, .createPairing, .listPairings, .decidePairing, .revokePairing:
+            return false
+        }
+    }
+
+    private static func denialReason(_ caller: AuthenticatedDevice, _ action: Action) -> String {
+        if caller.status == .awaitingConfirmation {
+            return "This device awaits a parent's confirmation; until then it may read only itself and its pairing."
+        }
+        if case .updateDevice(let target, _) = action, target == caller.deviceID {
+            return "A child device may change only its own name and time zone."
+        }
+        return "Only a parent device may do this."
+    }
+}

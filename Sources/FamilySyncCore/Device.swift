@@ -1,0 +1,66 @@
+import Foundation
+
+public enum DeviceRole: String, Sendable, Codable, CaseIterable {
+    case parent, child
+}
+
+public enum DeviceStatus: String, Sendable, Codable, CaseIterable {
+    case awaitingConfirmation = "awaiting_confirmation"
+    case active, revoked
+}
+
+public enum DevicePlatform: String, Sendable, Codable, CaseIterable {
+    case ios, ipados, macos, watchos, android, web, other
+}
+
+/// A device of a family (PROTOCOL §2).
+public struct Device: Sendable, Equatable {
+    public var id: UUID
+    public var familyID: UUID
+    public var role: DeviceRole
+    public var name: String
+    public var childName: String?
+    public var platform: DevicePlatform
+    public var timeZone: String
+    public var status: DeviceStatus
+    public var registeredAt: Date
+    public var lastSeenAt: Date?
+    public var lastSyncAt: Date?
+
+    public init(
+        id: UUID, familyID: UUID, role: DeviceRole, name: String, childName: String?, platform: DevicePlatform,
+        timeZone: String, status: DeviceStatus, registeredAt: Date, lastSeenAt: Date?, lastSyncAt: Date?
+    ) {
+        self.id = id
+        self.familyID = familyID
+        self.role = role
+        self.name = name
+        self.childName = childName
+        self.platform = platform
+        self.timeZone = timeZone
+        self.status = status
+        self.registeredAt = registeredAt
+        self.lastSeenAt = lastSeenAt
+        self.lastSyncAt = lastSyncAt
+    }
+
+    /// A child's own zone, `child-<deviceId>`; parents have none.
+    public var zoneName: String? { role == .child ? Self.zoneName(forChild: id) : nil }
+
+    public static func zoneName(forChild id: UUID) -> String { "child-\(id.lowercased)" }
+}
+
+/// The device a request is authenticated as: what every handler's access decision starts from.
+public struct AuthenticatedDevice: Sendable, Equatable {
+    public var familyID: UUID
+    public var deviceID: UUID
+    public var role: DeviceRole
+    public var status: DeviceStatus
+
+    public init(familyID: UUID, deviceID: UUID, role: DeviceRole, status: DeviceStatus) {
+        self.familyID = familyID
+        self.deviceID = deviceID
+        self.role = role
+        self.status = status
+    }
+}

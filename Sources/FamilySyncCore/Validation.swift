@@ -1,0 +1,36 @@
+import Foundation
+
+/// Checks of the values clients send, each failing with `BAD_REQUEST` naming the field.
+public enum Validation {
+    public static let maximumNameLength = 100
+
+    /// 1–100 characters after trimming white space, no control characters.
+    public static func name(_ value: String, field: String) throws(FamilySyncError) -> String {
+        let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { throw .badRequest("The name must not be empty.", field: field) }
+        guard trimmed.count <= maximumNameLength else {
+            throw .badRequest("The name is longer than \(maximumNameLength) characters.", field: field)
+        }
+        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .badRequest("The name contains control characters.", field: field)
+        }
+        return trimmed
+    }
+
+    private static let knownTimeZones = Set(TimeZone.knownTimeZoneIdentifiers)
+
+    /// An IANA time zone name such as `Europe/Berlin`.
+    public static func timeZone(_ value: String, field: String) throws(FamilySyncError) -> String {
+        guard knownTimeZones.contains(value) || value == "UTC" else {
+            throw .badRequest("'\(value.prefix(64))' is not an IANA time zone name.", field: field)
+        }
+        return value
+    }
+
+    public static func uuid(_ value: String, field: String) throws(FamilySyncError) -> UUID {
+        guard let id = UUID(uuidString: value) else {
+            throw .badRequest("'\(value.prefix(64))' is not a UUID.", field: field)
+        }
+        return id
+    }
+}

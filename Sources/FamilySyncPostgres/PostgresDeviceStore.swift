@@ -1,0 +1,168 @@
+import FamilySyncCore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Devices and their credentials. Every query is bounded by the caller's family: an id of another
+/// family is simply not found.
+public struct PostgresDeviceStore: Sendable {
+    let client: PostgresClient
+    let clock: any WallClock
+    let logger: Logger
+
+    /// `lastSeenAt` is written at most this often per device, not on every request.
+    public static let lastSeenGranularity: TimeInterval = 60
+
+    public init(client: PostgresClient, clock: any WallClock, logger: Logger) {
+        self.client = client
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// The device a credential belongs to, if the credential is its current one and it is not revoked.
+    /// Found by primary key; the hashes are compared in constant time. Refreshes `lastSeenAt` when
+    /// it is older than `lastSeenGranularity`.
+    public func authenticate(_ credential: DeviceCredential) async throws -> AuthenticatedDevice? {
+        let logger = logger
+        let rows = try await client.query(
+            """
+            SELECT role, status, credential_hash, last_seen_at FROM devices
+            WHERE family_id = \(credential.familyID) AND device_id = \(credential.deviceID)
+            """,
+            logger: logger
+        )
+        guard let (role, status, storedHash, lastSeenAt) = try await rows.decode((String, String, [UInt8]?, Date?).self).first(where: { _ in true }),
+            let storedHash, constantTimeEquals(storedHash, credential.hash),
+            let role = DeviceRole(rawValue: role), let status = DeviceStatus(rawValue: status), status != .revoked
+        else { return nil }
+        let now = clock.now()
+        if lastSeenAt.map({ now.timeIntervalSince($0) >= Self.lastSeenGranularity }) ?? true {
+            try await client.query(
+                "UPDATE devices SET last_seen_at = \(now) WHERE family_id = \(credential.familyID) AND device_id = \(credential.deviceID)",
+                logger: logger
+            )
+        }
+        return AuthenticatedDevice(familyID: credential.familyID, deviceID: credential.deviceID, role: role, status: status)
+    }
+
+    /// Every device of the family, or only `onlyDevice`; oldest first.
+    public func list(familyID: UUID, onlyDevice: UUID? = nil) async throws -> [Device] {
+        try await client.query(
+            """
+            \(unescaped: DeviceRow.select)
+            WHERE family_id = \(familyID) AND (\(onlyDevice)::uuid IS NULL OR device_id = \(onlyDevice))
+            ORDER BY registered_at, device_id
+            """,
+            logger: logger
+        ).collect(DeviceRow.decode)
+    }
+
+    public func get(familyID: UUID, deviceID: UUID) async throws -> Device {
+        guard let device = try await list(familyID: familyID, onlyDevice: deviceID).first else {
+            throw FamilySyncError.notFound("No such device.")
+        }
+        return device
+    }
+
+    /// Changes the members given; `childName` only on a child device.
+    public func update(familyID: UUID, deviceID: UUID, name: String?, childName: String?, timeZone: String?) async throws -> Device {
+        let logger = logger
+        return try await client.inTransaction(logger: logger) { connection in
+            var device = try await Self.lockedDevice(familyID: familyID, deviceID: deviceID, on: connection, logger: logger)
+            if childName != nil, device.role != .child {
+                throw FamilySyncError.badRequest("Only a child device has a child name.", field: "childName")
+            }
+            device.name = name ?? device.name
+            device.childName = childName ?? device.childName
+            device.timeZone = timeZone ?? device.timeZone
+            try await connection.query(
+                """
+                UPDATE devices SET name = \(device.name), child_name = \(device.childName), time_zone = \(device.timeZone)
+                WHERE family_id = \(familyID) AND device_id = \(deviceID)
+                """,
+                logger: logger
+            )
+            return device
+        }
+    }
+
+    /// Revokes at once (the credential is erased). With `purge`, the device's zone and everything
+    /// in it go too. The family's last active parent cannot be revoked: delete the family instead.
+    public func revoke(familyID: UUID, deviceID: UUID, purge: Bool) async throws {
+        let logger = logger
+        try await client.inTransaction(logger: logger) { connection in
+            let device = try await Self.lockedDevice(familyID: familyID, deviceID: deviceID, on: connection, logger: logger)
+            if device.role == .parent, device.status == .active {
+                let others = try await connection.query(
+                    """
+                    SELECT count(*)::int FROM devices
+                    WHERE family_id = \(familyID) AND role = 'parent' AND status = 'active' AND device_id <> \(deviceID)
+                    """,
+                    logger: logger
+                ).decode(Int.self).first { _ in true } ?? 0
+                guard others > 0 else {
+                    throw FamilySyncError(.conflict, "This is the family's last parent device; delete the family instead.")
+                }
+            }
+            try await connection.query(
+                "UPDATE devices SET status = 'revoked', credential_hash = NULL WHERE family_id = \(familyID) AND device_id = \(deviceID)",
+                logger: logger
+            )
+            // An invitation it accepted and nobody decided on is decided now.
+            try await connection.query(
+                """
+                UPDATE pairings SET status = 'revoked', decided_at = \(clock.now())
+                WHERE family_id = \(familyID) AND device_id = \(deviceID) AND status = 'accepted'
+                """,
+                logger: logger
+            )
+            if purge {
+                try await connection.query("DELETE FROM zones WHERE family_id = \(familyID) AND child_device_id = \(deviceID)", logger: logger)
+            }
+        }
+    }
+
+    /// A new credential; the old one stops working at once.
+    public func rotateCredential(familyID: UUID, deviceID: UUID) async throws -> DeviceCredential {
+        let credential = DeviceCredential.generate(familyID: familyID, deviceID: deviceID)
+        let logger = logger
+        try await client.inTransaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                UPDATE devices SET credential_hash = \(credential.hash)
+                WHERE family_id = \(familyID) AND device_id = \(deviceID) AND status <> 'revoked'
+                RETURNING device_id
+                """,
+                logger: logger
+            )
+            guard try await rows.first(where: { _ in true }) != nil else {
+                throw FamilySyncError(.authenticationRequired, "This device's credential is no longer valid.")
+            }
+        }
+        return credential
+    }
+
+    static func lockedDevice(familyID: UUID, deviceID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Device {
+        let rows = try await connection.query(
+            "\(unescaped: DeviceRow.select) WHERE family_id = \(familyID) AND device_id = \(deviceID) FOR UPDATE",
+            logger: logger
+        )
+        guard let device = try await rows.collect(DeviceRow.decode).first else {
+            throw FamilySyncError.notFound("No such device.")
+        }
+        return device
+    }
+
+    @discardableResult
+    static func insert(_ device: Device, credentialHash: [UInt8], on connection: PostgresConnection, logger: Logger) async throws -> Device {
+        try await connection.query(
+            """
+            INSERT INTO devices (family_id, device_id, role, name, child_name, platform, time_zone, status, credential_hash, registered_at, last_seen_at, last_sync_at)
+            VALUES (\(device.familyID), \(device.id), \(device.role.rawValue), \(device.name), \(device.childName), \(device.platform.rawValue),
+                    \(device.timeZone), \(device.status.rawValue), \(credentialHash), \(device.registeredAt), \(device.lastSeenAt), \(device.lastSyncAt))
+            """,
+            logger: logger
+        )
+        return device
+    }
+}

@@ -1,0 +1,44 @@
+import FamilySyncCore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Families: created with their first parent device, deleted with everything they hold.
+public struct PostgresFamilyStore: Sendable {
+    let client: PostgresClient
+    let clock: any WallClock
+    let logger: Logger
+
+    public init(client: PostgresClient, clock: any WallClock, logger: Logger) {
+        self.client = client
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// Creates a family, its `family` zone, and its first (active) parent device with a credential.
+    public func create(parentName: String, platform: DevicePlatform, timeZone: String) async throws -> (Device, DeviceCredential) {
+        let familyID = UUID()
+        let deviceID = UUID()
+        let credential = DeviceCredential.generate(familyID: familyID, deviceID: deviceID)
+        let now = clock.now()
+        let logger = logger
+        let device = try await client.inTransaction(logger: logger) { connection in
+            try await connection.query("INSERT INTO families (family_id, created_at) VALUES (\(familyID), \(now))", logger: logger)
+            try await connection.query("INSERT INTO zones (family_id, zone_name, child_device_id, created_at) VALUES (\(familyID), 'family', NULL, \(now))", logger: logger)
+            return try await PostgresDeviceStore.insert(
+                Device(id: deviceID, familyID: familyID, role: .parent, name: parentName, childName: nil, platform: platform,
+                       timeZone: timeZone, status: .active, registeredAt: now, lastSeenAt: now, lastSyncAt: nil),
+                credentialHash: credential.hash, on: connection, logger: logger
+            )
+        }
+        return (device, credential)
+    }
+
+    /// Deletes the family and, by cascade, every device, pairing, zone and record of it.
+    public func delete(familyID: UUID) async throws {
+        let logger = logger
+        try await client.inTransaction(logger: logger) { connection in
+            try await connection.query("DELETE FROM families WHERE family_id = \(familyID)", logger: logger)
+        }
+    }
+}

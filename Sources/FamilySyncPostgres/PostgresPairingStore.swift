@@ -1,0 +1,223 @@
+import FamilySyncCore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Pairings (PROTOCOL §3): invitations a parent creates, a new device accepts with the token, and
+/// a parent then confirms or rejects.
+public struct PostgresPairingStore: Sendable {
+    let client: PostgresClient
+    let clock: any WallClock
+    let logger: Logger
+
+    public init(client: PostgresClient, clock: any WallClock, logger: Logger) {
+        self.client = client
+        self.clock = clock
+        self.logger = logger
+    }
+
+    static let select = """
+        SELECT pairing_id, family_id, role, child_name, status, created_by, device_id, verification_emoji, created_at, expires_at FROM pairings
+        """
+
+    static func decode(_ row: PostgresRow) throws -> Pairing {
+        let (id, familyID, role, childName, status, createdBy, deviceID, emoji, createdAt, expiresAt) =
+            try row.decode((UUID, UUID, String, String?, String, UUID, UUID?, [String]?, Date, Date).self)
+        return Pairing(
+            id: id, familyID: familyID, role: DeviceRole(rawValue: role) ?? .child, childName: childName,
+            storedStatus: PairingStatus(rawValue: status) ?? .revoked, createdBy: createdBy, deviceID: deviceID,
+            verificationEmoji: emoji, createdAt: createdAt, expiresAt: expiresAt
+        )
+    }
+
+    public func create(familyID: UUID, createdBy: UUID, role: DeviceRole, childName: String?, ttlSeconds: Int) async throws -> (Pairing, PairingToken) {
+        let token = PairingToken.generate(familyID: familyID)
+        let now = clock.now()
+        let pairing = Pairing(
+            id: UUID(), familyID: familyID, role: role, childName: childName, storedStatus: .pending, createdBy: createdBy,
+            deviceID: nil, verificationEmoji: nil, createdAt: now, expiresAt: now.addingTimeInterval(TimeInterval(ttlSeconds))
+        )
+        let logger = logger
+        try await client.inTransaction(logger: logger) { connection in
+            try await connection.query(
+                """
+                INSERT INTO pairings (family_id, pairing_id, role, child_name, status, created_by, token_hash, created_at, expires_at)
+                VALUES (\(familyID), \(pairing.id), \(role.rawValue), \(childName), 'pending', \(createdBy), \(token.hash), \(now), \(pairing.expiresAt))
+                """,
+                logger: logger
+            )
+        }
+        return (pairing, token)
+    }
+
+    /// The family's pairings, newest first; with `status`, those whose status (expiry included) is it.
+    public func list(familyID: UUID, status: PairingStatus?) async throws -> [Pairing] {
+        let now = clock.now()
+        let all = try await client.query(
+            "\(unescaped: Self.select) WHERE family_id = \(familyID) ORDER BY created_at DESC, pairing_id",
+            logger: logger
+        ).collect(Self.decode)
+        guard let status else { return all }
+        return all.filter { $0.status(at: now) == status }
+    }
+
+    /// A pairing of the family; with `acceptedBy`, only if that device accepted it.
+    public func get(familyID: UUID, pairingID: UUID, acceptedBy: UUID? = nil) async throws -> Pairing? {
+        try await client.query(
+            """
+            \(unescaped: Self.select)
+            WHERE family_id = \(familyID) AND pairing_id = \(pairingID) AND (\(acceptedBy)::uuid IS NULL OR device_id = \(acceptedBy))
+            """,
+            logger: logger
+        ).collect(Self.decode).first
+    }
+
+    public struct Acceptance: Sendable {
+        public var pairing: Pairing
+        public var device: Device
+        public var credential: DeviceCredential
+    }
+
+    /// Accepts with the token: registers the device (awaiting confirmation) and fixes the emoji.
+    /// A wrong token counts against the pairing, and is recorded even though the request fails:
+    /// the fifth burns it.
+    public func accept(pairingID: UUID, token: PairingToken, parentDeviceID: UUID?, name: String, platform: DevicePlatform, timeZone: String) async throws -> Acceptance {
+        let now = clock.now()
+        let logger = logger
+        enum Outcome: Sendable {
+            case accepted(Acceptance)
+            case wrongToken
+        }
+        let outcome: Outcome = try await client.inTransaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                SELECT token_hash, failed_attempts FROM pairings WHERE family_id = \(token.familyID) AND pairing_id = \(pairingID) FOR UPDATE
+                """,
+                logger: logger
+            )
+            guard let (storedHash, attempts) = try await rows.decode(([UInt8], Int).self).first(where: { _ in true }) else {
+                throw FamilySyncError.notFound("No such pairing, or the token does not match.")
+            }
+            var pairing = try await lockedPairing(familyID: token.familyID, pairingID: pairingID, on: connection)
+            guard pairing.status(at: now) == .pending else {
+                throw FamilySyncError(.pairingExpired, "This pairing is \(pairing.status(at: now).rawValue); ask for a new QR code.")
+            }
+            guard constantTimeEquals(storedHash, token.hash), parentDeviceID.map({ $0 == pairing.createdBy }) ?? true else {
+                let burned = attempts + 1 >= Pairing.maximumTokenAttempts
+                try await connection.query(
+                    """
+                    UPDATE pairings SET failed_attempts = failed_attempts + 1, status = \(burned ? "burned" : "pending")
+                    WHERE family_id = \(token.familyID) AND pairing_id = \(pairingID)
+                    """,
+                    logger: logger
+                )
+                return .wrongToken
+            }
+            let credentialDeviceID = UUID()
+            let credential = DeviceCredential.generate(familyID: token.familyID, deviceID: credentialDeviceID)
+            let device = Device(
+                id: credentialDeviceID, familyID: token.familyID, role: pairing.role, name: name, childName: pairing.childName,
+                platform: platform, timeZone: timeZone, status: .awaitingConfirmation, registeredAt: now, lastSeenAt: now, lastSyncAt: nil
+            )
+            try await PostgresDeviceStore.insert(device, credentialHash: credential.hash, on: connection, logger: logger)
+            pairing.storedStatus = .accepted
+            pairing.deviceID = device.id
+            pairing.verificationEmoji = EmojiCode.derive(token: token.token, pairingID: pairingID, parentDeviceID: pairing.createdBy, childDeviceID: device.id)
+            try await connection.query(
+                """
+                UPDATE pairings SET status = 'accepted', device_id = \(device.id), verification_emoji = \(pairing.verificationEmoji)
+                WHERE family_id = \(token.familyID) AND pairing_id = \(pairingID)
+                """,
+                logger: logger
+            )
+            return .accepted(Acceptance(pairing: pairing, device: device, credential: credential))
+        }
+        switch outcome {
+        case .accepted(let acceptance): return acceptance
+        case .wrongToken: throw FamilySyncError.notFound("No such pairing, or the token does not match.")
+        }
+    }
+
+    public enum Decision: Sendable {
+        case confirm, reject, revoke
+    }
+
+    /// Confirms or rejects an accepted pairing, or revokes a pending one. Confirming activates the
+    /// device and, for a child, creates its zone `child-<deviceId>`, shared with it; rejecting
+    /// revokes the device.
+    public func decide(_ decision: Decision, familyID: UUID, pairingID: UUID) async throws -> Pairing {
+        let now = clock.now()
+        let logger = logger
+        return try await client.inTransaction(logger: logger) { connection in
+            var pairing = try await lockedPairing(familyID: familyID, pairingID: pairingID, on: connection)
+            let status = pairing.status(at: now)
+            let expected: PairingStatus = decision == .revoke ? .pending : .accepted
+            guard status == expected else {
+                if status == .expired {
+                    throw FamilySyncError(.pairingExpired, "This pairing expired at \(pairing.expiresAt); ask for a new QR code.")
+                }
+                throw FamilySyncError(.conflict, "This pairing is \(status.rawValue); only a\(expected == .accepted ? "n accepted" : " pending") one can be \(decision.pastTense).")
+            }
+            pairing.storedStatus = decision.resultingStatus
+            try await connection.query(
+                """
+                UPDATE pairings SET status = \(pairing.storedStatus.rawValue), decided_at = \(now)
+                WHERE family_id = \(familyID) AND pairing_id = \(pairingID)
+                """,
+                logger: logger
+            )
+            guard let deviceID = pairing.deviceID else { return pairing }
+            switch decision {
+            case .confirm:
+                try await connection.query(
+                    "UPDATE devices SET status = 'active' WHERE family_id = \(familyID) AND device_id = \(deviceID)",
+                    logger: logger
+                )
+                if pairing.role == .child {
+                    try await connection.query(
+                        """
+                        INSERT INTO zones (family_id, zone_name, child_device_id, created_at)
+                        VALUES (\(familyID), \(Device.zoneName(forChild: deviceID)), \(deviceID), \(now))
+                        """,
+                        logger: logger
+                    )
+                }
+            case .reject, .revoke:
+                try await connection.query(
+                    "UPDATE devices SET status = 'revoked', credential_hash = NULL WHERE family_id = \(familyID) AND device_id = \(deviceID)",
+                    logger: logger
+                )
+            }
+            return pairing
+        }
+    }
+
+    private func lockedPairing(familyID: UUID, pairingID: UUID, on connection: PostgresConnection) async throws -> Pairing {
+        let rows = try await connection.query(
+            "\(unescaped: Self.select) WHERE family_id = \(familyID) AND pairing_id = \(pairingID) FOR UPDATE",
+            logger: logger
+        )
+        guard let pairing = try await rows.collect(Self.decode).first else {
+            throw FamilySyncError.notFound("No such pairing.")
+        }
+        return pairing
+    }
+}
+
+extension PostgresPairingStore.Decision {
+    var resultingStatus: PairingStatus {
+        switch self {
+        case .confirm: .confirmed
+        case .reject: .rejected
+        case .revoke: .revoked
+        }
+    }
+
+    var pastTense: String {
+        switch self {
+        case .confirm: "confirmed"
+        case .reject: "rejected"
+        case .revoke: "revoked"
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import FamilySyncCore
+import FamilySyncPostgres
+import Hummingbird
+
+/// Turns `Authorization: Bearer <credential>` into the authenticated device of the context.
+/// Missing, malformed, unknown, rotated and revoked credentials are all the same 401.
+struct AuthenticationMiddleware: RouterMiddleware {
+    typealias Context = FamilySyncRequestContext
+
+    let devices: PostgresDeviceStore
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
+            let credential = DeviceCredential(parsing: String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)),
+            let device = try await devices.authenticate(credential)
+        else {
+            throw FamilySyncError(.authenticationRequired, "A valid device credential is required (Authorization: Bearer …).")
+        }
+        var context = context
+        context.device = device
+        context.logger[metadataKey: "device_id"] = "\(device.deviceID.lowercased)"
+        return try await next(request, context)
+    }
+}

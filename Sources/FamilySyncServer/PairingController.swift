@@ -1,0 +1,120 @@
+import FamilySyncCore
+import FamilySyncPostgres
+import FamilySyncProtocol
+import Foundation
+import Hummingbird
+
+/// `/v1/pairings…` (PROTOCOL §3).
+struct PairingController {
+    let pairings: PostgresPairingStore
+    let clock: any WallClock
+    /// The server's base URL for QR payloads; nil: from the request's Host header.
+    let publicURL: String?
+
+    func addOpenRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+        group.post("pairings/accept") { request, context in
+            let body = try await request.decodeJSON(as: AcceptPairingRequest.self, context: context)
+            let registration = try DeviceRegistrationInput(body.device, field: "device")
+            let (pairingID, tokenText, parentDeviceID) = try Self.invitation(body)
+            // A token that does not parse cannot match: answered like a wrong one.
+            guard let token = PairingToken(parsing: tokenText) else {
+                throw FamilySyncError.notFound("No such pairing, or the token does not match.")
+            }
+            let acceptance = try await pairings.accept(
+                pairingID: pairingID, token: token, parentDeviceID: parentDeviceID,
+                name: registration.name, platform: registration.platform, timeZone: registration.timeZone
+            )
+            return try JSONResponse(AcceptPairingResponse(
+                pairing: PairingBody(acceptance.pairing, at: clock.now()),
+                device: DeviceBody(acceptance.device),
+                credential: acceptance.credential.token
+            ))
+        }
+    }
+
+    func addAuthenticatedRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+        group.post("pairings") { request, context in
+            let caller = try context.requireDevice()
+            try AccessPolicy.check(caller, .createPairing)
+            let body = try await request.decodeJSON(as: CreatePairingRequest.self, context: context)
+            let ttl = body.ttlSeconds ?? Pairing.defaultTTLSeconds
+            guard Pairing.ttlRange.contains(ttl) else {
+                throw FamilySyncError.badRequest("ttlSeconds must be from \(Pairing.ttlRange.lowerBound) to \(Pairing.ttlRange.upperBound).", field: "ttlSeconds")
+            }
+            if body.role == .parent, body.childName != nil {
+                throw FamilySyncError.badRequest("A co-parent pairing has no child name.", field: "childName")
+            }
+            let childName = try body.childName.map { name throws(FamilySyncError) in try Validation.name(name, field: "childName") }
+            let (pairing, token) = try await pairings.create(
+                familyID: caller.familyID, createdBy: caller.deviceID, role: body.role, childName: childName, ttlSeconds: ttl
+            )
+            let payload = QRPayload(serverURL: serverURL(request), pairingID: pairing.id, parentDeviceID: caller.deviceID, token: token.token)
+            return try JSONResponse(
+                CreatePairingResponse(pairing: PairingBody(pairing, at: clock.now()), token: token.token, qrPayload: payload.string),
+                status: .created
+            )
+        }
+        group.get("pairings") { request, context in
+            let caller = try context.requireDevice()
+            try AccessPolicy.check(caller, .listPairings)
+            let status = try request.uri.queryParameters.get("status").map { text throws(FamilySyncError) in
+                guard let status = PairingStatus(rawValue: text) else {
+                    throw .badRequest("status must be one of \(PairingStatus.allCases.map(\.rawValue).joined(separator: ", ")).", field: "status")
+                }
+                return status
+            }
+            let now = clock.now()
+            let list = try await pairings.list(familyID: caller.familyID, status: status)
+            return try JSONResponse(PairingList(pairings: list.map { PairingBody($0, at: now) }))
+        }
+        group.get("pairings/:id") { _, context in
+            let caller = try context.requireDevice()
+            try AccessPolicy.check(caller, .readPairing)
+            let id = try Self.pairingID(context)
+            // A parent reads any pairing of its family; another device only the one it accepted.
+            let acceptedBy = caller.role == .parent && caller.status == .active ? nil : caller.deviceID
+            guard let pairing = try await pairings.get(familyID: caller.familyID, pairingID: id, acceptedBy: acceptedBy) else {
+                if acceptedBy != nil { throw FamilySyncError(.accessDenied, "A device may read only the pairing it accepted.") }
+                throw FamilySyncError.notFound("No such pairing.")
+            }
+            return try JSONResponse(PairingBody(pairing, at: clock.now()))
+        }
+        for (path, decision) in [("pairings/:id/confirm", PostgresPairingStore.Decision.confirm), ("pairings/:id/reject", .reject)] {
+            group.post(RouterPath(path)) { _, context in
+                try await decide(decision, context)
+            }
+        }
+        group.delete("pairings/:id") { _, context in
+            try await decide(.revoke, context)
+        }
+    }
+
+    private func decide(_ decision: PostgresPairingStore.Decision, _ context: FamilySyncRequestContext) async throws -> JSONResponse<PairingBody> {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, decision == .revoke ? .revokePairing : .decidePairing)
+        let pairing = try await pairings.decide(decision, familyID: caller.familyID, pairingID: try Self.pairingID(context))
+        return try JSONResponse(PairingBody(pairing, at: clock.now()))
+    }
+
+    private func serverURL(_ request: Request) -> String {
+        if let publicURL { return publicURL }
+        return "http://" + (request.head.authority ?? "127.0.0.1")
+    }
+
+    static func pairingID(_ context: FamilySyncRequestContext) throws(FamilySyncError) -> UUID {
+        try Validation.uuid(context.parameters.get("id") ?? "", field: "id")
+    }
+
+    /// The pairing id, token and (from a QR payload) parent device id of an accept request.
+    static func invitation(_ body: AcceptPairingRequest) throws(FamilySyncError) -> (UUID, String, UUID?) {
+        switch (body.qrPayload, body.pairingId, body.token) {
+        case (let payload?, nil, nil):
+            let parsed = try QRPayload(parsing: payload)
+            return (parsed.pairingID, parsed.token, parsed.parentDeviceID)
+        case (nil, let id?, let token?):
+            return (try Validation.uuid(id, field: "pairingId"), token, nil)
+        default:
+            throw .badRequest("Send either qrPayload, or pairingId and token.", field: body.qrPayload == nil ? "pairingId" : "qrPayload")
+        }
+    }
+}
