@@ -31,8 +31,8 @@ public struct PostgresDeviceStore: Sendable {
             """,
             logger: logger
         )
-        guard let (role, status, storedHash, lastSeenAt) = try await rows.decode((String, String, [UInt8]?, Date?).self).first(where: { _ in true }),
-            let storedHash, constantTimeEquals(storedHash, credential.hash),
+        guard let (role, status, storedHash, lastSeenAt) = try await rows.decode((String, String, ByteBuffer?, Date?).self).first(where: { _ in true }),
+            let storedHash, constantTimeEquals(storedHash.readableBytesView, credential.hash),
             let role = DeviceRole(rawValue: role), let status = DeviceStatus(rawValue: status), status != .revoked
         else { return nil }
         let now = clock.now()
@@ -129,7 +129,7 @@ public struct PostgresDeviceStore: Sendable {
         try await client.inTransaction(logger: logger) { connection in
             let rows = try await connection.query(
                 """
-                UPDATE devices SET credential_hash = \(credential.hash)
+                UPDATE devices SET credential_hash = \(ByteBuffer(bytes: credential.hash))
                 WHERE family_id = \(familyID) AND device_id = \(deviceID) AND status <> 'revoked'
                 RETURNING device_id
                 """,
@@ -159,7 +159,7 @@ public struct PostgresDeviceStore: Sendable {
             """
             INSERT INTO devices (family_id, device_id, role, name, child_name, platform, time_zone, status, credential_hash, registered_at, last_seen_at, last_sync_at)
             VALUES (\(device.familyID), \(device.id), \(device.role.rawValue), \(device.name), \(device.childName), \(device.platform.rawValue),
-                    \(device.timeZone), \(device.status.rawValue), \(credentialHash), \(device.registeredAt), \(device.lastSeenAt), \(device.lastSyncAt))
+                    \(device.timeZone), \(device.status.rawValue), \(ByteBuffer(bytes: credentialHash)), \(device.registeredAt), \(device.lastSeenAt), \(device.lastSyncAt))
             """,
             logger: logger
         )

@@ -42,7 +42,7 @@ public struct PostgresPairingStore: Sendable {
             try await connection.query(
                 """
                 INSERT INTO pairings (family_id, pairing_id, role, child_name, status, created_by, token_hash, created_at, expires_at)
-                VALUES (\(familyID), \(pairing.id), \(role.rawValue), \(childName), 'pending', \(createdBy), \(token.hash), \(now), \(pairing.expiresAt))
+                VALUES (\(familyID), \(pairing.id), \(role.rawValue), \(childName), 'pending', \(createdBy), \(ByteBuffer(bytes: token.hash)), \(now), \(pairing.expiresAt))
                 """,
                 logger: logger
             )
@@ -95,14 +95,14 @@ public struct PostgresPairingStore: Sendable {
                 """,
                 logger: logger
             )
-            guard let (storedHash, attempts) = try await rows.decode(([UInt8], Int).self).first(where: { _ in true }) else {
+            guard let (storedHash, attempts) = try await rows.decode((ByteBuffer, Int).self).first(where: { _ in true }) else {
                 throw FamilySyncError.notFound("No such pairing, or the token does not match.")
             }
             var pairing = try await lockedPairing(familyID: token.familyID, pairingID: pairingID, on: connection)
             guard pairing.status(at: now) == .pending else {
                 throw FamilySyncError(.pairingExpired, "This pairing is \(pairing.status(at: now).rawValue); ask for a new QR code.")
             }
-            guard constantTimeEquals(storedHash, token.hash), parentDeviceID.map({ $0 == pairing.createdBy }) ?? true else {
+            guard constantTimeEquals(storedHash.readableBytesView, token.hash), parentDeviceID.map({ $0 == pairing.createdBy }) ?? true else {
                 let burned = attempts + 1 >= Pairing.maximumTokenAttempts
                 try await connection.query(
                     """

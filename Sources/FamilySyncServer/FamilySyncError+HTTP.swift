@@ -35,10 +35,6 @@ extension FamilySyncError {
 }
 
 extension JSONEncoder {
-    /// Encodes wire types: sorted keys so that bodies are stable for clients and tests.
-    static let wire: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
+    /// Encodes every body: PROTOCOL §1's instants, sorted keys so that bodies are stable.
+    static let wire = WireCoding.makeEncoder()
 }
