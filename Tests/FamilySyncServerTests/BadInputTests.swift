@@ -1,0 +1,167 @@
+import FamilySyncCore
+import FamilySyncProtocol
+import FamilySyncServer
+import FamilySyncTestSupport
+import HTTPTypes
+import Foundation
+import PostgresNIO
+import Testing
+
+/// Every bad input gets its documented error and leaves the database exactly as it was.
+@Suite struct BadInputTests {
+    enum Caller: Sendable { case none, parent, child, awaiting, otherParent }
+
+    struct Case: Sendable, CustomStringConvertible {
+        var description: String
+        var method: HTTPRequest.Method
+        var uri: @Sendable (FamilyFixture) -> String
+        var caller: Caller
+        var json: String?
+        var status: HTTPResponse.Status
+        var code: String
+        var field: String? = nil
+    }
+
+    static let device = #"{"name":"Tablet","platform":"ipados","timeZone":"Europe/Berlin"}"#
+
+    static let cases: [Case] = [
+        Case(description: "malformed device id", method: .patch, uri: { _ in "/v1/devices/not-a-uuid" }, caller: .parent, json: #"{"name":"x"}"#, status: .badRequest, code: "BAD_REQUEST", field: "id"),
+        Case(description: "unknown device id", method: .patch, uri: { _ in "/v1/devices/\(UUID().lowercased)" }, caller: .parent, json: #"{"name":"x"}"#, status: .notFound, code: "NOT_FOUND"),
+        Case(description: "another family's device", method: .patch, uri: { "/v1/devices/\($0.otherParent.deviceID.lowercased)" }, caller: .parent, json: #"{"name":"x"}"#, status: .notFound, code: "NOT_FOUND"),
+        Case(description: "another family's device, revoked", method: .delete, uri: { "/v1/devices/\($0.otherParent.deviceID.lowercased)" }, caller: .parent, status: .notFound, code: "NOT_FOUND"),
+        Case(description: "malformed pairing id", method: .get, uri: { _ in "/v1/pairings/123" }, caller: .parent, status: .badRequest, code: "BAD_REQUEST", field: "id"),
+        Case(description: "confirm by a child", method: .post, uri: { "/v1/pairings/\($0.awaitingPairingID.lowercased)/confirm" }, caller: .child, status: .forbidden, code: "ACCESS_DENIED"),
+        Case(description: "confirm of another family's pairing", method: .post, uri: { "/v1/pairings/\($0.otherPairingID.lowercased)/confirm" }, caller: .parent, status: .notFound, code: "NOT_FOUND"),
+        Case(description: "confirm twice", method: .post, uri: { "/v1/pairings/\($0.childPairingID.lowercased)/confirm" }, caller: .parent, status: .conflict, code: "CONFLICT"),
+        Case(description: "confirm before accept", method: .post, uri: { "/v1/pairings/\($0.pendingPairingID.lowercased)/confirm" }, caller: .parent, status: .conflict, code: "CONFLICT"),
+        Case(description: "revoke an accepted pairing", method: .delete, uri: { "/v1/pairings/\($0.awaitingPairingID.lowercased)" }, caller: .parent, status: .conflict, code: "CONFLICT"),
+        Case(description: "ttlSeconds too small", method: .post, uri: { _ in "/v1/pairings" }, caller: .parent, json: #"{"role":"child","ttlSeconds":59}"#, status: .badRequest, code: "BAD_REQUEST", field: "ttlSeconds"),
+        Case(description: "ttlSeconds too large", method: .post, uri: { _ in "/v1/pairings" }, caller: .parent, json: #"{"role":"child","ttlSeconds":86401}"#, status: .badRequest, code: "BAD_REQUEST", field: "ttlSeconds"),
+        Case(description: "ttlSeconds not a number", method: .post, uri: { _ in "/v1/pairings" }, caller: .parent, json: #"{"role":"child","ttlSeconds":"600"}"#, status: .badRequest, code: "BAD_REQUEST", field: "ttlSeconds"),
+        Case(description: "unknown role", method: .post, uri: { _ in "/v1/pairings" }, caller: .parent, json: #"{"role":"grandparent"}"#, status: .badRequest, code: "BAD_REQUEST", field: "role"),
+        Case(description: "child name for a co-parent", method: .post, uri: { _ in "/v1/pairings" }, caller: .parent, json: #"{"role":"parent","childName":"Jo"}"#, status: .badRequest, code: "BAD_REQUEST", field: "childName"),
+        Case(description: "oversize child name", method: .post, uri: { _ in "/v1/pairings" }, caller: .parent, json: #"{"role":"child","childName":"\#(String(repeating: "n", count: 101))"}"#, status: .badRequest, code: "BAD_REQUEST", field: "childName"),
+        Case(description: "unknown member in pairing", method: .post, uri: { _ in "/v1/pairings" }, caller: .parent, json: #"{"role":"child","color":"red"}"#, status: .badRequest, code: "BAD_REQUEST", field: "color"),
+        Case(description: "oversize device name", method: .post, uri: { _ in "/v1/families" }, caller: .none, json: #"{"device":{"name":"\#(String(repeating: "x", count: 101))","platform":"ios","timeZone":"UTC"}}"#, status: .badRequest, code: "BAD_REQUEST", field: "device.name"),
+        Case(description: "empty device name", method: .post, uri: { _ in "/v1/families" }, caller: .none, json: #"{"device":{"name":"   ","platform":"ios","timeZone":"UTC"}}"#, status: .badRequest, code: "BAD_REQUEST", field: "device.name"),
+        Case(description: "platform not in the list", method: .post, uri: { _ in "/v1/families" }, caller: .none, json: #"{"device":{"name":"Phone","platform":"symbian","timeZone":"UTC"}}"#, status: .badRequest, code: "BAD_REQUEST", field: "device.platform"),
+        Case(description: "invalid time zone", method: .post, uri: { _ in "/v1/families" }, caller: .none, json: #"{"device":{"name":"Phone","platform":"ios","timeZone":"Mars/Olympus"}}"#, status: .badRequest, code: "BAD_REQUEST", field: "device.timeZone"),
+        Case(description: "unknown nested member", method: .post, uri: { _ in "/v1/families" }, caller: .none, json: #"{"device":{"name":"Phone","platform":"ios","timeZone":"UTC","model":"X"}}"#, status: .badRequest, code: "BAD_REQUEST", field: "device.model"),
+        Case(description: "missing device", method: .post, uri: { _ in "/v1/families" }, caller: .none, json: #"{}"#, status: .badRequest, code: "BAD_REQUEST", field: "device"),
+        Case(description: "body not an object", method: .post, uri: { _ in "/v1/families" }, caller: .none, json: #"[1,2]"#, status: .badRequest, code: "BAD_REQUEST"),
+        Case(description: "invalid time zone in update", method: .patch, uri: { _ in "/v1/devices/me" }, caller: .child, json: #"{"timeZone":"CET+1"}"#, status: .badRequest, code: "BAD_REQUEST", field: "timeZone"),
+        Case(description: "empty update", method: .patch, uri: { _ in "/v1/devices/me" }, caller: .parent, json: #"{}"#, status: .badRequest, code: "BAD_REQUEST"),
+        Case(description: "child renaming its child name", method: .patch, uri: { _ in "/v1/devices/me" }, caller: .child, json: #"{"childName":"Boss"}"#, status: .forbidden, code: "ACCESS_DENIED"),
+        Case(description: "child name on a parent", method: .patch, uri: { "/v1/devices/\($0.parent.deviceID.lowercased)" }, caller: .parent, json: #"{"childName":"Me"}"#, status: .badRequest, code: "BAD_REQUEST", field: "childName"),
+        Case(description: "purge not a boolean", method: .delete, uri: { "/v1/devices/\($0.child.deviceID.lowercased)?purge=yes" }, caller: .parent, status: .badRequest, code: "BAD_REQUEST", field: "purge"),
+        Case(description: "unknown pairing status filter", method: .get, uri: { _ in "/v1/pairings?status=sleeping" }, caller: .parent, status: .badRequest, code: "BAD_REQUEST", field: "status"),
+        Case(description: "accept with neither payload nor id", method: .post, uri: { _ in "/v1/pairings/accept" }, caller: .none, json: #"{"device":\#(device)}"#, status: .badRequest, code: "BAD_REQUEST"),
+        Case(description: "malformed QR payload", method: .post, uri: { _ in "/v1/pairings/accept" }, caller: .none, json: #"{"qrPayload":"https://example.com/?p=1","device":\#(device)}"#, status: .badRequest, code: "BAD_REQUEST", field: "qrPayload"),
+        Case(description: "accept with both payload and id", method: .post, uri: { "/v1/pairings/accept?x=\($0.pendingPairingID)" }, caller: .none, json: #"{"qrPayload":"familysync://pair?v=1","pairingId":"\#(UUID().lowercased)","token":"t","device":\#(device)}"#, status: .badRequest, code: "BAD_REQUEST"),
+        Case(description: "accept of an unknown pairing", method: .post, uri: { _ in "/v1/pairings/accept" }, caller: .none, json: #"{"pairingId":"\#(UUID().lowercased)","token":"fp1.\#(UUID().lowercased).\#(String(repeating: "A", count: 43))","device":\#(device)}"#, status: .notFound, code: "NOT_FOUND"),
+        Case(description: "accept with a token that is not one", method: .post, uri: { "/v1/pairings/accept?p=\($0.pendingPairingID)" }, caller: .none, json: #"{"pairingId":"\#(UUID().lowercased)","token":"letmein","device":\#(device)}"#, status: .notFound, code: "NOT_FOUND"),
+        Case(description: "an awaiting device creating a pairing", method: .post, uri: { _ in "/v1/pairings" }, caller: .awaiting, json: #"{"role":"child"}"#, status: .forbidden, code: "ACCESS_DENIED"),
+    ]
+
+    @Test(arguments: cases)
+    func isRefusedAndChangesNothing(_ testCase: Case) async throws {
+        try await withTestServer { server in
+            let fixture = try await FamilyFixture.make(server)
+            let credential: String? = switch testCase.caller {
+            case .none: nil
+            case .parent: fixture.parent.credential
+            case .child: fixture.child.credential
+            case .awaiting: fixture.awaiting.credential
+            case .otherParent: fixture.otherParent.credential
+            }
+            // Authenticate once first, so that lastSeenAt is fresh and the request itself writes nothing.
+            if let credential { _ = try await server.send(.get, "/v1/devices/me", credential: credential) }
+            let before = try await server.fingerprint()
+            let reply = try await server.send(testCase.method, testCase.uri(fixture), credential: credential, json: testCase.json)
+            #expect(reply.status == testCase.status, "\(String(buffer: reply.body))")
+            #expect(reply.errorCode == testCase.code)
+            if let field = testCase.field { #expect(reply.error?.field == field) }
+            #expect(try await server.fingerprint() == before)
+        }
+    }
+
+    /// Time moves by the injected clock: the token of a pairing past its TTL is refused.
+    @Test func anExpiredTokenIsGone() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let reply = try await server.send(.post, "/v1/pairings", credential: parent.credential, json: #"{"role":"child","ttlSeconds":60}"#)
+            let invitation = try reply.decode(CreatePairingResponse.self)
+            server.clock.advance(by: 60)
+            let before = try await server.fingerprint()
+            let accept = try await server.send(.post, "/v1/pairings/accept", json: #"{"qrPayload":"\#(invitation.qrPayload)","device":\#(Self.device)}"#)
+            #expect(accept.status == .gone && accept.errorCode == "PAIRING_EXPIRED")
+            #expect(try await server.fingerprint() == before)
+            let listed = try await server.send(.get, "/v1/pairings?status=expired", credential: parent.credential).decode(PairingList.self)
+            #expect(listed.pairings.map(\.id) == [invitation.pairing.id])
+        }
+    }
+
+    @Test func aReplayedAcceptIsGone() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let invitation = try await server.createPairing(by: parent)
+            _ = try await server.accept(invitation)
+            let before = try await server.fingerprint()
+            let replay = try await server.send(.post, "/v1/pairings/accept", json: #"{"qrPayload":"\#(invitation.qrPayload)","device":\#(Self.device)}"#)
+            #expect(replay.status == .gone && replay.errorCode == "PAIRING_EXPIRED")
+            #expect(try await server.fingerprint() == before)
+        }
+    }
+
+    /// Wrong tokens are the one failure that is recorded: four are counted, the fifth burns the
+    /// pairing, and from then on even the right token is refused.
+    @Test func fiveWrongTokensBurnThePairing() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let invitation = try await server.createPairing(by: parent)
+            let wrong = "fp1.\(parent.familyID.lowercased).\(String(repeating: "B", count: 43))"
+            for attempt in 1...5 {
+                let reply = try await server.send(.post, "/v1/pairings/accept", json: #"{"pairingId":"\#(invitation.pairing.id.lowercased)","token":"\#(wrong)","device":\#(Self.device)}"#)
+                #expect(reply.status == .notFound && reply.errorCode == "NOT_FOUND", "attempt \(attempt)")
+            }
+            let pairing = try await server.send(.get, "/v1/pairings/\(invitation.pairing.id.lowercased)", credential: parent.credential).decode(PairingBody.self)
+            #expect(pairing.status == .burned)
+            let right = try await server.send(.post, "/v1/pairings/accept", json: #"{"qrPayload":"\#(invitation.qrPayload)","device":\#(Self.device)}"#)
+            #expect(right.status == .gone && right.errorCode == "PAIRING_EXPIRED")
+            let devices = try await server.send(.get, "/v1/devices", credential: parent.credential).decode(DeviceList.self)
+            #expect(devices.devices.count == 1)
+        }
+    }
+
+    @Test func aQRPayloadNamingAnotherParentIsAWrongToken() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let invitation = try await server.createPairing(by: parent)
+            let forged = invitation.qrPayload.replacingOccurrences(of: "d=\(parent.deviceID.lowercased)", with: "d=\(UUID().lowercased)")
+            let reply = try await server.send(.post, "/v1/pairings/accept", json: #"{"qrPayload":"\#(forged)","device":\#(Self.device)}"#)
+            #expect(reply.status == .notFound)
+        }
+    }
+
+    @Test func unauthenticatedEndpointsAreRateLimitedPerAddress() async throws {
+        let configuration = ServerConfigurationForTests.limited(burst: 3, perMinute: 60)
+        try await withTestServer(configuration: configuration) { server in
+            for _ in 0..<3 {
+                #expect(try await server.send(.post, "/v1/families", json: #"{"device":\#(Self.device)}"#).status == .created)
+            }
+            let throttled = try await server.send(.post, "/v1/pairings/accept", json: #"{"device":\#(Self.device)}"#)
+            #expect(throttled.status == .tooManyRequests)
+            #expect(throttled.errorCode == "THROTTLED")
+            #expect(throttled.headers[.retryAfter] == "1")
+            #expect(throttled.error?.retryAfter == 1)
+            server.clock.advance(by: 1)
+            #expect(try await server.send(.post, "/v1/families", json: #"{"device":\#(Self.device)}"#).status == .created)
+        }
+    }
+}
+
+enum ServerConfigurationForTests {
+    static func limited(burst: Int, perMinute: Int) -> FamilySyncServer.ServerConfiguration {
+        .init(port: 0, unauthenticatedRateLimit: RateLimit(burst: burst, perMinute: perMinute))
+    }
+}
