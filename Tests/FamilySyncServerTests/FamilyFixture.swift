@@ -55,8 +55,14 @@ struct FamilyFixture: Sendable {
     var awaitingPairingID: UUID
     var revoked: TestDevice
     var pendingPairingID: UUID
+    var pendingQRPayload: String
     var otherParent: TestDevice
     var otherPairingID: UUID
+
+    /// Every id of family A: none may appear in an answer to another family or to nobody.
+    var familyAIDs: [UUID] {
+        [parent.familyID, parent.deviceID, child.deviceID, awaiting.deviceID, revoked.deviceID, childPairingID, awaitingPairingID, pendingPairingID]
+    }
 
     static func make(_ server: TestServer) async throws -> FamilyFixture {
         let parent = try await server.createFamily()
@@ -70,7 +76,7 @@ struct FamilyFixture: Sendable {
         let otherPending = try await server.createPairing(by: otherParent)
         return FamilyFixture(
             parent: parent, child: child, childPairingID: childPairingID, awaiting: awaiting, awaitingPairingID: awaitingPairingID,
-            revoked: revoked, pendingPairingID: pending.pairing.id, otherParent: otherParent, otherPairingID: otherPending.pairing.id
+            revoked: revoked, pendingPairingID: pending.pairing.id, pendingQRPayload: pending.qrPayload, otherParent: otherParent, otherPairingID: otherPending.pairing.id
         )
     }
 }
