@@ -17,11 +17,11 @@ public enum Validation {
         return trimmed
     }
 
-    private static let knownTimeZones = Set(TimeZone.knownTimeZoneIdentifiers)
-
-    /// An IANA time zone name such as `Europe/Berlin`.
+    /// An IANA time zone name such as `Europe/Berlin`, as the tz database spells it. (Foundation's
+    /// list of known names omits some valid ones, such as Asia/Kolkata, so the check is that the
+    /// database resolves the name to itself, which also refuses offsets such as `GMT+5`.)
     public static func timeZone(_ value: String, field: String) throws(FamilySyncError) -> String {
-        guard knownTimeZones.contains(value) || value == "UTC" else {
+        guard value == "UTC" || (value.utf8.count <= 64 && TimeZone(identifier: value)?.identifier == value) else {
             throw .badRequest("'\(value.prefix(64))' is not an IANA time zone name.", field: field)
         }
         return value

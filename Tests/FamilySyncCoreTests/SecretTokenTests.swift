@@ -1,0 +1,41 @@
+import FamilySyncCore
+import Foundation
+import Testing
+
+@Suite struct SecretTokenTests {
+    @Test func credentialsCarry256RandomBitsAndTheirIds() throws {
+        let family = UUID(), device = UUID()
+        let credential = DeviceCredential.generate(familyID: family, deviceID: device)
+        let parts = credential.token.split(separator: ".")
+        #expect(parts.count == 4 && parts[0] == "fs1")
+        #expect(parts[3].count == 43)  // 32 bytes, base64url without padding
+        let parsed = try #require(DeviceCredential(parsing: credential.token))
+        #expect(parsed.familyID == family && parsed.deviceID == device)
+        #expect(parsed.hash == credential.hash && parsed.hash.count == 32)
+        #expect(DeviceCredential.generate(familyID: family, deviceID: device).token != credential.token)
+    }
+
+    @Test(arguments: [
+        "", "fs1", "Bearer x", "fs1.not-a-uuid.\(UUID()).\(String(repeating: "A", count: 43))",
+        "fs1.\(UUID()).\(UUID()).short", "fs2.\(UUID()).\(UUID()).\(String(repeating: "A", count: 43))",
+        "fs1.\(UUID()).\(UUID()).\(String(repeating: "A", count: 42))+", "fs1.\(UUID()).\(UUID()).\(String(repeating: "A", count: 43)).extra",
+    ])
+    func malformedCredentialsDoNotParse(_ text: String) {
+        #expect(DeviceCredential(parsing: text) == nil)
+    }
+
+    @Test func pairingTokensParseAndCarryTheirFamily() throws {
+        let family = UUID()
+        let token = PairingToken.generate(familyID: family)
+        #expect(try #require(PairingToken(parsing: token.token)).familyID == family)
+        #expect(PairingToken(parsing: "fp1.\(family)") == nil)
+        #expect(PairingToken(parsing: DeviceCredential.generate(familyID: family, deviceID: UUID()).token) == nil)
+    }
+
+    @Test func constantTimeComparison() {
+        #expect(constantTimeEquals([1, 2, 3], [1, 2, 3]))
+        #expect(!constantTimeEquals([1, 2, 3], [1, 2, 4]))
+        #expect(!constantTimeEquals([1, 2, 3], [1, 2]))
+        #expect(constantTimeEquals([UInt8](), [UInt8]()))
+    }
+}
