@@ -28,6 +28,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds in-flight requests get to finish after SIGTERM. Env: FAMILYSYNC_SHUTDOWN_TIMEOUT. Default: 10.")
     var shutdownTimeout: String?
 
+    @Option(help: "Base URL devices reach this server at, written into pairing QR codes (https://sync.example.com). Env: FAMILYSYNC_PUBLIC_URL. Default: http:// and the request's Host.")
+    var publicURL: String?
+
+    @Option(help: "Requests a minute per client address to the endpoints that need no credential (family creation, pairing acceptance), also the burst. Env: FAMILYSYNC_UNAUTHENTICATED_RATE_LIMIT. Default: 20.")
+    var unauthenticatedRateLimit: String?
+
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var logging: LoggingOptions
 
@@ -72,7 +78,21 @@ struct ServeCommand: AsyncParsableCommand {
             maxBodyBytes ?? environment["FAMILYSYNC_MAX_BODY_BYTES"], named: "max body bytes",
             default: Limits.defaultMaxBodyBytes, range: 1024...(1 << 30)
         )
-        return ServerConfiguration(host: host, port: port, limits: Limits(maxBodyBytes: maxBody))
+        let publicURL = publicURL ?? environment["FAMILYSYNC_PUBLIC_URL"]
+        if let publicURL {
+            guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil, url.query == nil else {
+                throw OperatorError.configuration("public URL must be an http:// or https:// URL without a query, not '\(publicURL)'")
+            }
+        }
+        let rate = try Self.integer(
+            unauthenticatedRateLimit ?? environment["FAMILYSYNC_UNAUTHENTICATED_RATE_LIMIT"], named: "unauthenticated rate limit",
+            default: RateLimit.unauthenticatedDefault.perMinute, range: 1...1_000_000
+        )
+        return ServerConfiguration(
+            host: host, port: port, limits: Limits(maxBodyBytes: maxBody),
+            publicURL: publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
+            unauthenticatedRateLimit: RateLimit(burst: rate, perMinute: rate)
+        )
     }
 
     static func integer(_ text: String?, named name: String, default value: Int, range: ClosedRange<Int>) throws -> Int {

@@ -85,6 +85,8 @@ import Glibc
         (["serve", "--max-body-bytes=-1"], "max body bytes must be a whole number"),
         (["serve", "--log-format", "xml"], "log format must be text or json, not 'xml'"),
         (["serve", "--log-level", "loud"], "log level must be trace, debug, info"),
+        (["serve", "--public-url", "sync.example.com"], "public URL must be an http:// or https:// URL"),
+        (["serve", "--unauthenticated-rate-limit", "0"], "unauthenticated rate limit must be a whole number from 1"),
         (["migrate", "--database-url", "postgres://u@h/d?sslmode=maybe"], "sslmode must be disable, prefer, require or verify-full"),
     ])
     func badConfigurationExits2WithOneLine(_ arguments: [String], _ reason: String) async throws {
