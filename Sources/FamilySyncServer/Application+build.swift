@@ -67,12 +67,12 @@ func buildRoutes(
     logger: Logger
 ) -> MethodAwareRouter<FamilySyncRequestContext> {
     let router = Router(context: FamilySyncRequestContext.self)
-    let routes = MethodAwareRouter(router)
+    let routes = MethodAwareRouter(router, table: RouteTable())
     // Outermost first: the request id is on every response, metrics see the final status,
     // and the error middleware turns every failure below it into §1.1's JSON.
     routes.add(middleware: RequestIDMiddleware())
     routes.add(middleware: MetricsMiddleware())
-    routes.add(middleware: ErrorMiddleware())
+    routes.add(middleware: ErrorMiddleware(routes: routes.table))
     routes.add(middleware: BodyLimitMiddleware(maxBodyBytes: configuration.limits.maxBodyBytes))
 
     let migrator = Migrator(logger: logger)
@@ -93,7 +93,5 @@ func buildRoutes(
     families.addAuthenticatedRoutes(to: authenticated)
     DeviceController(devices: devices).addRoutes(to: authenticated)
     pairings.addAuthenticatedRoutes(to: authenticated)
-
-    routes.addMethodNotAllowedRoutes()
     return routes
 }

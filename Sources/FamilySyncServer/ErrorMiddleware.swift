@@ -8,9 +8,21 @@ import Logging
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = FamilySyncRequestContext
 
+    /// What the router serves, to tell a wrong method (405) from a wrong path (404).
+    let routes: RouteTable
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            guard let (pattern, allowed) = routes.match(request.uri.path) else {
+                return FamilySyncError.notFound("No resource at \(request.method) \(request.uri.path).").response()
+            }
+            // Metrics count it under its route, not under "NotFound" (the path label is a shared box).
+            context.coreContext.endpointPath.value = pattern
+            let list = allowed.map(\.rawValue).joined(separator: ", ")
+            return FamilySyncError(.methodNotAllowed, "\(request.method) is not allowed on \(request.uri.path); allowed: \(list).")
+                .response(headers: [.allow: list])
         } catch {
             let mapped = Self.translate(error, request: request)
             if mapped.code == .internalError || mapped.code == .tryAgainLater {

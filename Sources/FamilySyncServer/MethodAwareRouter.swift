@@ -1,28 +1,25 @@
 import FamilySyncCore
 import HTTPTypes
 import Hummingbird
+import Synchronization
 
-/// Hummingbird answers a known path asked with an unknown method as "not found". This router
-/// remembers which methods each path serves, and `addMethodNotAllowedRoutes()` then answers the
-/// others `405 METHOD_NOT_ALLOWED` with an `Allow` header.
+/// Hummingbird answers a known path asked with a method it does not serve as "not found". This
+/// router records, as routes are added, which methods each path serves; `ErrorMiddleware` asks the
+/// record when the router finds nothing, and answers `405 METHOD_NOT_ALLOWED` with `Allow` for a
+/// known path, whatever the method (TRACE, QUERY, …).
 final class MethodAwareRouter<Context: RequestContext>: RouterMethods {
     let router: Router<Context>
-    private var methodsByPath: [String: (path: RouterPath, methods: Set<HTTPRequest.Method>)] = [:]
-    private var order: [String] = []
+    let table: RouteTable
 
-    init(_ router: Router<Context>) {
+    init(_ router: Router<Context>, table: RouteTable) {
         self.router = router
+        self.table = table
     }
 
     @discardableResult
     func on<Responder: HTTPResponder>(_ path: RouterPath, method: HTTPRequest.Method, responder: Responder) -> Self
     where Responder.Context == Context {
-        let key = path.description
-        if methodsByPath[key] == nil {
-            methodsByPath[key] = (path, [])
-            order.append(key)
-        }
-        methodsByPath[key]?.methods.insert(method)
+        table.add(path.description, method: method)
         router.on(path, method: method, responder: responder)
         return self
     }
@@ -32,24 +29,49 @@ final class MethodAwareRouter<Context: RequestContext>: RouterMethods {
         router.add(middleware: middleware)
         return self
     }
+}
 
-    /// Every path with the methods it serves (not counting the 405 answers), in the order added.
-    var routes: [(path: String, methods: Set<HTTPRequest.Method>)] {
-        order.compactMap { key in methodsByPath[key].map { (key, $0.methods) } }
+/// Route patterns and their methods. Patterns are as `RouterPath` prints them: `/v1/devices/{id}`.
+final class RouteTable: Sendable {
+    private static func isParameter(_ segment: Substring) -> Bool {
+        segment.hasPrefix("{") || segment.hasPrefix(":") || segment == "*"
     }
 
-    /// Call after every route is added.
-    func addMethodNotAllowedRoutes() {
-        let candidates: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
-        for key in order {
-            guard let entry = methodsByPath[key] else { continue }
-            let allowed = candidates.filter(entry.methods.contains).map(\.rawValue).joined(separator: ", ")
-            for method in candidates where !entry.methods.contains(method) {
-                router.on(entry.path, method: method) { request, _ -> Response in
-                    FamilySyncError(.methodNotAllowed, "\(request.method) is not allowed on \(request.uri.path); allowed: \(allowed).")
-                        .response(headers: [.allow: allowed])
-                }
+    private struct Entry {
+        var pattern: String
+        var segments: [Substring]
+        var methods: [HTTPRequest.Method]
+    }
+
+    private let entries = Mutex<[Entry]>([])
+
+    func add(_ pattern: String, method: HTTPRequest.Method) {
+        entries.withLock { entries in
+            if let index = entries.firstIndex(where: { $0.pattern == pattern }) {
+                if !entries[index].methods.contains(method) { entries[index].methods.append(method) }
+            } else {
+                entries.append(Entry(pattern: pattern, segments: pattern.split(separator: "/"), methods: [method]))
             }
+        }
+    }
+
+    /// Every pattern with the methods it serves, in the order added.
+    var routes: [(path: String, methods: Set<HTTPRequest.Method>)] {
+        entries.withLock { $0.map { ($0.pattern, Set($0.methods)) } }
+    }
+
+    /// The pattern a concrete path matches, literal segments before parameters as the router
+    /// matches them, and the methods it serves; nil for a path no route has.
+    func match(_ path: String) -> (pattern: String, methods: [HTTPRequest.Method])? {
+        let segments = path.split(separator: "/")
+        return entries.withLock { entries in
+            let matching = entries.filter { entry in
+                entry.segments.count == segments.count
+                    && zip(entry.segments, segments).allSatisfy { Self.isParameter($0) || $0 == $1 }
+            }
+            // The most literal pattern wins, as in the router's trie (`/v1/devices/me` over `/v1/devices/{id}`).
+            let best = matching.max { $0.segments.filter { !Self.isParameter($0) }.count < $1.segments.filter { !Self.isParameter($0) }.count }
+            return best.map { ($0.pattern, $0.methods) }
         }
     }
 }

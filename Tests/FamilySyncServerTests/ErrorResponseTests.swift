@@ -60,12 +60,20 @@ import Testing
     @Test func wrongMethodIs405JSONWithAllow() async throws {
         try await withTestApplication { app in
             try await app.test(.router) { client in
-                for method in [HTTPRequest.Method.post, .put, .patch, .delete] {
+                for method in [HTTPRequest.Method.post, .put, .patch, .delete, .trace, HTTPRequest.Method("QUERY")!] {
                     try await client.execute(uri: "/health/live", method: method) { response in
                         #expect(response.status == .methodNotAllowed)
                         #expect(response.headers[.allow] == "GET")
                         #expect(Self.errorBody(response).code == "METHOD_NOT_ALLOWED")
                     }
+                }
+                // A parameter path: the literal route wins, as in the router.
+                try await client.execute(uri: "/v1/devices/me", method: .delete) { response in
+                    #expect(response.status == .methodNotAllowed)
+                    #expect(response.headers[.allow] == "GET, PATCH")
+                }
+                try await client.execute(uri: "/v1/devices/\(UUID())", method: .get) { response in
+                    #expect(response.headers[.allow] == "PATCH, DELETE", "\(response.status) \(String(buffer: response.body))")
                 }
             }
         }
