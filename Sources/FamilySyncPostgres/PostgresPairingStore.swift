@@ -16,9 +16,8 @@ public struct PostgresPairingStore: Sendable {
         self.logger = logger
     }
 
-    static let select = """
-        SELECT pairing_id, family_id, role, child_name, status, created_by, device_id, verification_emoji, created_at, expires_at FROM pairings
-        """
+    static let columns = "pairing_id, family_id, role, child_name, status, created_by, device_id, verification_emoji, created_at, expires_at"
+    static let select = "SELECT \(columns) FROM pairings"
 
     static func decode(_ row: PostgresRow) throws -> Pairing {
         let (id, familyID, role, childName, status, createdBy, deviceID, emoji, createdAt, expiresAt) =
@@ -91,14 +90,18 @@ public struct PostgresPairingStore: Sendable {
         let outcome: Outcome = try await client.inTransaction(logger: logger) { connection in
             let rows = try await connection.query(
                 """
-                SELECT token_hash, failed_attempts FROM pairings WHERE family_id = \(token.familyID) AND pairing_id = \(pairingID) FOR UPDATE
+                SELECT \(unescaped: Self.columns), token_hash, failed_attempts FROM pairings
+                WHERE family_id = \(token.familyID) AND pairing_id = \(pairingID) FOR UPDATE
                 """,
                 logger: logger
             )
-            guard let (storedHash, attempts) = try await rows.decode((ByteBuffer, Int).self).first(where: { _ in true }) else {
+            guard let row = try await rows.collect({ $0 }).first else {
                 throw FamilySyncError.notFound("No such pairing, or the token does not match.")
             }
-            var pairing = try await lockedPairing(familyID: token.familyID, pairingID: pairingID, on: connection)
+            var pairing = try Self.decode(row)
+            let columns = row.makeRandomAccess()
+            let storedHash = try columns["token_hash"].decode(ByteBuffer.self)
+            let attempts = try columns["failed_attempts"].decode(Int.self)
             guard pairing.status(at: now) == .pending else {
                 throw FamilySyncError(.pairingExpired, "This pairing is \(pairing.status(at: now).rawValue); ask for a new QR code.")
             }

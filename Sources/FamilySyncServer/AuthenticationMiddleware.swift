@@ -10,8 +10,9 @@ struct AuthenticationMiddleware: RouterMiddleware {
     let devices: PostgresDeviceStore
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-            let credential = DeviceCredential(parsing: String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)),
+        // The scheme name is case-insensitive (RFC 7235 §2.1).
+        guard let header = request.headers[.authorization], header.prefix(7).lowercased() == "bearer ",
+            let credential = DeviceCredential(parsing: String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)),
             let device = try await devices.authenticate(credential)
         else {
             throw FamilySyncError(.authenticationRequired, "A valid device credential is required (Authorization: Bearer …).")

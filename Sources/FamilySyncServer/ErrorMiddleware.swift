@@ -50,9 +50,8 @@ struct ErrorMiddleware: RouterMiddleware {
     }
 
     private static func translate(_ error: HTTPError, request: Request) -> FamilySyncError {
+        // .notFound never gets here: `handle` answers it, as 404 or 405.
         switch error.status {
-        case .notFound:
-            return .notFound("No resource at \(request.method) \(request.uri.path).")
         case .contentTooLarge:
             return .limitExceeded("The request body is larger than the server accepts.")
         case .badRequest:
