@@ -1,0 +1,22 @@
+/// Names of records and zones (PROTOCOL §1).
+public enum RecordNames {
+    /// 1–255 of `[A-Za-z0-9._:-]`.
+    public static func checkRecordName(_ name: String, field: String) throws(FamilySyncError) {
+        guard (1...255).contains(name.utf8.count), name.utf8.allSatisfy({ isAlphanumeric($0) || $0 == 0x2e || $0 == 0x5f || $0 == 0x3a || $0 == 0x2d }) else {
+            throw .badRequest("A record name is 1–255 of A–Z, a–z, 0–9, '.', '_', ':' and '-'.", field: field)
+        }
+    }
+
+    /// 1–64 of `[a-z0-9._-]`.
+    public static func checkZoneName(_ name: String, field: String) throws(FamilySyncError) {
+        guard (1...64).contains(name.utf8.count),
+            name.utf8.allSatisfy({ (0x61...0x7a).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2e || $0 == 0x5f || $0 == 0x2d })
+        else {
+            throw .badRequest("A zone name is 1–64 of a–z, 0–9, '.', '_' and '-'.", field: field)
+        }
+    }
+
+    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x5a).contains(byte) || (0x61...0x7a).contains(byte)
+    }
+}
