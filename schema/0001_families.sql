@@ -5,8 +5,8 @@
 --   * every table carries family_id uuid NOT NULL;
 --   * every primary key, unique constraint and index begins with family_id;
 --   * foreign keys between family tables include family_id.
--- The only exception is schema_migrations, which the migrator owns and which describes the
--- database itself, not a family.
+-- The exceptions are schema_migrations (owned by the migrator) and server_secrets (0003), which describe the
+-- server itself, not a family.
 --
 -- Migrations are applied in order of their number, each in its own transaction, and recorded
 -- in schema_migrations. Never edit a migration that has been released: add a new one. The

@@ -19,6 +19,12 @@ public enum AccessPolicy {
         case readPairing
         case decidePairing
         case revokePairing
+        /// `GET /v1/changes`: an awaiting device gets an empty database.
+        case readDatabaseChanges
+        /// Zones and their records, as far as `ZoneAccess` shows them.
+        case readZones
+        case writeRecords
+        case manageZones
     }
 
     public enum DeviceMember: String, Sendable, CaseIterable {
@@ -37,17 +43,17 @@ public enum AccessPolicy {
             return false
         case .awaitingConfirmation:
             // Until confirmed: its own device and its own pairing, nothing else.
-            return action == .readOwnDevice || action == .readPairing
+            return action == .readOwnDevice || action == .readPairing || action == .readDatabaseChanges
         case .active:
             break
         }
         if caller.role == .parent { return true }
         switch action {
-        case .listDevices, .readOwnDevice, .rotateOwnCredential, .readPairing:
+        case .listDevices, .readOwnDevice, .rotateOwnCredential, .readPairing, .readDatabaseChanges, .readZones, .writeRecords:
             return true
         case .updateDevice(let target, let members):
             return target == caller.deviceID && members.isSubset(of: [.name, .timeZone])
-        case .revokeDevice, .deleteFamily, .createPairing, .listPairings, .decidePairing, .revokePairing:
+        case .revokeDevice, .deleteFamily, .createPairing, .listPairings, .decidePairing, .revokePairing, .manageZones:
             return false
         }
     }

@@ -31,3 +31,30 @@ extension PostgresRowSequence {
         return values
     }
 }
+
+extension PostgresClient {
+    /// A read-only transaction over one snapshot (REPEATABLE READ): every query of `body` sees the
+    /// same committed state, so a change token read with the rows covers exactly those rows.
+    public func inSnapshot<Result: Sendable>(
+        logger: Logger,
+        _ body: @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        do {
+            return try await withConnection { connection in
+                try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
+                do {
+                    let result = try await body(connection)
+                    try await connection.query("COMMIT", logger: logger)
+                    return result
+                } catch {
+                    _ = try? await connection.query("ROLLBACK", logger: logger)
+                    throw error
+                }
+            }
+        } catch let error as FamilySyncError {
+            throw error
+        } catch {
+            throw DatabaseErrorTranslation.translate(error) ?? error
+        }
+    }
+}

@@ -117,7 +117,8 @@ public struct PostgresDeviceStore: Sendable {
                 logger: logger
             )
             if purge {
-                try await connection.query("DELETE FROM zones WHERE family_id = \(familyID) AND child_device_id = \(deviceID)", logger: logger)
+                // Tombstoned, not removed, so that parents' database change feeds show the deletion.
+                try await PostgresRecordStore.tombstoneZone(familyID, Device.zoneName(forChild: deviceID), now: clock.now(), on: connection, logger: logger)
             }
         }
     }

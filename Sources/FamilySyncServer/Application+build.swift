@@ -19,8 +19,11 @@ public func buildApplication(
     logger: Logger,
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) -> FamilySyncApplication {
-    let router = buildRouter(configuration: configuration, postgres: postgres, metricsRegistry: metricsRegistry, clock: clock, logger: logger)
-    return makeApplication(router: router, configuration: configuration, postgres: postgres, logger: logger, onServerRunning: onServerRunning)
+    let keyring = ChangeTokenKeyring()
+    let router = buildRoutes(
+        configuration: configuration, postgres: postgres, metricsRegistry: metricsRegistry, clock: clock, keyring: keyring, logger: logger
+    ).router
+    return makeApplication(router: router, configuration: configuration, postgres: postgres, keyring: keyring, logger: logger, onServerRunning: onServerRunning)
 }
 
 /// The application around a router; tests use it to add routes of their own.
@@ -28,6 +31,7 @@ func makeApplication(
     router: Router<FamilySyncRequestContext>,
     configuration: ServerConfiguration,
     postgres: PostgresClient,
+    keyring: ChangeTokenKeyring? = nil,
     logger: Logger,
     migrateOnStart: Bool = true,
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
@@ -43,6 +47,9 @@ func makeApplication(
         app.beforeServerStarts {
             let applied = try await Migrator(logger: logger).migrate(client: postgres)
             if !applied.isEmpty { logger.info("migrations applied", metadata: ["versions": "\(applied)"]) }
+            if let keyring {
+                keyring.set(try await PostgresServerSecrets.loadOrCreate("change-token", client: postgres, logger: logger))
+            }
         }
     }
     return app
@@ -64,6 +71,7 @@ func buildRoutes(
     postgres: PostgresClient,
     metricsRegistry: PrometheusCollectorRegistry,
     clock: any WallClock = SystemWallClock(),
+    keyring: ChangeTokenKeyring = ChangeTokenKeyring(),
     logger: Logger
 ) -> MethodAwareRouter<FamilySyncRequestContext> {
     let router = Router(context: FamilySyncRequestContext.self)
@@ -84,6 +92,7 @@ func buildRoutes(
     let pairings = PairingController(
         pairings: PostgresPairingStore(client: postgres, clock: clock, logger: logger), clock: clock, publicURL: configuration.publicURL
     )
+    let records = PostgresRecordStore(client: postgres, clock: clock, logger: logger)
     let v1 = routes.group("v1")
     // Without a credential, and so limited per client address.
     let open = v1.group().add(middleware: RateLimitMiddleware(limiter: RateLimiter(limit: configuration.unauthenticatedRateLimit, clock: clock)))
@@ -93,5 +102,7 @@ func buildRoutes(
     families.addAuthenticatedRoutes(to: authenticated)
     DeviceController(devices: devices).addRoutes(to: authenticated)
     pairings.addAuthenticatedRoutes(to: authenticated)
+    ZoneController(records: records, keyring: keyring).addRoutes(to: authenticated)
+    RecordController(records: records, keyring: keyring).addRoutes(to: authenticated)
     return routes
 }

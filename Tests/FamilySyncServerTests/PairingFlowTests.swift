@@ -96,7 +96,7 @@ import Testing
             let purge = try await server.send(.delete, "/v1/devices/\(fixture.child.deviceID.lowercased)?purge=true", credential: fixture.parent.credential)
             #expect(purge.status == .noContent)
             #expect(try await server.send(.get, "/v1/devices/me", credential: rotated.credential).status == .unauthorized)
-            let zones = try await server.postgres.query("SELECT count(*)::int FROM zones WHERE family_id = \(fixture.parent.familyID) AND child_device_id = \(fixture.child.deviceID)", logger: testLogger).decode(Int.self).first { _ in true }
+            let zones = try await server.postgres.query("SELECT count(*)::int FROM zones WHERE family_id = \(fixture.parent.familyID) AND child_device_id = \(fixture.child.deviceID) AND deleted_at IS NULL", logger: testLogger).decode(Int.self).first { _ in true }
             #expect(zones == 0)
 
             // The last parent cannot be revoked; the family can be deleted, and then nothing of it remains.

@@ -1,0 +1,31 @@
+import Crypto
+import FamilySyncCore
+import Synchronization
+
+/// The key change tokens are signed with: loaded from the database (or configuration) before the
+/// server accepts requests, then shared by the controllers.
+final class ChangeTokenKeyring: Sendable {
+    private let key = Mutex<SymmetricKey?>(nil)
+
+    func set(_ value: SymmetricKey) {
+        key.withLock { $0 = value }
+    }
+
+    func current() throws(FamilySyncError) -> SymmetricKey {
+        guard let value = key.withLock({ $0 }) else { throw FamilySyncError.unavailable("The server is starting.") }
+        return value
+    }
+
+    /// A token of the caller, for `scope`; `BAD_CHANGE_TOKEN` if it is another device's or family's.
+    func decode(_ text: String, for caller: AuthenticatedDevice) throws(FamilySyncError) -> ChangeToken {
+        let token = try ChangeToken.decode(text, key: current())
+        guard token.familyID == caller.familyID, token.deviceID == caller.deviceID else {
+            throw FamilySyncError(.badChangeToken, "The change token belongs to another device.", field: "since")
+        }
+        return token
+    }
+
+    func encode(_ token: ChangeToken) throws(FamilySyncError) -> String {
+        token.encode(key: try current())
+    }
+}

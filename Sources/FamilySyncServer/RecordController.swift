@@ -1,0 +1,70 @@
+import FamilySyncCore
+import FamilySyncPostgres
+import FamilySyncProtocol
+import Foundation
+import Hummingbird
+
+/// `/v1/zones/{zone}/records/modify` and `…/lookup` (PROTOCOL §5.3).
+struct RecordController {
+    let records: PostgresRecordStore
+    let keyring: ChangeTokenKeyring
+
+    static let maximumOperations = 400
+
+    func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+        group.post("zones/:zone/records/modify") { request, context in
+            let caller = try context.requireDevice()
+            try AccessPolicy.check(caller, .writeRecords)
+            let zoneName = try ZoneController.zoneName(context)
+            let body = try await request.decodeJSON(as: ModifyRecordsRequest.self, context: context)
+            guard !body.operations.isEmpty else { throw FamilySyncError.badRequest("Send at least one operation.", field: "operations") }
+            guard body.operations.count <= Self.maximumOperations else {
+                throw FamilySyncError.limitExceeded("At most \(Self.maximumOperations) operations a request; this has \(body.operations.count).", field: "operations")
+            }
+            var seen = Set<String>()
+            let operations = try body.operations.enumerated().map { index, operation throws(FamilySyncError) in
+                let path = "operations[\(index)]"
+                try RecordNames.checkRecordName(operation.record.recordName, field: "\(path).record.recordName")
+                guard seen.insert(operation.record.recordName).inserted else {
+                    throw FamilySyncError.badRequest("At most one operation per record in a request.", field: "\(path).record.recordName")
+                }
+                return PostgresRecordStore.Operation(
+                    type: operation.operationType, recordName: operation.record.recordName, recordType: operation.record.recordType,
+                    fields: operation.record.fields, changeTag: operation.record.recordChangeTag,
+                    clientModifiedAt: operation.record.clientModifiedAt, path: path
+                )
+            }
+            let outcome = try await records.modify(access: ZoneAccess(caller), zoneName: zoneName, operations: operations, atomic: body.atomic ?? true)
+            let results = outcome.results.map { result in
+                switch result {
+                case .saved(let record, let outcome, let incomingWon):
+                    RecordResult(record: RecordBody(record, outcome: outcome, resolution: incomingWon ? "incomingWon" : nil))
+                case .failed(let name, let error, let server):
+                    RecordResult(recordName: name, error: error, serverRecord: server.map { RecordBody($0) })
+                }
+            }
+            let token = ChangeToken(
+                familyID: caller.familyID, deviceID: caller.deviceID,
+                scope: .zone(name: zoneName, incarnation: outcome.zone.incarnation), sequence: outcome.sequence
+            )
+            return try JSONResponse(ModifyRecordsResponse(records: results, changeToken: try keyring.encode(token)))
+        }
+        group.post("zones/:zone/records/lookup") { request, context in
+            let caller = try context.requireDevice()
+            try AccessPolicy.check(caller, .readZones)
+            let zoneName = try ZoneController.zoneName(context)
+            let body = try await request.decodeJSON(as: LookupRecordsRequest.self, context: context)
+            guard body.recordNames.count <= Self.maximumOperations else {
+                throw FamilySyncError.limitExceeded("At most \(Self.maximumOperations) records a lookup.", field: "recordNames")
+            }
+            for (index, name) in body.recordNames.enumerated() {
+                try RecordNames.checkRecordName(name, field: "recordNames[\(index)]")
+            }
+            let found = try await records.lookup(access: ZoneAccess(caller), zoneName: zoneName, names: body.recordNames)
+            return try JSONResponse(LookupRecordsResponse(records: zip(body.recordNames, found).map { name, record in
+                record.map { RecordResult(record: RecordBody($0)) }
+                    ?? RecordResult(recordName: name, error: .notFound("No record named '\(name)'."))
+            }))
+        }
+    }
+}

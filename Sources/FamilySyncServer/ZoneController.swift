@@ -1,0 +1,96 @@
+import FamilySyncCore
+import FamilySyncPostgres
+import FamilySyncProtocol
+import Foundation
+import Hummingbird
+
+/// `/v1/zones` (PROTOCOL §4) and the change feeds `/v1/zones/{zone}/changes`, `/v1/changes` (§5.5).
+struct ZoneController {
+    let records: PostgresRecordStore
+    let keyring: ChangeTokenKeyring
+
+    func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+        group.get("zones") { _, context in
+            let caller = try context.requireDevice()
+            try AccessPolicy.check(caller, .readZones)
+            let access = ZoneAccess(caller)
+            let (zones, _) = try await records.zones(for: access)
+            return try JSONResponse(ZoneList(zones: try zones.map { zone in
+                ZoneBody(
+                    zoneName: zone.name, scope: access.isParent ? "private" : "shared", childDeviceId: zone.childDeviceID?.lowercased,
+                    changeToken: try keyring.encode(Self.token(caller, zone, zone.changedSequence))
+                )
+            }))
+        }
+        group.post("zones") { request, context in
+            let caller = try context.requireDevice()
+            try AccessPolicy.check(caller, .manageZones)
+            let body = try await request.decodeJSON(as: CreateZoneRequest.self, context: context)
+            try RecordNames.checkZoneName(body.zoneName, field: "zoneName")
+            if body.zoneName.hasPrefix("child-") {
+                throw FamilySyncError.badRequest("Zone names starting with child- are made by pairing a child.", field: "zoneName")
+            }
+            let zone = try await records.createZone(familyID: caller.familyID, name: body.zoneName)
+            return try JSONResponse(
+                ZoneBody(zoneName: zone.name, scope: "private", childDeviceId: nil, changeToken: try keyring.encode(Self.token(caller, zone, zone.changedSequence))),
+                status: .created
+            )
+        }
+        group.delete("zones/:zone") { _, context -> Response in
+            let caller = try context.requireDevice()
+            try AccessPolicy.check(caller, .manageZones)
+            let name = try Self.zoneName(context)
+            if name == "family" { throw FamilySyncError(.conflict, "The family zone cannot be deleted.") }
+            try await records.deleteZone(familyID: caller.familyID, name: name)
+            return Response(status: .noContent)
+        }
+        group.get("zones/:zone/changes") { request, context in
+            let caller = try context.requireDevice()
+            try AccessPolicy.check(caller, .readZones)
+            let name = try Self.zoneName(context)
+            let since = try request.uri.queryParameters.get("since").map { text throws(FamilySyncError) in try keyring.decode(text, for: caller) }
+            let changes = try await records.zoneChanges(access: ZoneAccess(caller), zoneName: name, since: since, limit: try Self.limit(request))
+            let bodies = changes.records.map { $0.deleted ? RecordBody(deletedName: $0.recordName, recordType: $0.recordType) : RecordBody($0) }
+            return try JSONResponse(ZoneChangesResponse(
+                records: bodies, changeToken: try keyring.encode(Self.token(caller, changes.zone, changes.sequence)), moreComing: changes.moreComing
+            ))
+        }
+        group.get("changes") { request, context in
+            let caller = try context.requireDevice()
+            try AccessPolicy.check(caller, .readDatabaseChanges)
+            let since = try request.uri.queryParameters.get("since").map { text throws(FamilySyncError) in try keyring.decode(text, for: caller) }
+            if let since, since.scope != .database {
+                throw FamilySyncError(.badChangeToken, "This is a zone's change token, not the database's.", field: "since")
+            }
+            let limit = try Self.limit(request)
+            let changes = try await records.databaseChanges(access: ZoneAccess(caller), since: since, limit: limit)
+            return try JSONResponse(DatabaseChangesResponse(
+                zones: try changes.zones.filter { !$0.deleted }.map { zone in
+                    .init(zoneName: zone.name, changeToken: try keyring.encode(Self.token(caller, zone, zone.changedSequence)))
+                },
+                deletedZones: changes.zones.filter(\.deleted).map(\.name),
+                changeToken: try keyring.encode(ChangeToken(familyID: caller.familyID, deviceID: caller.deviceID, scope: .database, sequence: changes.sequence)),
+                moreComing: changes.moreComing
+            ))
+        }
+    }
+
+    static func token(_ caller: AuthenticatedDevice, _ zone: PostgresRecordStore.Zone, _ sequence: Int64) -> ChangeToken {
+        ChangeToken(familyID: caller.familyID, deviceID: caller.deviceID, scope: .zone(name: zone.name, incarnation: zone.incarnation), sequence: sequence)
+    }
+
+    static func zoneName(_ context: FamilySyncRequestContext) throws(FamilySyncError) -> String {
+        let name = context.parameters.get("zone") ?? ""
+        try RecordNames.checkZoneName(name, field: "zone")
+        return name
+    }
+
+    /// `limit`: 1–1000, default 200.
+    static func limit(_ request: Request) throws(FamilySyncError) -> Int {
+        guard let text = request.uri.queryParameters.get("limit") else { return 200 }
+        guard let limit = Int(text), (1...1000).contains(limit) else {
+            throw .badRequest("limit must be a whole number from 1 to 1000.", field: "limit")
+        }
+        return limit
+    }
+}

@@ -1,0 +1,96 @@
+import FamilySyncCore
+import FamilySyncProtocol
+import FamilySyncTestSupport
+import Foundation
+import HTTPTypes
+import PostgresNIO
+import Testing
+
+/// PROTOCOL §4–§5: a parent writes configuration into a child's zone, the child follows it with
+/// change tokens, and stale writes are resolved as §5.4 says.
+@Suite struct RecordZoneTests {
+    static func appConfiguration(_ name: String, category: String = "learning", enabled: Bool = true) -> String {
+        #"{"logicalID":"\#(name)","displayName":"App \#(name)","category":"\#(category)","isEnabled":\#(enabled),"blockingEnabled":false,"pointsPerMinute":5}"#
+    }
+
+    static func modify(_ server: TestServer, _ device: TestDevice, zone: String, _ operations: [String], atomic: Bool = true) async throws -> TestServer.Reply {
+        try await server.send(.post, "/v1/zones/\(zone)/records/modify", credential: device.credential, json: #"{"operations":[\#(operations.joined(separator: ","))],"atomic":\#(atomic)}"#)
+    }
+
+    @Test func aParentConfiguresAChildWhoFollowsWithTokens() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, child) = try await server.pair(by: parent)
+            let zone = "child-\(child.deviceID.lowercased)"
+
+            // The child starts from nothing: its zone is empty.
+            let initial = try await server.send(.get, "/v1/zones/\(zone)/changes", credential: child.credential).decode(ZoneChangesResponse.self)
+            #expect(initial.records.isEmpty && !initial.moreComing)
+
+            let saved = try await Self.modify(server, parent, zone: zone, [
+                #"{"operationType":"create","record":{"recordName":"app-1","recordType":"AppConfiguration","fields":\#(Self.appConfiguration("app-1"))}}"#,
+                #"{"operationType":"create","record":{"recordName":"app-2","recordType":"AppConfiguration","fields":\#(Self.appConfiguration("app-2", category: "reward"))}}"#,
+            ])
+            #expect(saved.status == .ok, "\(String(buffer: saved.body))")
+            let results = try saved.decode(ModifyRecordsResponse.self).records
+            #expect(results.map(\.record?.outcome) == ["created", "created"])
+
+            // The child's fetch with its token returns exactly the two records, then nothing new.
+            let first = try await server.send(.get, "/v1/zones/\(zone)/changes?since=\(initial.changeToken)", credential: child.credential).decode(ZoneChangesResponse.self)
+            #expect(first.records.map(\.recordName) == ["app-1", "app-2"])
+            #expect(first.records.first?.fields?["category"] == .string("learning"))
+            let again = try await server.send(.get, "/v1/zones/\(zone)/changes?since=\(first.changeToken)", credential: child.credential).decode(ZoneChangesResponse.self)
+            #expect(again.records.isEmpty)
+
+            // An update merges; a delete appears once as a tombstone.
+            let tag = try #require(results[0].record?.recordChangeTag)
+            let updated = try await Self.modify(server, parent, zone: zone, [
+                #"{"operationType":"update","record":{"recordName":"app-1","recordChangeTag":"\#(tag)","fields":{"isEnabled":false}}}"#,
+                #"{"operationType":"forceDelete","record":{"recordName":"app-2"}}"#,
+            ])
+            #expect(updated.status == .ok)
+            let next = try await server.send(.get, "/v1/zones/\(zone)/changes?since=\(first.changeToken)", credential: child.credential).decode(ZoneChangesResponse.self)
+            #expect(next.records.map(\.recordName) == ["app-1", "app-2"])
+            #expect(next.records[0].fields?["isEnabled"] == .bool(false) && next.records[0].fields?["displayName"] == .string("App app-1"))
+            #expect(next.records[1].deleted == true && next.records[1].fields == nil)
+
+            // Database changes: the child sees its zone changed.
+            let database = try await server.send(.get, "/v1/changes", credential: child.credential).decode(DatabaseChangesResponse.self)
+            #expect(Set(database.zones.map(\.zoneName)) == [zone, "family"])
+        }
+    }
+
+    @Test func aStaleWriteIsResolvedLastWriterWinsParentFirst() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, coParent) = try await server.pair(by: parent, role: .parent)
+            let (_, child) = try await server.pair(by: parent)
+            let zone = "child-\(child.deviceID.lowercased)"
+            let created = try await Self.modify(server, parent, zone: zone, [#"{"operationType":"create","record":{"recordName":"app-1","recordType":"AppConfiguration","fields":\#(Self.appConfiguration("app-1")),"clientModifiedAt":"2026-11-01T10:00:00.000Z"}}"#])
+            let tag = try #require(try created.decode(ModifyRecordsResponse.self).records.first?.record?.recordChangeTag)
+
+            // The co-parent writes at 10:05 with the current tag; the parent, later by the server's
+            // clock but earlier by its own (10:02), sends the old tag: the stored record wins.
+            let newer = try await Self.modify(server, coParent, zone: zone, [#"{"operationType":"update","record":{"recordName":"app-1","recordChangeTag":"\#(tag)","fields":{"displayName":"Newer"},"clientModifiedAt":"2026-11-01T10:05:00.000Z"}}"#])
+            #expect(newer.status == .ok)
+            let stale = try await Self.modify(server, parent, zone: zone, [#"{"operationType":"update","record":{"recordName":"app-1","recordChangeTag":"\#(tag)","fields":{"displayName":"Older"},"clientModifiedAt":"2026-11-01T10:02:00.000Z"}}"#], atomic: false)
+            let conflict = try #require(try stale.decode(ModifyRecordsResponse.self).records.first)
+            #expect(conflict.error?.code == "CONFLICT")
+            #expect(conflict.serverRecord?.fields?["displayName"] == .string("Newer"))
+
+            // A stale write that is newer by its own clock wins, and says so.
+            let winning = try await Self.modify(server, parent, zone: zone, [#"{"operationType":"update","record":{"recordName":"app-1","recordChangeTag":"\#(tag)","fields":{"displayName":"Newest"},"clientModifiedAt":"2026-11-01T10:07:00.000Z"}}"#])
+            let won = try #require(try winning.decode(ModifyRecordsResponse.self).records.first?.record)
+            #expect(won.resolution == "incomingWon" && won.fields?["displayName"] == .string("Newest"))
+
+            // Atomic: the conflict fails the request with its status, and nothing is written.
+            let before = try await server.fingerprint()
+            let atomic = try await Self.modify(server, parent, zone: zone, [
+                #"{"operationType":"create","record":{"recordName":"app-9","recordType":"AppConfiguration","fields":\#(Self.appConfiguration("app-9"))}}"#,
+                #"{"operationType":"update","record":{"recordName":"app-1","recordChangeTag":"\#(tag)","fields":{"displayName":"Old"},"clientModifiedAt":"2026-11-01T09:00:00.000Z"}}"#,
+            ])
+            #expect(atomic.status == .conflict && atomic.errorCode == "CONFLICT")
+            #expect(try await server.fingerprint() == before)
+        }
+    }
+}
