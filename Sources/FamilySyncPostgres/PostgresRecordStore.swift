@@ -378,6 +378,63 @@ public struct PostgresRecordStore: Sendable {
         }
     }
 
+    // MARK: - Tombstones
+
+    /// Deletes record and zone tombstones older than `cutoff`, family by family, in batches of at
+    /// most `batchSize` records a transaction (short locks), and raises each family's horizon so
+    /// that tokens that might have missed them answer 410. Returns the number of tombstones removed.
+    @discardableResult
+    public func purgeTombstones(olderThan cutoff: Date, batchSize: Int = 1000) async throws -> Int {
+        let logger = logger
+        var removed = 0
+        while true {
+            let families = try await client.query(
+                """
+                SELECT DISTINCT family_id FROM (
+                    (SELECT family_id FROM records WHERE deleted AND modified_at < \(cutoff) LIMIT 100)
+                    UNION ALL (SELECT family_id FROM zones WHERE deleted_at < \(cutoff) LIMIT 100)
+                ) f
+                """,
+                logger: logger
+            ).decode(UUID.self).reduce(into: [UUID]()) { $0.append($1) }
+            if families.isEmpty { return removed }
+            for familyID in families {
+                removed += try await client.inTransaction(logger: logger) { connection in
+                    // The family's row first: the same lock order as every writer.
+                    try await connection.query("SELECT 1 FROM families WHERE family_id = \(familyID) FOR UPDATE", logger: logger)
+                    let records = try await connection.query(
+                        """
+                        WITH doomed AS (
+                            SELECT zone_name, record_name FROM records
+                            WHERE family_id = \(familyID) AND deleted AND modified_at < \(cutoff) LIMIT \(batchSize)
+                        ), gone AS (
+                            DELETE FROM records r USING doomed d
+                            WHERE r.family_id = \(familyID) AND r.zone_name = d.zone_name AND r.record_name = d.record_name
+                            RETURNING r.seq
+                        )
+                        SELECT count(*)::int, coalesce(max(seq), 0) FROM gone
+                        """,
+                        logger: logger
+                    ).decode((Int, Int64).self).first { _ in true } ?? (0, Int64(0))
+                    let zones = try await connection.query(
+                        """
+                        WITH gone AS (
+                            DELETE FROM zones WHERE family_id = \(familyID) AND deleted_at < \(cutoff) RETURNING changed_seq
+                        )
+                        SELECT count(*)::int, coalesce(max(changed_seq), 0) FROM gone
+                        """,
+                        logger: logger
+                    ).decode((Int, Int64).self).first { _ in true } ?? (0, Int64(0))
+                    try await connection.query(
+                        "UPDATE families SET horizon_seq = greatest(horizon_seq, \(max(records.1, zones.1))) WHERE family_id = \(familyID)",
+                        logger: logger
+                    )
+                    return records.0 + zones.0
+                }
+            }
+        }
+    }
+
     // MARK: - Helpers
 
     /// Takes `count` numbers of the family's change sequence and returns the last; holds the

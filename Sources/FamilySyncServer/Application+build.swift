@@ -23,7 +23,12 @@ public func buildApplication(
     let router = buildRoutes(
         configuration: configuration, postgres: postgres, metricsRegistry: metricsRegistry, clock: clock, keyring: keyring, logger: logger
     ).router
-    return makeApplication(router: router, configuration: configuration, postgres: postgres, keyring: keyring, logger: logger, onServerRunning: onServerRunning)
+    var app = makeApplication(router: router, configuration: configuration, postgres: postgres, keyring: keyring, logger: logger, onServerRunning: onServerRunning)
+    app.addServices(TombstonePurgeService(
+        records: PostgresRecordStore(client: postgres, clock: clock, logger: logger), clock: clock,
+        horizon: configuration.tombstoneHorizon, interval: .seconds(3600), logger: logger
+    ))
+    return app
 }
 
 /// The application around a router; tests use it to add routes of their own.

@@ -1,4 +1,5 @@
 import FamilySyncCore
+import Foundation
 
 /// What the HTTP side of the server is told by its operator.
 public struct ServerConfiguration: Sendable, Equatable {
@@ -9,14 +10,17 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var publicURL: String?
     /// Per client address, for family creation and pairing acceptance.
     public var unauthenticatedRateLimit: RateLimit
+    /// How long tombstones are kept, and so how old a change token may be (PROTOCOL §5.5, §9).
+    public var tombstoneHorizon: TimeInterval
 
     public static let defaultHost = "127.0.0.1"
     public static let defaultPort = 8080
 
     public init(
         host: String = defaultHost, port: Int = defaultPort, limits: Limits = Limits(), publicURL: String? = nil,
-        unauthenticatedRateLimit: RateLimit = .unauthenticatedDefault
+        unauthenticatedRateLimit: RateLimit = .unauthenticatedDefault, tombstoneHorizon: TimeInterval = 30 * 86_400
     ) {
+        self.tombstoneHorizon = tombstoneHorizon
         self.host = host
         self.port = port
         self.limits = limits

@@ -34,6 +34,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Requests a minute per client address to the endpoints that need no credential (family creation, pairing acceptance), also the burst. Env: FAMILYSYNC_UNAUTHENTICATED_RATE_LIMIT. Default: 20.")
     var unauthenticatedRateLimit: String?
 
+    @Option(help: "Days tombstones (deleted records and zones) are kept; change tokens older than that answer 410. Env: FAMILYSYNC_TOMBSTONE_DAYS. Default: 30.")
+    var tombstoneDays: String?
+
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var logging: LoggingOptions
 
@@ -88,10 +91,12 @@ struct ServeCommand: AsyncParsableCommand {
             unauthenticatedRateLimit ?? environment["FAMILYSYNC_UNAUTHENTICATED_RATE_LIMIT"], named: "unauthenticated rate limit",
             default: RateLimit.unauthenticatedDefault.perMinute, range: 1...1_000_000
         )
+        let tombstoneDays = try Self.integer(tombstoneDays ?? environment["FAMILYSYNC_TOMBSTONE_DAYS"], named: "tombstone days", default: 30, range: 1...3650)
         return ServerConfiguration(
             host: host, port: port, limits: Limits(maxBodyBytes: maxBody),
             publicURL: publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
-            unauthenticatedRateLimit: RateLimit(burst: rate, perMinute: rate)
+            unauthenticatedRateLimit: RateLimit(burst: rate, perMinute: rate),
+            tombstoneHorizon: TimeInterval(tombstoneDays) * 86_400
         )
     }
 

@@ -1,5 +1,6 @@
 import FamilySyncCore
 import FamilySyncProtocol
+import FamilySyncPostgres
 import FamilySyncTestSupport
 import Foundation
 import HTTPTypes
@@ -91,6 +92,54 @@ import Testing
             ])
             #expect(atomic.status == .conflict && atomic.errorCode == "CONFLICT")
             #expect(try await server.fingerprint() == before)
+        }
+    }
+}
+
+@Suite struct TombstoneTests {
+    /// A deletion stays in the feed for the horizon; then the tombstone is purged and a token from
+    /// before it answers 410, after which a fetch without a token gives the live records.
+    @Test func tokensOlderThanThePurgedTombstonesExpire() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, child) = try await server.pair(by: parent)
+            let zone = "child-\(child.deviceID.lowercased)"
+            let old = try await server.send(.get, "/v1/zones/\(zone)/changes", credential: parent.credential).decode(ZoneChangesResponse.self).changeToken
+            _ = try await RecordZoneTests.modify(server, parent, zone: zone, [
+                #"{"operationType":"create","record":{"recordName":"keep","recordType":"AppConfiguration","fields":\#(RecordZoneTests.appConfiguration("keep"))}}"#,
+                #"{"operationType":"create","record":{"recordName":"drop","recordType":"AppConfiguration","fields":\#(RecordZoneTests.appConfiguration("drop"))}}"#,
+            ])
+            _ = try await RecordZoneTests.modify(server, parent, zone: zone, [#"{"operationType":"forceDelete","record":{"recordName":"drop"}}"#])
+            let store = PostgresRecordStore(client: server.postgres, clock: server.clock, logger: testLogger)
+            // Within the horizon nothing is purged and the old token still works.
+            #expect(try await store.purgeTombstones(olderThan: server.clock.now().addingTimeInterval(-30 * 86_400)) == 0)
+            #expect(try await server.send(.get, "/v1/zones/\(zone)/changes?since=\(old)", credential: parent.credential).status == .ok)
+
+            server.clock.advance(by: 31 * 86_400)
+            #expect(try await store.purgeTombstones(olderThan: server.clock.now().addingTimeInterval(-30 * 86_400)) == 1)
+            let expired = try await server.send(.get, "/v1/zones/\(zone)/changes?since=\(old)", credential: parent.credential)
+            #expect(expired.status == .gone && expired.errorCode == "CHANGE_TOKEN_EXPIRED")
+            let database = try await server.send(.get, "/v1/changes?since=\(try await server.send(.get, "/v1/changes", credential: parent.credential).decode(DatabaseChangesResponse.self).changeToken)", credential: parent.credential)
+            #expect(database.status == .ok)
+            let fresh = try await server.send(.get, "/v1/zones/\(zone)/changes", credential: parent.credential).decode(ZoneChangesResponse.self)
+            #expect(fresh.records.map(\.recordName) == ["keep"])
+        }
+    }
+
+    @Test func aDeletedZoneShowsInDatabaseChangesAndItsTokensStop() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let created = try await server.send(.post, "/v1/zones", credential: parent.credential, json: #"{"zoneName":"settings"}"#)
+            #expect(created.status == .created)
+            let zoneToken = try created.decode(ZoneBody.self).changeToken
+            let since = try await server.send(.get, "/v1/changes", credential: parent.credential).decode(DatabaseChangesResponse.self).changeToken
+            #expect(try await server.send(.delete, "/v1/zones/settings", credential: parent.credential).status == .noContent)
+            let changes = try await server.send(.get, "/v1/changes?since=\(since)", credential: parent.credential).decode(DatabaseChangesResponse.self)
+            #expect(changes.deletedZones == ["settings"])
+            // Made again, it is a new zone: the old token does not carry over.
+            #expect(try await server.send(.post, "/v1/zones", credential: parent.credential, json: #"{"zoneName":"settings"}"#).status == .created)
+            let reused = try await server.send(.get, "/v1/zones/settings/changes?since=\(zoneToken)", credential: parent.credential)
+            #expect(reused.status == .badRequest && reused.errorCode == "BAD_CHANGE_TOKEN")
         }
     }
 }
