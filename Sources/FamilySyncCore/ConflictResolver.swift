@@ -29,10 +29,17 @@ public enum ConflictResolver {
         return clamped
     }
 
+    static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+
     /// Whether the incoming write beats the stored one: the greater `(clientModifiedAt, role,
     /// deviceId)` wins, `parent` above `child`, device ids compared as lowercase strings.
     public static func incomingWins(incoming: WriteStamp, stored: WriteStamp) -> Bool {
-        if incoming.clientModifiedAt != stored.clientModifiedAt { return incoming.clientModifiedAt > stored.clientModifiedAt }
+        // Whole milliseconds: a stored instant comes back from the database with floating-point
+        // noise below that, which must not decide a tie.
+        let incomingTime = milliseconds(incoming.clientModifiedAt), storedTime = milliseconds(stored.clientModifiedAt)
+        if incomingTime != storedTime { return incomingTime > storedTime }
         if incoming.role != stored.role { return incoming.role == .parent }
         return incoming.deviceID.lowercased > stored.deviceID.lowercased
     }

@@ -486,3 +486,13 @@ public struct PostgresRecordStore: Sendable {
         ).decode(Int64.self).first { _ in true } ?? 0
     }
 }
+
+extension PostgresRecordStore {
+    /// A record as stored, tombstone included; for tests and tools, not for clients.
+    public func lookupIncludingDeleted(familyID: UUID, zoneName: String, name: String) async throws -> Record? {
+        try await client.query(
+            "SELECT \(unescaped: RecordRow.columns) FROM records WHERE family_id = \(familyID) AND zone_name = \(zoneName) AND record_name = \(name)",
+            logger: logger
+        ).collect(RecordRow.decode).first
+    }
+}
