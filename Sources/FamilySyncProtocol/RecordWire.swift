@@ -207,3 +207,59 @@ public struct CreateZoneRequest: Codable, Sendable, Equatable {
     public var zoneName: String
     public init(zoneName: String) { self.zoneName = zoneName }
 }
+
+/// `POST /v1/zones/{zone}/records/query` (PROTOCOL §5.3).
+public struct QueryRecordsRequest: Codable, Sendable, Equatable {
+    public enum Comparator: String, Codable, Sendable, CaseIterable {
+        case equals = "EQUALS", notEquals = "NOT_EQUALS", lessThan = "LESS_THAN", greaterThan = "GREATER_THAN", `in` = "IN"
+    }
+
+    public struct Filter: Codable, Sendable, Equatable {
+        public var fieldName: String
+        public var comparator: Comparator
+        public var value: JSONValue
+        public init(fieldName: String, comparator: Comparator, value: JSONValue) {
+            self.fieldName = fieldName
+            self.comparator = comparator
+            self.value = value
+        }
+    }
+
+    public struct Sort: Codable, Sendable, Equatable {
+        public var fieldName: String
+        public var ascending: Bool?
+        public init(fieldName: String, ascending: Bool? = nil) {
+            self.fieldName = fieldName
+            self.ascending = ascending
+        }
+    }
+
+    public var recordType: String
+    public var filterBy: [Filter]?
+    public var sortBy: [Sort]?
+    public var resultsLimit: Int?
+    public var continuationMarker: String?
+
+    public init(recordType: String, filterBy: [Filter]? = nil, sortBy: [Sort]? = nil, resultsLimit: Int? = nil, continuationMarker: String? = nil) {
+        self.recordType = recordType
+        self.filterBy = filterBy
+        self.sortBy = sortBy
+        self.resultsLimit = resultsLimit
+        self.continuationMarker = continuationMarker
+    }
+}
+
+public struct QueryRecordsResponse: Codable, Sendable, Equatable {
+    public var records: [RecordBody]
+    public var continuationMarker: String?
+    public init(records: [RecordBody], continuationMarker: String?) {
+        self.records = records
+        self.continuationMarker = continuationMarker
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(records, forKey: .records)
+        try container.encode(continuationMarker, forKey: .continuationMarker)
+    }
+}

@@ -49,6 +49,33 @@ struct RecordController {
             )
             return try JSONResponse(ModifyRecordsResponse(records: results, changeToken: try keyring.encode(token)))
         }
+        group.post("zones/:zone/records/query") { request, context in
+            let caller = try context.requireDevice()
+            try AccessPolicy.check(caller, .readZones)
+            let zoneName = try ZoneController.zoneName(context)
+            let body = try await request.decodeJSON(as: QueryRecordsRequest.self, context: context)
+            let limit = body.resultsLimit ?? 200
+            guard (1...1000).contains(limit) else { throw FamilySyncError.badRequest("resultsLimit must be from 1 to 1000.", field: "resultsLimit") }
+            guard (body.filterBy?.count ?? 0) <= 20, (body.sortBy?.count ?? 0) <= 5 else {
+                throw FamilySyncError.badRequest("At most 20 filters and 5 sort fields.", field: "filterBy")
+            }
+            let offset = try body.continuationMarker.map { marker throws(FamilySyncError) in
+                guard let data = Data(base64Encoded: marker), let text = String(data: data, encoding: .utf8),
+                    text.hasPrefix("o:"), let offset = Int(text.dropFirst(2)), offset >= 0
+                else { throw FamilySyncError.badRequest("The continuation marker is not valid.", field: "continuationMarker") }
+                return offset
+            } ?? 0
+            let query = RecordQuery(
+                recordType: body.recordType,
+                filters: (body.filterBy ?? []).map { .init(fieldName: $0.fieldName, comparator: .init($0.comparator), value: $0.value) },
+                sorts: (body.sortBy ?? []).map { ($0.fieldName, $0.ascending ?? true) },
+                limit: limit, offset: offset
+            )
+            let (found, moreComing) = try await records.query(access: ZoneAccess(caller), zoneName: zoneName, query)
+            // The marker is the position of the next page; it is opaque to clients.
+            let marker = moreComing ? Data("o:\(offset + found.count)".utf8).base64EncodedString() : nil
+            return try JSONResponse(QueryRecordsResponse(records: found.map { RecordBody($0) }, continuationMarker: marker))
+        }
         group.post("zones/:zone/records/lookup") { request, context in
             let caller = try context.requireDevice()
             try AccessPolicy.check(caller, .readZones)
@@ -65,6 +92,18 @@ struct RecordController {
                 record.map { RecordResult(record: RecordBody($0)) }
                     ?? RecordResult(recordName: name, error: .notFound("No record named '\(name)'."))
             }))
+        }
+    }
+}
+
+extension RecordQuery.Comparator {
+    init(_ comparator: QueryRecordsRequest.Comparator) {
+        switch comparator {
+        case .equals: self = .equals
+        case .notEquals: self = .notEquals
+        case .lessThan: self = .lessThan
+        case .greaterThan: self = .greaterThan
+        case .in: self = .in
         }
     }
 }

@@ -143,3 +143,47 @@ import Testing
         }
     }
 }
+
+@Suite struct RecordQueryTests {
+    @Test func filtersSortsAndPages() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, child) = try await server.pair(by: parent)
+            let zone = "child-\(child.deviceID.lowercased)"
+            let operations = (1...5).map { index in
+                #"{"operationType":"create","record":{"recordName":"app-\#(index)","recordType":"AppConfiguration","fields":{"logicalID":"app-\#(index)","displayName":"App \#(index)","category":"\#(index % 2 == 0 ? "reward" : "learning")","isEnabled":true,"blockingEnabled":false,"pointsPerMinute":\#(index * 10)}}}"#
+            }
+            #expect(try await RecordZoneTests.modify(server, parent, zone: zone, operations).status == .ok)
+            func query(_ json: String, as device: TestDevice) async throws -> TestServer.Reply {
+                try await server.send(.post, "/v1/zones/\(zone)/records/query", credential: device.credential, json: json)
+            }
+            // The child reads its own zone: learning apps, most points first, two a page.
+            let first = try await query(#"{"recordType":"AppConfiguration","filterBy":[{"fieldName":"category","comparator":"EQUALS","value":"learning"}],"sortBy":[{"fieldName":"pointsPerMinute","ascending":false}],"resultsLimit":2}"#, as: child).decode(QueryRecordsResponse.self)
+            #expect(first.records.map(\.recordName) == ["app-5", "app-3"])
+            let marker = try #require(first.continuationMarker)
+            let second = try await query(#"{"recordType":"AppConfiguration","filterBy":[{"fieldName":"category","comparator":"EQUALS","value":"learning"}],"sortBy":[{"fieldName":"pointsPerMinute","ascending":false}],"resultsLimit":2,"continuationMarker":"\#(marker)"}"#, as: child).decode(QueryRecordsResponse.self)
+            #expect(second.records.map(\.recordName) == ["app-1"])
+            #expect(second.continuationMarker == nil)
+
+            let inAndGreater = try await query(#"{"recordType":"AppConfiguration","filterBy":[{"fieldName":"logicalID","comparator":"IN","value":["app-2","app-4","app-5"]},{"fieldName":"pointsPerMinute","comparator":"GREATER_THAN","value":20}]}"#, as: parent).decode(QueryRecordsResponse.self)
+            #expect(inAndGreater.records.map(\.recordName) == ["app-4", "app-5"])
+            let notEquals = try await query(#"{"recordType":"AppConfiguration","filterBy":[{"fieldName":"category","comparator":"NOT_EQUALS","value":"learning"},{"fieldName":"pointsPerMinute","comparator":"LESS_THAN","value":30}]}"#, as: parent).decode(QueryRecordsResponse.self)
+            #expect(notEquals.records.map(\.recordName) == ["app-2"])
+            let recent = try await query(#"{"recordType":"AppConfiguration","filterBy":[{"fieldName":"modified.timestamp","comparator":"GREATER_THAN","value":"2000-01-01T00:00:00Z"}]}"#, as: parent).decode(QueryRecordsResponse.self)
+            #expect(recent.records.count == 5)
+
+            let before = try await server.fingerprint()
+            for (json, field) in [
+                (#"{"recordType":"AppConfiguration","filterBy":[{"fieldName":"x'; DROP TABLE records; --","comparator":"EQUALS","value":1}]}"#, "filterBy[0].fieldName"),
+                (#"{"recordType":"AppConfiguration","filterBy":[{"fieldName":"category","comparator":"LIKE","value":"a"}]}"#, "filterBy[0].comparator"),
+                (#"{"recordType":"AppConfiguration","filterBy":[{"fieldName":"category","comparator":"IN","value":"learning"}]}"#, "filterBy[0].value"),
+                (#"{"recordType":"AppConfiguration","resultsLimit":0}"#, "resultsLimit"),
+                (#"{"recordType":"AppConfiguration","continuationMarker":"bogus!"}"#, "continuationMarker"),
+            ] {
+                let reply = try await query(json, as: parent)
+                #expect(reply.status == .badRequest && reply.error?.field == field, "\(json): \(String(buffer: reply.body))")
+            }
+            #expect(try await server.fingerprint() == before)
+        }
+    }
+}
