@@ -86,6 +86,23 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
+        // The performance harness: `swift run -c release familysync-bench` (see Benchmarks/README.md).
+        .executableTarget(
+            name: "familysync-bench",
+            dependencies: [
+                "FamilySyncServer",
+                "FamilySyncPostgres",
+                "FamilySyncProtocol",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/FamilySyncBenchmarks"
+        ),
         // Starts one throwaway PostgreSQL per test process and hands each suite a fresh database.
         .target(
             name: "FamilySyncTestSupport",

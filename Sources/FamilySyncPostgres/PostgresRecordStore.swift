@@ -156,13 +156,14 @@ public struct PostgresRecordStore: Sendable {
             var sequence = try await Self.familySequence(caller.familyID, on: connection, logger: logger).sequence
             if !planned.isEmpty {
                 let first = try await Self.advance(caller.familyID, by: Int64(planned.count), on: connection, logger: logger) - Int64(planned.count) + 1
+                var written: [(record: Record, sequence: Int64)] = []
                 for (offset, plan) in planned.enumerated() {
                     var record = plan.record
-                    let recordSequence = first + Int64(offset)
-                    record.changeTag = String(recordSequence, radix: 36)
-                    try await Self.write(record, sequence: recordSequence, familyID: caller.familyID, zoneName: zoneName, on: connection, logger: logger)
+                    record.changeTag = String(first + Int64(offset), radix: 36)
+                    written.append((record, first + Int64(offset)))
                     results[plan.index] = .saved(record, outcome: plan.outcome, incomingWon: plan.incomingWon)
                 }
+                try await Self.write(written, familyID: caller.familyID, zoneName: zoneName, on: connection, logger: logger)
                 sequence = first + Int64(planned.count) - 1
                 try await connection.query(
                     "UPDATE zones SET changed_seq = \(sequence) WHERE family_id = \(caller.familyID) AND zone_name = \(zoneName)",
@@ -256,14 +257,20 @@ public struct PostgresRecordStore: Sendable {
         return (record, outcome, incomingWon, isNew)
     }
 
-    static func write(_ record: Record, sequence: Int64, familyID: UUID, zoneName: String, on connection: PostgresConnection, logger: Logger) async throws {
+    /// Writes records in one statement (one round trip for a whole batch), inserting new ones and
+    /// overwriting stored ones and tombstones.
+    static func write(_ records: [(record: Record, sequence: Int64)], familyID: UUID, zoneName: String, on connection: PostgresConnection, logger: Logger) async throws {
+        let list = records.map(\.record)
         try await connection.query(
             """
             INSERT INTO records (family_id, zone_name, record_name, record_type, fields, change_tag, deleted, created_at, created_by,
                                  modified_at, modified_by, modified_role, client_modified_at, seq)
-            VALUES (\(familyID), \(zoneName), \(record.recordName), \(record.recordType), \(try RecordRow.json(record.fields))::jsonb, \(record.changeTag),
-                    \(record.deleted), \(record.createdAt), \(record.createdBy), \(record.modifiedAt), \(record.modifiedBy), \(record.modifiedRole),
-                    \(record.clientModifiedAt), \(sequence))
+            SELECT \(familyID), \(zoneName), name, type, body::jsonb, tag, gone, created, creator, modified, modifier, role, client, seq
+            FROM unnest(\(list.map(\.recordName))::text[], \(list.map(\.recordType))::text[], \(try list.map { try RecordRow.json($0.fields) })::text[],
+                        \(list.map(\.changeTag))::text[], \(list.map(\.deleted))::bool[], \(list.map(\.createdAt))::timestamptz[],
+                        \(list.map(\.createdBy))::uuid[], \(list.map(\.modifiedAt))::timestamptz[], \(list.map(\.modifiedBy))::uuid[],
+                        \(list.map(\.modifiedRole))::text[], \(list.map(\.clientModifiedAt))::timestamptz[], \(records.map(\.sequence))::bigint[])
+                AS u(name, type, body, tag, gone, created, creator, modified, modifier, role, client, seq)
             ON CONFLICT (family_id, zone_name, record_name) DO UPDATE SET
                 record_type = EXCLUDED.record_type, fields = EXCLUDED.fields, change_tag = EXCLUDED.change_tag, deleted = EXCLUDED.deleted,
                 created_at = EXCLUDED.created_at, created_by = EXCLUDED.created_by, modified_at = EXCLUDED.modified_at,

@@ -15,9 +15,11 @@ struct TombstonePurgeService: Service {
     let logger: Logger
 
     func run() async throws {
+        // The first round waits an interval too: the server migrates while services start.
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            await runOnce()
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            if Task.isCancelled || Task.isShuttingDownGracefully { return }
+            await runOnce()
         }
     }
 

@@ -33,7 +33,7 @@ import Testing
                 modifiedRole: "parent", clientModifiedAt: Date()
             )
             recordA.changeTag = String(numberA, radix: 36)
-            try await PostgresRecordStore.write(recordA, sequence: numberA, familyID: family.child.familyID, zoneName: family.zone, on: writerA, logger: testLogger)
+            try await PostgresRecordStore.write([(recordA, numberA)], familyID: family.child.familyID, zoneName: family.zone, on: writerA, logger: testLogger)
 
             // Writer B, through the store, starts now and must wait for A.
             let writerB = Task {

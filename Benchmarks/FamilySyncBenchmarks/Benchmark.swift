@@ -1,0 +1,187 @@
+import AsyncHTTPClient
+import FamilySyncCore
+import FamilySyncPostgres
+import FamilySyncProtocol
+import FamilySyncServer
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import PostgresNIO
+import Prometheus
+import ServiceLifecycle
+
+struct API: Sendable {
+    let base: String
+    let http: HTTPClient
+
+    func send<Response: Decodable>(_ method: HTTPMethod, _ path: String, credential: String? = nil, body: some Encodable, as type: Response.Type) async throws -> Response {
+        var request = HTTPClientRequest(url: base + path)
+        request.method = method
+        if let credential { request.headers.add(name: "Authorization", value: "Bearer \(credential)") }
+        request.body = .bytes(ByteBuffer(data: try WireCoding.makeEncoder().encode(body)))
+        let response = try await http.execute(request, timeout: .seconds(120))
+        let bytes = try await response.body.collect(upTo: 64 << 20)
+        guard response.status.code < 300 else { throw BenchFailure("\(method) \(path): \(response.status) \(String(buffer: bytes))") }
+        return try WireCoding.makeDecoder().decode(Response.self, from: Data(bytes.readableBytesView))
+    }
+
+    func get<Response: Decodable>(_ path: String, credential: String, as type: Response.Type) async throws -> Response {
+        var request = HTTPClientRequest(url: base + path)
+        request.headers.add(name: "Authorization", value: "Bearer \(credential)")
+        let response = try await http.execute(request, timeout: .seconds(120))
+        let bytes = try await response.body.collect(upTo: 256 << 20)
+        guard response.status.code < 300 else { throw BenchFailure("GET \(path): \(response.status) \(String(buffer: bytes))") }
+        return try WireCoding.makeDecoder().decode(Response.self, from: Data(bytes.readableBytesView))
+    }
+}
+
+struct BenchFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+struct Empty: Codable {}
+
+func percentile(_ sorted: [Double], _ p: Double) -> Double {
+    sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.down)))]
+}
+
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+
+@main
+enum Benchmark {
+    static func main() async throws {
+        // The record-zone engine measured through HTTP against a baseline through PostgresNIO, both in
+        // this process, on this machine, against the same database. Usage:
+        //   swift run -c release familysync-bench [records] [incremental requests]
+        let recordCount = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 10_000 : 10_000
+        let incrementalRequests = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 2_000 : 2_000
+        var logger = Logger(label: "familysync.bench")
+        logger.logLevel = .warning
+
+        let directory = "/tmp/familysync-bench-\(getpid())"
+        let embedded = EmbeddedPostgres(configuration: .init(dataDirectory: directory, durability: .durable), binaries: try PostgresBinaries.find(), logger: logger)
+        let url = try await embedded.start()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+
+        let postgres = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: logger)
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = buildApplication(
+            configuration: .init(port: 0, unauthenticatedRateLimit: RateLimit(burst: 1000, perMinute: 1000)),
+            postgres: postgres, metricsRegistry: PrometheusCollectorRegistry(), logger: logger
+        ) { channel in portContinuation.yield(channel.localAddress?.port ?? 0) }
+        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        let serverTask = Task { try await group.run() }
+        var portIterator = ports.makeAsyncIterator()
+        let port = await portIterator.next()!
+        let api = API(base: "http://127.0.0.1:\(port)", http: HTTPClient(eventLoopGroupProvider: .singleton))
+
+        do {
+            // A family, a paired child, and its zone.
+            let family = try await api.send(.POST, "/v1/families", body: CreateFamilyRequest(device: .init(name: "Bench parent", platform: .macos, timeZone: "UTC")), as: CreateFamilyResponse.self)
+            let parent = family.credential
+            let invitation = try await api.send(.POST, "/v1/pairings", credential: parent, body: CreatePairingRequest(role: .child, childName: "Bench"), as: CreatePairingResponse.self)
+            let accepted = try await api.send(.POST, "/v1/pairings/accept", body: AcceptPairingRequest(qrPayload: invitation.qrPayload, device: .init(name: "Bench child", platform: .ipados, timeZone: "UTC")), as: AcceptPairingResponse.self)
+            _ = try await api.send(.POST, "/v1/pairings/\(invitation.pairing.id.lowercased)/confirm", credential: parent, body: Empty(), as: PairingBody.self)
+            let zone = "child-\(accepted.device.id.lowercased)"
+            let familyID = family.family.id
+
+            func fields(_ index: Int) -> [String: JSONValue] {
+                ["logicalID": .string("app-\(index)"), "displayName": .string("App number \(index)"), "category": .string(index % 2 == 0 ? "learning" : "reward"),
+                 "pointsPerMinute": .number(Double(index % 100)), "isEnabled": .bool(true), "blockingEnabled": .bool(false), "bundleIdentifier": .string("com.example.app\(index)")]
+            }
+
+            // 1. Modify throughput: 400-operation batches through HTTP.
+            let batches = stride(from: 0, to: recordCount, by: 400).map { start in (start..<min(start + 400, recordCount)) }
+            let clock = ContinuousClock()
+            let modifyStart = clock.now
+            for batch in batches {
+                let operations = batch.map { RecordOperation(operationType: .create, record: RecordInput(recordName: "app-\($0)", recordType: "AppConfiguration", fields: fields($0))) }
+                _ = try await api.send(.POST, "/v1/zones/\(zone)/records/modify", credential: parent, body: ModifyRecordsRequest(operations: operations), as: ModifyRecordsResponse.self)
+            }
+            let modifySeconds = seconds(clock.now - modifyStart)
+
+            // Baseline: the same rows into a scratch zone by plain INSERT … SELECT unnest(…) through PostgresNIO.
+            let baselineZone = "bench-baseline"
+            try await postgres.query("INSERT INTO zones (family_id, zone_name, created_at) VALUES (\(familyID), \(baselineZone), now())", logger: logger)
+            let encoder = JSONEncoder()
+            let baselineStart = clock.now
+            for batch in batches {
+                let names = batch.map { "app-\($0)" }
+                let bodies = try batch.map { String(decoding: try encoder.encode(fields($0)), as: UTF8.self) }
+                try await postgres.withTransaction(logger: logger) { connection in
+                    let sequence = try await connection.query("UPDATE families SET change_seq = change_seq + \(names.count) WHERE family_id = \(familyID) RETURNING change_seq", logger: logger)
+                        .decode(Int64.self).first(where: { @Sendable _ in true })!
+                    try await connection.query(
+                        """
+                        INSERT INTO records (family_id, zone_name, record_name, record_type, fields, change_tag, created_at, created_by, modified_at, modified_by, modified_role, client_modified_at, seq)
+                        SELECT \(familyID), \(baselineZone), n, 'AppConfiguration', f::jsonb, 't', now(), \(family.device.id), now(), \(family.device.id), 'parent', now(), \(sequence) - \(names.count) + o
+                        FROM unnest(\(names)::text[], \(bodies)::text[]) WITH ORDINALITY AS u(n, f, o)
+                        """,
+                        logger: logger
+                    )
+                }
+            }
+            let baselineSeconds = seconds(clock.now - baselineStart)
+
+            // 2. Full sync: every record of the zone, 1000 a page, as a new child device would.
+            let syncStart = clock.now
+            var token: String?
+            var synced = 0
+            while true {
+                let page = try await api.get("/v1/zones/\(zone)/changes?limit=1000" + (token.map { "&since=\($0)" } ?? ""), credential: accepted.credential, as: ZoneChangesResponse.self)
+                synced += page.records.count
+                token = page.changeToken
+                if !page.moreComing { break }
+            }
+            let syncSeconds = seconds(clock.now - syncStart)
+            guard synced == recordCount else { throw BenchFailure("full sync returned \(synced) of \(recordCount)") }
+
+            // 3. Incremental "nothing new": the same token again and again, through HTTP …
+            var latencies: [Double] = []
+            let incrementalStart = clock.now
+            for _ in 0..<incrementalRequests {
+                let start = clock.now
+                let page = try await api.get("/v1/zones/\(zone)/changes?since=\(token!)", credential: accepted.credential, as: ZoneChangesResponse.self)
+                latencies.append(seconds(clock.now - start))
+                guard page.records.isEmpty else { throw BenchFailure("incremental fetch returned records") }
+            }
+            let incrementalSeconds = seconds(clock.now - incrementalStart)
+            // … against a plain indexed SELECT of the zone's sequence through PostgresNIO.
+            let highest = Int64(try await postgres.query("SELECT change_seq FROM families WHERE family_id = \(familyID)", logger: logger).decode(Int64.self).first(where: { @Sendable _ in true })!)
+            var baselineLatencies: [Double] = []
+            let selectStart = clock.now
+            for _ in 0..<incrementalRequests {
+                let start = clock.now
+                let rows = try await postgres.query("SELECT seq FROM records WHERE family_id = \(familyID) AND zone_name = \(zone) AND seq > \(highest) ORDER BY seq LIMIT 201", logger: logger)
+                for try await _ in rows {}
+                baselineLatencies.append(seconds(clock.now - start))
+            }
+            let selectSeconds = seconds(clock.now - selectStart)
+
+            latencies.sort()
+            baselineLatencies.sort()
+            let serverRate = Double(incrementalRequests) / incrementalSeconds
+            let selectRate = Double(incrementalRequests) / selectSeconds
+            func ms(_ value: Double) -> String { String(format: "%.2f ms", value * 1000) }
+            print("FamilySync record-zone benchmark (\(recordCount) records, \(incrementalRequests) incremental requests, one client, sequential)")
+            print(String(format: "  modify, 400-operation batches:  %.0f records/s (%.2f s)   baseline INSERT … unnest: %.0f records/s   ratio %.2f",
+                         Double(recordCount) / modifySeconds, modifySeconds, Double(recordCount) / baselineSeconds, baselineSeconds / modifySeconds))
+            print(String(format: "  full sync of the zone:          %.2f s (%.0f records/s, pages of 1000)", syncSeconds, Double(recordCount) / syncSeconds))
+            print(String(format: "  incremental, nothing new:       %.0f req/s, p50 %@, p99 %@", serverRate, ms(percentile(latencies, 0.5)), ms(percentile(latencies, 0.99))))
+            print(String(format: "  baseline indexed SELECT:        %.0f q/s, p50 %@, p99 %@", selectRate, ms(percentile(baselineLatencies, 0.5)), ms(percentile(baselineLatencies, 0.99))))
+            print(String(format: "  ratio (HTTP fetch / plain SELECT throughput): %.2f", serverRate / selectRate))
+        } catch {
+            print("benchmark failed: \(error)")
+        }
+        try await api.http.shutdown()
+        await group.triggerGracefulShutdown()
+        _ = try? await serverTask.value
+        try await embedded.stop()
+
+    }
+}
