@@ -127,7 +127,7 @@ public struct PostgresRecordStore: Sendable {
         return try await client.inTransaction(logger: logger) { connection in
             var zone = try await Self.zone(caller.familyID, zoneName, on: connection, logger: logger)
             guard access.canRead(zone: zone.name, childDeviceID: zone.childDeviceID) else {
-                throw FamilySyncError(.zoneNotFound, "No zone named '\(zoneName)'.")
+                throw FamilySyncError(.zoneNotFound, "No such zone.")
             }
             guard access.canWrite(zone: zone.name, childDeviceID: zone.childDeviceID) else {
                 throw FamilySyncError(.accessDenied, "This zone is read-only for this device.")
@@ -290,7 +290,7 @@ public struct PostgresRecordStore: Sendable {
         return try await client.inSnapshot(logger: logger) { connection in
             let zone = try await Self.zone(familyID, zoneName, on: connection, logger: logger)
             guard access.canRead(zone: zone.name, childDeviceID: zone.childDeviceID) else {
-                throw FamilySyncError(.zoneNotFound, "No zone named '\(zoneName)'.")
+                throw FamilySyncError(.zoneNotFound, "No such zone.")
             }
             let rows = try await connection.query(
                 "SELECT \(unescaped: RecordRow.columns) FROM records WHERE family_id = \(familyID) AND zone_name = \(zoneName) AND record_name = ANY(\(names)) AND NOT deleted",
@@ -319,7 +319,7 @@ public struct PostgresRecordStore: Sendable {
             let family = try await Self.familySequence(familyID, on: connection, logger: logger)
             let zone = try await Self.zone(familyID, zoneName, on: connection, logger: logger)
             guard access.canRead(zone: zone.name, childDeviceID: zone.childDeviceID) else {
-                throw FamilySyncError(.zoneNotFound, "No zone named '\(zoneName)'.")
+                throw FamilySyncError(.zoneNotFound, "No such zone.")
             }
             if let since {
                 guard since.scope == .zone(name: zoneName, incarnation: zone.incarnation) else {
@@ -482,7 +482,7 @@ public struct PostgresRecordStore: Sendable {
             logger: logger
         )
         guard let (zoneName, child, incarnation, changed) = try await rows.decode((String, UUID?, UUID, Int64).self).first(where: { _ in true }) else {
-            throw FamilySyncError(.zoneNotFound, "No zone named '\(name)'.")
+            throw FamilySyncError(.zoneNotFound, "No such zone.")
         }
         return Zone(name: zoneName, childDeviceID: child, incarnation: incarnation, changedSequence: changed, deleted: false)
     }

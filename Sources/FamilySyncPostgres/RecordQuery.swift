@@ -121,7 +121,7 @@ extension PostgresRecordStore {
         return try await client.inSnapshot(logger: logger) { connection in
             let zone = try await Self.zone(familyID, zoneName, on: connection, logger: logger)
             guard access.canRead(zone: zone.name, childDeviceID: zone.childDeviceID) else {
-                throw FamilySyncError(.zoneNotFound, "No zone named '\(zoneName)'.")
+                throw FamilySyncError(.zoneNotFound, "No such zone.")
             }
             var records = try await connection.query(sql, logger: logger).collect(RecordRow.decode)
             let moreComing = records.count > query.limit

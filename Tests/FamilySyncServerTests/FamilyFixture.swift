@@ -59,6 +59,8 @@ struct FamilyFixture: Sendable {
     var otherParent: TestDevice
     var otherPairingID: UUID
 
+    var childZone: String { "child-\(child.deviceID.lowercased)" }
+
     /// Every id of family A: none may appear in an answer to another family or to nobody.
     var familyAIDs: [UUID] {
         [parent.familyID, parent.deviceID, child.deviceID, awaiting.deviceID, revoked.deviceID, childPairingID, awaitingPairingID, pendingPairingID]
