@@ -177,10 +177,12 @@ public struct PostgresPairingStore: Sendable {
                     logger: logger
                 )
                 if pairing.role == .child {
+                    // A change of the database: parents' feeds must show the new zone.
+                    let sequence = try await PostgresRecordStore.advance(familyID, by: 1, on: connection, logger: logger)
                     try await connection.query(
                         """
-                        INSERT INTO zones (family_id, zone_name, child_device_id, created_at)
-                        VALUES (\(familyID), \(Device.zoneName(forChild: deviceID)), \(deviceID), \(now))
+                        INSERT INTO zones (family_id, zone_name, child_device_id, created_at, changed_seq)
+                        VALUES (\(familyID), \(Device.zoneName(forChild: deviceID)), \(deviceID), \(now), \(sequence))
                         """,
                         logger: logger
                     )

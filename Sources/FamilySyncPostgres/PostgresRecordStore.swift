@@ -338,17 +338,14 @@ public struct PostgresRecordStore: Sendable {
                 """,
                 logger: logger
             )
-            var records: [Record] = []
-            var last: Int64 = after
+            var page: [(record: Record, sequence: Int64)] = []
             for try await row in rows {
-                records.append(try RecordRow.decode(row))
-                last = try row.makeRandomAccess()["seq"].decode(Int64.self)
+                page.append((try RecordRow.decode(row), try row.makeRandomAccess()["seq"].decode(Int64.self)))
             }
-            let moreComing = records.count > limit
-            if moreComing {
-                records.removeLast()
-                last = records.isEmpty ? after : try await Self.sequenceOf(records.last!.recordName, familyID, zoneName, on: connection, logger: logger)
-            }
+            let moreComing = page.count > limit
+            if moreComing { page.removeLast() }
+            let records = page.map(\.record)
+            let last = page.last?.sequence ?? after
             return ZoneChanges(records: records, zone: zone, sequence: moreComing ? last : family.sequence, moreComing: moreComing)
         }
     }
@@ -485,12 +482,6 @@ public struct PostgresRecordStore: Sendable {
             throw FamilySyncError(.zoneNotFound, "No such zone.")
         }
         return Zone(name: zoneName, childDeviceID: child, incarnation: incarnation, changedSequence: changed, deleted: false)
-    }
-
-    static func sequenceOf(_ recordName: String, _ familyID: UUID, _ zoneName: String, on connection: PostgresConnection, logger: Logger) async throws -> Int64 {
-        try await connection.query(
-            "SELECT seq FROM records WHERE family_id = \(familyID) AND zone_name = \(zoneName) AND record_name = \(recordName)", logger: logger
-        ).decode(Int64.self).first { _ in true } ?? 0
     }
 }
 

@@ -126,6 +126,16 @@ import Testing
         }
     }
 
+    @Test func aNewChildZoneShowsInTheParentsDatabaseChanges() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let since = try await server.send(.get, "/v1/changes", credential: parent.credential).decode(DatabaseChangesResponse.self).changeToken
+            let (_, child) = try await server.pair(by: parent)
+            let changes = try await server.send(.get, "/v1/changes?since=\(since)", credential: parent.credential).decode(DatabaseChangesResponse.self)
+            #expect(changes.zones.map(\.zoneName) == ["child-\(child.deviceID.lowercased)"])
+        }
+    }
+
     @Test func aDeletedZoneShowsInDatabaseChangesAndItsTokensStop() async throws {
         try await withTestServer { server in
             let parent = try await server.createFamily()
