@@ -27,15 +27,13 @@ public struct PostgresRecordStore: Sendable {
 
     // MARK: - Zones
 
-    /// The live zones the caller sees, and the family's current sequence.
-    public func zones(for access: ZoneAccess) async throws -> (zones: [Zone], sequence: Int64) {
+    /// The live zones the caller sees.
+    public func zones(for access: ZoneAccess) async throws -> [Zone] {
         let familyID = access.caller.familyID
         let logger = logger
         return try await client.inSnapshot(logger: logger) { connection in
-            let sequence = try await Self.familySequence(familyID, on: connection, logger: logger).sequence
-            let zones = try await Self.allZones(familyID, on: connection, logger: logger)
+            try await Self.allZones(familyID, on: connection, logger: logger)
                 .filter { !$0.deleted && access.canRead(zone: $0.name, childDeviceID: $0.childDeviceID) }
-            return (zones, sequence)
         }
     }
 
@@ -142,12 +140,12 @@ public struct PostgresRecordStore: Sendable {
             for record in try await rows.collect(RecordRow.decode) { stored[record.recordName] = record }
 
             // Decide every operation first; write only what stands.
-            var planned: [(index: Int, record: Record, outcome: String, incomingWon: Bool, isNew: Bool)] = []
+            var planned: [(index: Int, record: Record, outcome: String, incomingWon: Bool)] = []
             var results: [Result?] = Array(repeating: nil, count: operations.count)
             for (index, operation) in operations.enumerated() {
                 do {
                     let decision = try Self.decide(operation, stored: stored[operation.recordName], caller: caller, zoneKind: kind, now: now)
-                    planned.append((index, decision.record, decision.outcome, decision.incomingWon, decision.isNew))
+                    planned.append((index, decision.record, decision.outcome, decision.incomingWon))
                 } catch let failure as RecordFailure {
                     if atomic { throw failure.error }
                     results[index] = .failed(recordName: operation.recordName, error: failure.error, serverRecord: failure.serverRecord)
@@ -183,7 +181,7 @@ public struct PostgresRecordStore: Sendable {
     /// What one operation does to the stored record, per PROTOCOL §5.3–§5.4. Pure.
     static func decide(
         _ operation: Operation, stored: Record?, caller: AuthenticatedDevice, zoneKind: RecordSchema.ZoneKind, now: Date
-    ) throws(RecordFailure) -> (record: Record, outcome: String, incomingWon: Bool, isNew: Bool) {
+    ) throws(RecordFailure) -> (record: Record, outcome: String, incomingWon: Bool) {
         func fail(_ error: FamilySyncError, _ server: Record? = nil) -> RecordFailure { RecordFailure(error: error, serverRecord: server) }
         let path = operation.path
         let live = stored.flatMap { $0.deleted ? nil : $0 }
@@ -254,7 +252,7 @@ public struct PostgresRecordStore: Sendable {
             modifiedAt: now, modifiedBy: caller.deviceID, modifiedRole: caller.role.rawValue, clientModifiedAt: stamp.clientModifiedAt
         )
         let outcome = operation.type.isDelete ? "deleted" : (isNew ? "created" : "updated")
-        return (record, outcome, incomingWon, isNew)
+        return (record, outcome, incomingWon)
     }
 
     /// Writes records in one statement (one round trip for a whole batch), inserting new ones and

@@ -14,7 +14,7 @@ struct ZoneController {
             let caller = try context.requireDevice()
             try AccessPolicy.check(caller, .readZones)
             let access = ZoneAccess(caller)
-            let (zones, _) = try await records.zones(for: access)
+            let zones = try await records.zones(for: access)
             return try JSONResponse(ZoneList(zones: try zones.map { zone in
                 ZoneBody(
                     zoneName: zone.name, scope: access.isParent ? "private" : "shared", childDeviceId: zone.childDeviceID?.lowercased,
