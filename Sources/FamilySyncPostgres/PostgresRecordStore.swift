@@ -123,6 +123,9 @@ public struct PostgresRecordStore: Sendable {
         let now = clock.now()
         let logger = logger
         return try await client.inTransaction(logger: logger) { connection in
+            // The family's row lock first, before any record is locked: every writer takes the locks
+            // in this order, so two writers of a family queue instead of deadlocking.
+            let current = try await Self.lockFamily(caller.familyID, on: connection, logger: logger)
             var zone = try await Self.zone(caller.familyID, zoneName, on: connection, logger: logger)
             guard access.canRead(zone: zone.name, childDeviceID: zone.childDeviceID) else {
                 throw FamilySyncError(.zoneNotFound, "No such zone.")
@@ -151,7 +154,7 @@ public struct PostgresRecordStore: Sendable {
                     results[index] = .failed(recordName: operation.recordName, error: failure.error, serverRecord: failure.serverRecord)
                 }
             }
-            var sequence = try await Self.familySequence(caller.familyID, on: connection, logger: logger).sequence
+            var sequence = current
             if !planned.isEmpty {
                 let first = try await Self.advance(caller.familyID, by: Int64(planned.count), on: connection, logger: logger) - Int64(planned.count) + 1
                 var written: [(record: Record, sequence: Int64)] = []
@@ -445,6 +448,15 @@ public struct PostgresRecordStore: Sendable {
         let rows = try await connection.query(
             "UPDATE families SET change_seq = change_seq + \(count) WHERE family_id = \(familyID) RETURNING change_seq", logger: logger
         )
+        guard let sequence = try await rows.decode(Int64.self).first(where: { _ in true }) else {
+            throw FamilySyncError.notFound("No such family.")
+        }
+        return sequence
+    }
+
+    /// Locks the family's row (held to the end of the transaction) and returns its sequence.
+    static func lockFamily(_ familyID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Int64 {
+        let rows = try await connection.query("SELECT change_seq FROM families WHERE family_id = \(familyID) FOR UPDATE", logger: logger)
         guard let sequence = try await rows.decode(Int64.self).first(where: { _ in true }) else {
             throw FamilySyncError.notFound("No such family.")
         }
