@@ -96,7 +96,9 @@ public actor EmbeddedPostgres {
     public func stop() async throws {
         guard isRunning else { return }
         let owner = try DatabaseProcessOwner.resolve()
+        let postmaster = PostmasterLock(clusterDirectory: clusterDirectory)?.livePostmasterPID
         try await runAsOwner(owner, binaries.pgCtl, ["stop", "-D", clusterDirectory, "-m", "fast", "-w", "-t", "60"])
+        if let postmaster { await PostmasterLock.waitUntilGone(postmaster, of: clusterDirectory) }
         isRunning = false
         logger.info("embedded database stopped", metadata: ["cluster": "\(clusterDirectory)"])
     }
@@ -178,6 +180,7 @@ public actor EmbeddedPostgres {
         if let pid = lock.livePostmasterPID {
             logger.notice("stopping a database left running by an earlier run", metadata: ["pid": "\(pid)"])
             try await runAsOwner(owner, binaries.pgCtl, ["stop", "-D", clusterDirectory, "-m", "fast", "-w", "-t", "60"])
+            await PostmasterLock.waitUntilGone(pid, of: clusterDirectory)
         } else {
             logger.notice("removing a stale postmaster.pid left by an earlier run", metadata: ["pid": "\(lock.pid)"])
             unlink(clusterDirectory + "/postmaster.pid")
