@@ -124,6 +124,7 @@ let package = Package(
             dependencies: [
                 "FamilySyncServer",
                 "FamilySyncTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

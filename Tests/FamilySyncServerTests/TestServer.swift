@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import FamilySyncCore
 import FamilySyncPostgres
 import FamilySyncProtocol
@@ -10,11 +11,20 @@ import NIOCore
 import PostgresNIO
 import Testing
 
-/// A server over a fresh database with a manual clock, and a JSON client for it.
+/// A server over a fresh database with a manual clock, listening on a real port, and a JSON
+/// client for it. Real HTTP rather than Hummingbird's in-memory router: long polls watch their
+/// connection, and tests hold several requests at once.
 struct TestServer {
     let postgres: PostgresClient
     let clock: ManualClock
-    let client: any TestClientProtocol
+    let port: Int
+
+    /// One client for every test server: connections are pooled per port.
+    static let http: HTTPClient = {
+        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(5), read: .seconds(90)))
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
 
     struct Reply {
         var status: HTTPResponse.Status
@@ -33,13 +43,20 @@ struct TestServer {
         var error: ErrorResponse.Body? { try? decode(ErrorResponse.self).error }
     }
 
-    func send(_ method: HTTPRequest.Method, _ uri: String, credential: String? = nil, json: String? = nil) async throws -> Reply {
-        var headers: HTTPFields = [:]
-        if let credential { headers[.authorization] = "Bearer \(credential)" }
-        if json != nil { headers[.contentType] = "application/json" }
-        return try await client.execute(uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) }) { response in
-            Reply(status: response.status, headers: response.headers, body: response.body)
+    func send(_ method: HTTPRequest.Method, _ uri: String, credential: String? = nil, json: String? = nil, headers extra: [(String, String)] = []) async throws -> Reply {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(uri)")
+        request.method = .init(rawValue: method.rawValue)
+        if let credential { request.headers.add(name: "Authorization", value: "Bearer \(credential)") }
+        if let json {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: json))
         }
+        request.headers.add(contentsOf: extra)
+        let response = try await Self.http.execute(request, timeout: .seconds(90))
+        let body = try await response.body.collect(upTo: 64 << 20)
+        var headers = HTTPFields()
+        for (name, value) in response.headers { if let name = HTTPField.Name(name) { headers.append(HTTPField(name: name, value: value)) } }
+        return Reply(status: HTTPResponse.Status(code: Int(response.status.code)), headers: headers, body: body)
     }
 
     func send<Body: Encodable>(_ method: HTTPRequest.Method, _ uri: String, credential: String? = nil, body: Body) async throws -> Reply {
@@ -62,7 +79,7 @@ func withTestServer<Result: Sendable>(
     let postgres = PostgresClient(configuration: postgresConfiguration, backgroundLogger: testLogger)
     let clock = ManualClock()
     let app = buildApplication(configuration: configuration, postgres: postgres, metricsRegistry: testMetricsRegistry, clock: clock, logger: testLogger)
-    return try await app.test(.router) { client in
-        try await body(TestServer(postgres: postgres, clock: clock, client: client))
+    return try await app.test(.live) { client in
+        try await body(TestServer(postgres: postgres, clock: clock, port: client.port!))
     }
 }
