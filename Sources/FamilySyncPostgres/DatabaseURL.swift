@@ -125,11 +125,39 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
         case .unixSocket(let path):
             return .init(unixSocketPath: path, username: username, password: password, database: database)
         case .tcp(let host, let port):
-            return .init(host: host, port: port, username: username, password: password, database: database, tls: tls)
+            let clientTLS: PostgresClient.Configuration.TLS
+            switch tls {
+            case .disable: clientTLS = .disable
+            case .prefer(let configuration): clientTLS = .prefer(configuration)
+            case .require(let configuration): clientTLS = .require(configuration)
+            }
+            return .init(host: host, port: port, username: username, password: password, database: database, tls: clientTLS)
         }
     }
 
-    private var tls: PostgresClient.Configuration.TLS {
+    /// For a single connection of its own (the change listener's), outside the client's pool.
+    public func connectionConfiguration() throws -> PostgresConnection.Configuration {
+        switch endpoint {
+        case .unixSocket(let path):
+            return .init(unixSocketPath: path, username: username, password: password, database: database)
+        case .tcp(let host, let port):
+            let connectionTLS: PostgresConnection.Configuration.TLS
+            switch tls {
+            case .disable: connectionTLS = .disable
+            case .prefer(let configuration): connectionTLS = .prefer(try NIOSSLContext(configuration: configuration))
+            case .require(let configuration): connectionTLS = .require(try NIOSSLContext(configuration: configuration))
+            }
+            return .init(host: host, port: port, username: username, password: password, database: database, tls: connectionTLS)
+        }
+    }
+
+    private enum TLSChoice {
+        case disable
+        case prefer(TLSConfiguration)
+        case require(TLSConfiguration)
+    }
+
+    private var tls: TLSChoice {
         var configuration = TLSConfiguration.makeClientConfiguration()
         switch tlsMode {
         case .disable:

@@ -68,6 +68,7 @@ public struct PostgresDeviceStore: Sendable {
     public func update(familyID: UUID, deviceID: UUID, name: String?, childName: String?, timeZone: String?) async throws -> Device {
         let logger = logger
         return try await client.inTransaction(logger: logger) { connection in
+            _ = try await PostgresRecordStore.lockFamily(familyID, on: connection, logger: logger)
             var device = try await Self.lockedDevice(familyID: familyID, deviceID: deviceID, on: connection, logger: logger)
             if childName != nil, device.role != .child {
                 throw FamilySyncError.badRequest("Only a child device has a child name.", field: "childName")
@@ -82,6 +83,7 @@ public struct PostgresDeviceStore: Sendable {
                 """,
                 logger: logger
             )
+            try await ChangePublisher.deviceChanged(deviceID, of: familyID, on: connection, logger: logger)
             return device
         }
     }
@@ -91,6 +93,8 @@ public struct PostgresDeviceStore: Sendable {
     public func revoke(familyID: UUID, deviceID: UUID, purge: Bool) async throws {
         let logger = logger
         try await client.inTransaction(logger: logger) { connection in
+            // The family's row first, as every writer, then the device's.
+            _ = try await PostgresRecordStore.lockFamily(familyID, on: connection, logger: logger)
             let device = try await Self.lockedDevice(familyID: familyID, deviceID: deviceID, on: connection, logger: logger)
             if device.role == .parent, device.status == .active {
                 let others = try await connection.query(
@@ -108,6 +112,8 @@ public struct PostgresDeviceStore: Sendable {
                 "UPDATE devices SET status = 'revoked', credential_hash = NULL WHERE family_id = \(familyID) AND device_id = \(deviceID)",
                 logger: logger
             )
+            // Its held polls answer 401 at once.
+            try await ChangePublisher.deviceChanged(deviceID, of: familyID, on: connection, logger: logger)
             // An invitation it accepted and nobody decided on is decided now.
             try await connection.query(
                 """
@@ -155,12 +161,12 @@ public struct PostgresDeviceStore: Sendable {
     }
 
     @discardableResult
-    static func insert(_ device: Device, credentialHash: [UInt8], on connection: PostgresConnection, logger: Logger) async throws -> Device {
+    static func insert(_ device: Device, credentialHash: [UInt8], changedSequence: Int64, on connection: PostgresConnection, logger: Logger) async throws -> Device {
         try await connection.query(
             """
-            INSERT INTO devices (family_id, device_id, role, name, child_name, platform, time_zone, status, credential_hash, registered_at, last_seen_at, last_sync_at)
+            INSERT INTO devices (family_id, device_id, role, name, child_name, platform, time_zone, status, credential_hash, registered_at, last_seen_at, last_sync_at, changed_seq)
             VALUES (\(device.familyID), \(device.id), \(device.role.rawValue), \(device.name), \(device.childName), \(device.platform.rawValue),
-                    \(device.timeZone), \(device.status.rawValue), \(ByteBuffer(bytes: credentialHash)), \(device.registeredAt), \(device.lastSeenAt), \(device.lastSyncAt))
+                    \(device.timeZone), \(device.status.rawValue), \(ByteBuffer(bytes: credentialHash)), \(device.registeredAt), \(device.lastSeenAt), \(device.lastSyncAt), \(changedSequence))
             """,
             logger: logger
         )

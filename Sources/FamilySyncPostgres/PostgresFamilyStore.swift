@@ -23,22 +23,27 @@ public struct PostgresFamilyStore: Sendable {
         let now = clock.now()
         let logger = logger
         let device = try await client.inTransaction(logger: logger) { connection in
-            try await connection.query("INSERT INTO families (family_id, created_at) VALUES (\(familyID), \(now))", logger: logger)
-            try await connection.query("INSERT INTO zones (family_id, zone_name, child_device_id, created_at) VALUES (\(familyID), 'family', NULL, \(now))", logger: logger)
+            // The family's creation is change 1 (schema 0004): a token at 0 has seen nothing.
+            try await connection.query("INSERT INTO families (family_id, created_at, change_seq) VALUES (\(familyID), \(now), 1)", logger: logger)
+            try await connection.query(
+                "INSERT INTO zones (family_id, zone_name, child_device_id, created_at, changed_seq) VALUES (\(familyID), 'family', NULL, \(now), 1)", logger: logger
+            )
             return try await PostgresDeviceStore.insert(
                 Device(id: deviceID, familyID: familyID, role: .parent, name: parentName, childName: nil, platform: platform,
                        timeZone: timeZone, status: .active, registeredAt: now, lastSeenAt: now, lastSyncAt: nil),
-                credentialHash: credential.hash, on: connection, logger: logger
+                credentialHash: credential.hash, changedSequence: 1, on: connection, logger: logger
             )
         }
         return (device, credential)
     }
 
-    /// Deletes the family and, by cascade, every device, pairing, zone and record of it.
+    /// Deletes the family and, by cascade, every device, pairing, zone and record of it. Its held
+    /// polls wake and find their devices gone.
     public func delete(familyID: UUID) async throws {
         let logger = logger
         try await client.inTransaction(logger: logger) { connection in
             try await connection.query("DELETE FROM families WHERE family_id = \(familyID)", logger: logger)
+            try await ChangePublisher.publish([.family(familyID)], on: connection, logger: logger)
         }
     }
 }

@@ -88,6 +88,12 @@ public struct PostgresPairingStore: Sendable {
             case wrongToken
         }
         let outcome: Outcome = try await client.inTransaction(logger: logger) { connection in
+            // The family's row first, as every writer. An unknown family answers as a wrong token.
+            do {
+                _ = try await PostgresRecordStore.lockFamily(token.familyID, on: connection, logger: logger)
+            } catch let error as FamilySyncError where error.code == .notFound {
+                throw FamilySyncError.notFound("No such pairing, or the token does not match.")
+            }
             let rows = try await connection.query(
                 """
                 SELECT \(unescaped: Self.columns), token_hash, failed_attempts FROM pairings
@@ -122,7 +128,10 @@ public struct PostgresPairingStore: Sendable {
                 id: credentialDeviceID, familyID: token.familyID, role: pairing.role, name: name, childName: pairing.childName,
                 platform: platform, timeZone: timeZone, status: .awaitingConfirmation, registeredAt: now, lastSeenAt: now, lastSyncAt: nil
             )
-            try await PostgresDeviceStore.insert(device, credentialHash: credential.hash, on: connection, logger: logger)
+            // A new device: parents' polls wake to show the emoji.
+            let sequence = try await PostgresRecordStore.advance(token.familyID, by: 1, on: connection, logger: logger)
+            try await PostgresDeviceStore.insert(device, credentialHash: credential.hash, changedSequence: sequence, on: connection, logger: logger)
+            try await ChangePublisher.publish([.device(device.id, of: token.familyID)], on: connection, logger: logger)
             pairing.storedStatus = .accepted
             pairing.deviceID = device.id
             pairing.verificationEmoji = EmojiCode.derive(token: token.token, pairingID: pairingID, parentDeviceID: pairing.createdBy, childDeviceID: device.id)
@@ -152,6 +161,7 @@ public struct PostgresPairingStore: Sendable {
         let now = clock.now()
         let logger = logger
         return try await client.inTransaction(logger: logger) { connection in
+            _ = try await PostgresRecordStore.lockFamily(familyID, on: connection, logger: logger)
             var pairing = try await lockedPairing(familyID: familyID, pairingID: pairingID, on: connection)
             let status = pairing.status(at: now)
             let expected: PairingStatus = decision == .revoke ? .pending : .accepted
@@ -176,6 +186,7 @@ public struct PostgresPairingStore: Sendable {
                     "UPDATE devices SET status = 'active' WHERE family_id = \(familyID) AND device_id = \(deviceID)",
                     logger: logger
                 )
+                try await ChangePublisher.deviceChanged(deviceID, of: familyID, on: connection, logger: logger)
                 if pairing.role == .child {
                     // A change of the database: parents' feeds must show the new zone.
                     let sequence = try await PostgresRecordStore.advance(familyID, by: 1, on: connection, logger: logger)
@@ -186,12 +197,14 @@ public struct PostgresPairingStore: Sendable {
                         """,
                         logger: logger
                     )
+                    try await ChangePublisher.publish([.zone(Device.zoneName(forChild: deviceID), of: familyID)], on: connection, logger: logger)
                 }
             case .reject, .revoke:
                 try await connection.query(
                     "UPDATE devices SET status = 'revoked', credential_hash = NULL WHERE family_id = \(familyID) AND device_id = \(deviceID)",
                     logger: logger
                 )
+                try await ChangePublisher.deviceChanged(deviceID, of: familyID, on: connection, logger: logger)
             }
             return pairing
         }

@@ -56,6 +56,7 @@ public struct PostgresRecordStore: Sendable {
             guard let incarnation = try await rows.decode(UUID.self).first(where: { _ in true }) else {
                 throw FamilySyncError(.exists, "A zone named '\(name)' exists.")
             }
+            try await ChangePublisher.publish([.zone(name, of: familyID)], on: connection, logger: logger)
             return Zone(name: name, childDeviceID: nil, incarnation: incarnation, changedSequence: sequence, deleted: false)
         }
     }
@@ -64,6 +65,8 @@ public struct PostgresRecordStore: Sendable {
     public func deleteZone(familyID: UUID, name: String) async throws {
         let logger = logger
         try await client.inTransaction(logger: logger) { connection in
+            // The family first, as every writer: a confirmation cannot slip in after the check below.
+            _ = try await Self.lockFamily(familyID, on: connection, logger: logger)
             let zone = try await Self.zone(familyID, name, on: connection, logger: logger)
             if let child = zone.childDeviceID {
                 let status = try await connection.query(
@@ -84,6 +87,7 @@ public struct PostgresRecordStore: Sendable {
             "UPDATE zones SET deleted_at = \(now), changed_seq = \(sequence) WHERE family_id = \(familyID) AND zone_name = \(name)",
             logger: logger
         )
+        try await ChangePublisher.publish([.zone(name, of: familyID)], on: connection, logger: logger)
     }
 
     // MARK: - Modify
@@ -171,6 +175,7 @@ public struct PostgresRecordStore: Sendable {
                     logger: logger
                 )
                 zone.changedSequence = sequence
+                try await ChangePublisher.publish([.zone(zoneName, of: caller.familyID)], on: connection, logger: logger)
             }
             return (results.map { $0! }, zone, sequence)
         }
@@ -367,11 +372,7 @@ public struct PostgresRecordStore: Sendable {
         let logger = logger
         return try await client.inSnapshot(logger: logger) { connection in
             let family = try await Self.familySequence(familyID, on: connection, logger: logger)
-            if let since {
-                guard since.sequence >= family.horizon, since.sequence <= family.sequence else {
-                    throw FamilySyncError(.changeTokenExpired, "The change token is older than the tombstone horizon; fetch again without one.")
-                }
-            }
+            if let since { try Self.checkTokenSequence(since.sequence, family: family) }
             let after = since?.sequence ?? -1
             let visible = try await Self.allZones(familyID, on: connection, logger: logger)
                 .filter { $0.changedSequence > after && (access.canRead(zone: $0.name, childDeviceID: $0.childDeviceID) || ($0.deleted && access.isParent)) }
@@ -461,6 +462,15 @@ public struct PostgresRecordStore: Sendable {
             throw FamilySyncError.notFound("No such family.")
         }
         return sequence
+    }
+
+    /// A database token's sequence must lie within what the family kept: not before the tombstone
+    /// horizon (it may have missed a purged deletion), not after the family's sequence. A token at
+    /// 0 has seen nothing (a device awaiting confirmation holds one), so it cannot have missed anything.
+    static func checkTokenSequence(_ sequence: Int64, family: (sequence: Int64, horizon: Int64)) throws(FamilySyncError) {
+        guard sequence == 0 || sequence >= family.horizon, sequence <= family.sequence else {
+            throw FamilySyncError(.changeTokenExpired, "The change token is older than the tombstone horizon; fetch again without one.")
+        }
     }
 
     static func familySequence(_ familyID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> (sequence: Int64, horizon: Int64) {

@@ -11,19 +11,44 @@ public typealias FamilySyncApplication = Application<RouterResponder<FamilySyncR
 /// Builds the HTTP application over a database client. The client runs as one of the application's
 /// services, so it starts with the application and closes after the server has stopped; the
 /// migrations are applied once it runs and before the server accepts a request.
+/// `listener` is the database for the one LISTEN connection that wakes long polls (§6): the same
+/// database as the client's, on a connection of its own.
 public func buildApplication(
     configuration: ServerConfiguration,
     postgres: PostgresClient,
+    listener: PostgresConnection.Configuration,
     metricsRegistry: PrometheusCollectorRegistry,
     clock: any WallClock = SystemWallClock(),
     logger: Logger,
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) -> FamilySyncApplication {
+    let longPolling = LongPolling(registry: metricsRegistry)
+    return buildApplication(
+        configuration: configuration, postgres: postgres, listener: PostgresChangeListener(
+            configuration: listener, sink: longPolling.sink, logger: logger
+        ), longPolling: longPolling, metricsRegistry: metricsRegistry, clock: clock, logger: logger, onServerRunning: onServerRunning
+    )
+}
+
+/// The application with its long-poll machinery and listener given: tests reach into the former
+/// and tune the latter.
+func buildApplication(
+    configuration: ServerConfiguration,
+    postgres: PostgresClient,
+    listener: PostgresChangeListener,
+    longPolling: LongPolling,
+    metricsRegistry: PrometheusCollectorRegistry,
+    clock: any WallClock,
+    logger: Logger,
+    onServerRunning: @escaping @Sendable (any Channel) async -> Void
+) -> FamilySyncApplication {
     let keyring = ChangeTokenKeyring()
     let router = buildRoutes(
-        configuration: configuration, postgres: postgres, metricsRegistry: metricsRegistry, clock: clock, keyring: keyring, logger: logger
+        configuration: configuration, postgres: postgres, metricsRegistry: metricsRegistry, clock: clock, keyring: keyring,
+        longPolling: longPolling, logger: logger
     ).router
     var app = makeApplication(router: router, configuration: configuration, postgres: postgres, keyring: keyring, logger: logger, onServerRunning: onServerRunning)
+    app.addServices(listener)
     app.addServices(TombstonePurgeService(
         records: PostgresRecordStore(client: postgres, clock: clock, logger: logger), clock: clock,
         horizon: configuration.tombstoneHorizon, interval: .seconds(3600), logger: logger
@@ -77,6 +102,7 @@ func buildRoutes(
     metricsRegistry: PrometheusCollectorRegistry,
     clock: any WallClock = SystemWallClock(),
     keyring: ChangeTokenKeyring = ChangeTokenKeyring(),
+    longPolling: LongPolling? = nil,
     logger: Logger
 ) -> MethodAwareRouter<FamilySyncRequestContext> {
     let router = Router(context: FamilySyncRequestContext.self)
@@ -109,5 +135,9 @@ func buildRoutes(
     pairings.addAuthenticatedRoutes(to: authenticated)
     ZoneController(records: records, keyring: keyring).addRoutes(to: authenticated)
     RecordController(records: records, keyring: keyring).addRoutes(to: authenticated)
+    let polling = longPolling ?? LongPolling(registry: metricsRegistry)
+    PollController(
+        hub: polling.hub, polls: PostgresPollStore(client: postgres, logger: logger), keyring: keyring, metrics: polling.metrics, logger: logger
+    ).addRoutes(to: authenticated)
     return routes
 }

@@ -6,6 +6,7 @@ import FamilySyncProtocol
 import FamilySyncTestSupport
 import Foundation
 import Hummingbird
+import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import PostgresNIO
@@ -18,6 +19,17 @@ struct TestServer {
     let postgres: PostgresClient
     let clock: ManualClock
     let port: Int
+    let polling: LongPolling
+    let databaseURL: DatabaseURL
+
+    /// Waits until the server holds `count` polls (the poll under test has arrived and subscribed).
+    func waitForHeldPolls(_ count: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while polling.hub.count != count {
+            guard ContinuousClock.now < deadline else { throw TestFailure("the server holds \(polling.hub.count) polls, not \(count)") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
 
     /// One client for every test server: connections are pooled per port.
     static let http: HTTPClient = {
@@ -71,15 +83,38 @@ struct TestServer {
 
 func withTestServer<Result: Sendable>(
     configuration: ServerConfiguration = ServerConfiguration(port: 0, unauthenticatedRateLimit: RateLimit(burst: 100_000, perMinute: 100_000)),
+    databaseURL: DatabaseURL? = nil,
+    listenerBackoff: Duration = .milliseconds(100),
     _ body: @Sendable (TestServer) async throws -> Result
 ) async throws -> Result {
-    let url = try await TestPostgres.shared.makeDatabase()
+    try await testServerSlots.withPermit {
+        try await runTestServer(configuration: configuration, databaseURL: databaseURL, listenerBackoff: listenerBackoff, body)
+    }
+}
+
+/// Suites run their cases in parallel; a server holds up to five connections to the shared
+/// cluster (its pool and its listener), so only so many run at once.
+private let testServerSlots = AsyncSemaphore(limit: 32)
+
+private func runTestServer<Result: Sendable>(
+    configuration: ServerConfiguration, databaseURL: DatabaseURL?, listenerBackoff: Duration,
+    _ body: @Sendable (TestServer) async throws -> Result
+) async throws -> Result {
+    let url = if let databaseURL { databaseURL } else { try await TestPostgres.shared.makeDatabase() }
     var postgresConfiguration = url.clientConfiguration()
     postgresConfiguration.options.maximumConnections = 4
     let postgres = PostgresClient(configuration: postgresConfiguration, backgroundLogger: testLogger)
     let clock = ManualClock()
-    let app = buildApplication(configuration: configuration, postgres: postgres, metricsRegistry: testMetricsRegistry, clock: clock, logger: testLogger)
+    let polling = LongPolling(registry: testMetricsRegistry)
+    let listener = PostgresChangeListener(
+        configuration: try url.connectionConfiguration(), sink: polling.sink, logger: testLogger,
+        initialBackoff: listenerBackoff, maximumBackoff: max(listenerBackoff, .seconds(2))
+    )
+    let app = buildApplication(
+        configuration: configuration, postgres: postgres, listener: listener, longPolling: polling,
+        metricsRegistry: testMetricsRegistry, clock: clock, logger: testLogger, onServerRunning: { _ in }
+    )
     return try await app.test(.live) { client in
-        try await body(TestServer(postgres: postgres, clock: clock, port: client.port!))
+        try await body(TestServer(postgres: postgres, clock: clock, port: client.port!, polling: polling, databaseURL: url))
     }
 }

@@ -1,0 +1,100 @@
+import FamilySyncCore
+import FamilySyncPostgres
+import FamilySyncProtocol
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// `GET /v1/poll` (PROTOCOL §6): the silent push's stand-in. Answers at once when something the
+/// caller sees changed after `since`, else holds until a change, the timeout, a newer poll of the
+/// same device, or the server's shutdown.
+struct PollController {
+    let hub: PollHub
+    let polls: PostgresPollStore
+    let keyring: ChangeTokenKeyring
+    let metrics: PollMetrics
+    let logger: Logger
+
+    func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+        group.get("poll") { request, context -> Response in
+            let caller = try context.requireDevice()
+            try AccessPolicy.check(caller, .readDatabaseChanges)
+            let timeout = try LongPollRules.timeout(from: request.uri.queryParameters.get("timeout"))
+            let sinceText: String? = request.uri.queryParameters.get("since")
+            let since = try sinceText.map { text throws(FamilySyncError) in try keyring.decode(text, for: caller) }
+            if let since, since.scope != .database {
+                throw FamilySyncError(.badChangeToken, "This is a zone's change token; a poll takes the database's.", field: "since")
+            }
+            do {
+                // Watching the connection while the poll is held: a client that goes away frees its
+                // waiter at once. Hummingbird then closes the connection after the answer.
+                let answer = try await request.body.consumeWithCancellationOnInboundClose { _ in
+                    try await poll(caller, since: since, sinceText: sinceText, timeout: timeout)
+                }
+                var response = try JSONResponse(answer).response(from: request, context: context)
+                response.headers[.connection] = "close"
+                return response
+            } catch is CancellationError {
+                // Nobody is left to read it; 499 (as nginx logs it) keeps the metrics honest.
+                return Response(status: .init(code: 499, reasonPhrase: "Client Closed Request"))
+            }
+        }
+    }
+
+    func poll(_ caller: AuthenticatedDevice, since: ChangeToken?, sinceText: String?, timeout: Duration) async throws -> PollResponse {
+        // Subscribed before the first read: a change committed while it runs wakes the wait below.
+        let ticket = hub.subscribe(caller)
+        defer { hub.unsubscribe(ticket) }
+        let deadline = ContinuousClock.now + timeout
+        return try await withGracefulShutdownHandler {
+            var after = since?.sequence
+            var noticed: ContinuousClock.Instant?
+            var firstRead = true
+            while true {
+                if let check = try await read(caller, after: after, holding: !firstRead) {
+                    if let after, check.changed {
+                        if let noticed { metrics.wakeLatency.record(.now - noticed) }
+                        return PollResponse(
+                            changed: true, zones: check.zones, devices: check.devices.map(\.lowercased),
+                            changeToken: try token(caller, after: after, check)
+                        )
+                    }
+                    // Without `since`, the first read fixes the sequence to wait from.
+                    if after == nil { after = check.sequence }
+                }
+                firstRead = false
+                switch await hub.wait(ticket, until: deadline) {
+                case .recheck(let instant):
+                    noticed = noticed ?? instant
+                case .timedOut, .superseded, .shuttingDown:
+                    return PollResponse(changed: false, changeToken: try sinceText ?? token(caller, after: after ?? 0, nil))
+                case .cancelled:
+                    throw CancellationError()
+                }
+                if Task.isCancelled { throw CancellationError() }
+            }
+        } onGracefulShutdown: {
+            hub.release(ticket, .shuttingDown)
+        }
+    }
+
+    /// Reads what changed. While a poll is held, a database that is down is not the client's
+    /// problem: the poll keeps holding (nil), and the listener wakes it once the database is back.
+    private func read(_ caller: AuthenticatedDevice, after: Int64?, holding: Bool) async throws -> PostgresPollStore.Check? {
+        do {
+            return try await polls.check(caller, after: after)
+        } catch {
+            guard holding, DatabaseErrorTranslation.translate(error)?.code == .tryAgainLater else { throw error }
+            logger.debug("a held poll could not read the database; it waits for the listener", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// The token after a read: at the family's sequence read, or still at `after` for a device
+    /// awaiting confirmation (it has seen nothing; its sequence stays 0).
+    private func token(_ caller: AuthenticatedDevice, after: Int64, _ check: PostgresPollStore.Check?) throws(FamilySyncError) -> String {
+        let sequence = check.map { $0.status == .active ? $0.sequence : after } ?? after
+        return try keyring.encode(ChangeToken(familyID: caller.familyID, deviceID: caller.deviceID, scope: .database, sequence: sequence))
+    }
+}
