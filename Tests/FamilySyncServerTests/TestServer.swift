@@ -55,7 +55,12 @@ struct TestServer {
         var error: ErrorResponse.Body? { try? decode(ErrorResponse.self).error }
     }
 
-    func send(_ method: HTTPRequest.Method, _ uri: String, credential: String? = nil, json: String? = nil, headers extra: [(String, String)] = []) async throws -> Reply {
+    /// `timeout` bounds the whole exchange: a test that expects an answer before a held poll's
+    /// own timeout sets it shorter, so that a poll that was not released fails the test.
+    func send(
+        _ method: HTTPRequest.Method, _ uri: String, credential: String? = nil, json: String? = nil, headers extra: [(String, String)] = [],
+        timeout: Duration = .seconds(90)
+    ) async throws -> Reply {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(uri)")
         request.method = .init(rawValue: method.rawValue)
         if let credential { request.headers.add(name: "Authorization", value: "Bearer \(credential)") }
@@ -64,7 +69,7 @@ struct TestServer {
             request.body = .bytes(ByteBuffer(string: json))
         }
         request.headers.add(contentsOf: extra)
-        let response = try await Self.http.execute(request, timeout: .seconds(90))
+        let response = try await Self.http.execute(request, timeout: .init(timeout))
         let body = try await response.body.collect(upTo: 64 << 20)
         var headers = HTTPFields()
         for (name, value) in response.headers { if let name = HTTPField.Name(name) { headers.append(HTTPField(name: name, value: value)) } }

@@ -66,3 +66,21 @@ public func rawExchange(port: Int, request: String, timeout: Int = 5) throws -> 
     return String(decoding: received, as: UTF8.self)
 }
 
+
+/// Connects and sends `request`, leaving the connection open: the caller reads or closes it.
+public func openExchange(port: Int, request: String) throws -> Int32 {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = UInt16(port).bigEndian
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+    }
+    guard connected else {
+        close(descriptor)
+        throw TestFailure("could not connect to \(port)")
+    }
+    _ = request.withCString { send(descriptor, $0, strlen($0), 0) }
+    return descriptor
+}
