@@ -77,7 +77,10 @@ enum Base64URL {
         guard text.utf8.allSatisfy({ $0 == 0x2d || $0 == 0x5f || (0x30...0x39).contains($0) || (0x41...0x5a).contains($0) || (0x61...0x7a).contains($0) }) else { return nil }
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64).map(Array.init)
+        // Only the canonical spelling: unused low bits of the last character must be zero, so that
+        // one token has one text (clients and caches may compare tokens as strings).
+        guard let bytes = Data(base64Encoded: base64).map(Array.init), encode(bytes) == text else { return nil }
+        return bytes
     }
 }
 
