@@ -1,0 +1,67 @@
+import FamilySyncCore
+import FamilySyncPostgres
+import FamilySyncServer
+import Foundation
+import Logging
+import PostgresNIO
+import Prometheus
+import ServiceLifecycle
+
+/// `familysync-bench serve <database url>`: the server as `familysync serve` runs it, on a free
+/// loopback port it prints as `port=N`, until SIGTERM.
+enum BenchServer {
+    static func run(_ arguments: [String]) async throws {
+        var logger = Logger(label: "familysync.bench.server")
+        logger.logLevel = .warning
+        let url = try DatabaseURL(arguments[0])
+        let postgres = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: logger)
+        let app = buildApplication(
+            configuration: .init(port: 0, unauthenticatedRateLimit: RateLimit(burst: 1_000_000, perMinute: 1_000_000)),
+            postgres: postgres, listener: try url.connectionConfiguration(), metricsRegistry: PrometheusCollectorRegistry(), logger: logger
+        ) { channel in
+            FileHandle.standardOutput.write(Data("port=\(channel.localAddress?.port ?? 0)\n".utf8))
+        }
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+
+    /// Starts this executable as a server process and returns it with its port.
+    static func launch(databaseURL: DatabaseURL) throws -> (process: Process, port: Int) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments = ["serve", databaseURL.connectionString]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { throw BenchFailure("the server process ended before it listened") }
+            line += chunk
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let port = text.split(separator: "\n").first.flatMap({ Int($0.replacingOccurrences(of: "port=", with: "")) }) else {
+            throw BenchFailure("unexpected server output: \(text)")
+        }
+        return (process, port)
+    }
+}
+
+/// A process's resident memory and CPU time, from /proc.
+struct ProcessSample {
+    var residentBytes: Int
+    var cpuSeconds: Double
+
+    init(pid: Int32) throws {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
+        else { throw BenchFailure("no VmRSS for \(pid)") }
+        residentBytes = kilobytes * 1024
+        // Fields 14 and 15 of /proc/pid/stat (after the parenthesised name): utime, stime in ticks.
+        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        let fields = stat[stat.index(after: stat.lastIndex(of: ")")!)...].split(separator: " ")
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        cpuSeconds = (Double(fields[11])! + Double(fields[12])!) / ticks
+    }
+}
