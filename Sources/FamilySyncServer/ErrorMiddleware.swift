@@ -24,14 +24,20 @@ struct ErrorMiddleware: RouterMiddleware {
             return FamilySyncError(.methodNotAllowed, "\(request.method) is not allowed on \(request.uri.path); allowed: \(list).")
                 .response(headers: [.allow: list])
         } catch {
-            let mapped = Self.translate(error, request: request)
-            if mapped.code == .internalError || mapped.code == .tryAgainLater {
-                context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))", "code": "\(mapped.code.rawValue)"])
-            } else {
-                context.logger.debug("request rejected", metadata: ["error": "\(mapped)"])
-            }
-            return mapped.response()
+            return Self.response(for: error, request: request, context: context)
         }
+    }
+
+    /// §1.1's answer to an error, logged; also for a handler that must add to it (a long poll's
+    /// `Connection: close`).
+    static func response(for error: any Error, request: Request, context: Context) -> Response {
+        let mapped = translate(error, request: request)
+        if mapped.code == .internalError || mapped.code == .tryAgainLater {
+            context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))", "code": "\(mapped.code.rawValue)"])
+        } else {
+            context.logger.debug("request rejected", metadata: ["error": "\(mapped)"])
+        }
+        return mapped.response()
     }
 
     static func translate(_ error: any Error, request: Request) -> FamilySyncError {

@@ -38,6 +38,12 @@ struct PollController {
             } catch is CancellationError {
                 // Nobody is left to read it; 499 (as nginx logs it) keeps the metrics honest.
                 return Response(status: .init(code: 499, reasonPhrase: "Client Closed Request"))
+            } catch {
+                // The connection is spent (its inbound was read to watch for a disconnect): every
+                // answer from here on says so, errors too, or a client would reuse a closed one.
+                var response = ErrorMiddleware.response(for: error, request: request, context: context)
+                response.headers[.connection] = "close"
+                return response
             }
         }
     }

@@ -21,7 +21,14 @@ extension TestServer {
     /// A poll in the background, returned once the server holds it (`held` polls in all).
     func holdPoll(_ device: TestDevice, since: String? = nil, timeout: Double = 60, within limit: Duration = .seconds(90), held: Int = 1) async throws -> Task<Reply, any Error> {
         let task = Task { try await poll(device, since: since, timeout: timeout, within: limit) }
-        try await waitForHeldPolls(held)
+        do {
+            try await waitForHeldPolls(held)
+        } catch {
+            // Say what became of the poll: answered early, or never arrived.
+            task.cancel()
+            let outcome = await task.result
+            throw TestFailure("\(error); the poll: \((try? outcome.get()).map { "\($0.status) \(String(buffer: $0.body))" } ?? "\(outcome)")")
+        }
         return task
     }
 
@@ -191,6 +198,8 @@ extension TestServer.Reply {
             let reply = try await held.value
             #expect(reply.status == .unauthorized)
             #expect(reply.errorCode == "AUTHENTICATION_REQUIRED")
+            // Errors of a held poll close the connection too, and say so.
+            #expect(reply.headers[.connection] == "close")
 
             // A family deleted while its parent waits: the same.
             let own = try await server.holdPoll(parent, within: .seconds(20))
