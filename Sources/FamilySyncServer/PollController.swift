@@ -59,11 +59,11 @@ struct PollController {
             var firstRead = true
             while true {
                 if let check = try await read(caller, after: after, holding: !firstRead) {
-                    if let after, check.changed {
+                    if after != nil, check.changed {
                         if let noticed { metrics.wakeLatency.record(.now - noticed) }
                         return PollResponse(
                             changed: true, zones: check.zones, devices: check.devices.map(\.lowercased),
-                            changeToken: try token(caller, after: after, check)
+                            changeToken: try token(caller, check.sequence)
                         )
                     }
                     // Without `since`, the first read fixes the sequence to wait from.
@@ -74,7 +74,8 @@ struct PollController {
                 case .recheck(let instant):
                     noticed = noticed ?? instant
                 case .timedOut, .superseded, .shuttingDown:
-                    return PollResponse(changed: false, changeToken: try sinceText ?? token(caller, after: after ?? 0, nil))
+                    // `after` is set: the first read either set it or threw.
+                    return PollResponse(changed: false, changeToken: try sinceText ?? token(caller, after ?? 0))
                 case .cancelled:
                     throw CancellationError()
                 }
@@ -97,10 +98,8 @@ struct PollController {
         }
     }
 
-    /// The token after a read: at the family's sequence read, or still at `after` for a device
-    /// awaiting confirmation (it has seen nothing; its sequence stays 0).
-    private func token(_ caller: AuthenticatedDevice, after: Int64, _ check: PostgresPollStore.Check?) throws(FamilySyncError) -> String {
-        let sequence = check.map { $0.status == .active ? $0.sequence : after } ?? after
-        return try keyring.encode(ChangeToken(familyID: caller.familyID, deviceID: caller.deviceID, scope: .database, sequence: sequence))
+    /// A database token at `sequence` (0 for a device awaiting confirmation: it has seen nothing).
+    private func token(_ caller: AuthenticatedDevice, _ sequence: Int64) throws(FamilySyncError) -> String {
+        try keyring.encode(ChangeToken(familyID: caller.familyID, deviceID: caller.deviceID, scope: .database, sequence: sequence))
     }
 }
