@@ -25,6 +25,12 @@ public enum AccessPolicy {
         case readZones
         case writeRecords
         case manageZones
+        /// `POST /v1/devices/{id}/commands`, `POST /v1/commands/{id}/cancel` (§7.1).
+        case sendCommand
+        /// `GET /v1/devices/{id}/commands`: a parent, or that child itself.
+        case readCommands(child: UUID)
+        /// `POST /v1/commands/{id}/result`: only a child (the target, which the store checks).
+        case reportCommandResult
     }
 
     public enum DeviceMember: String, Sendable, CaseIterable {
@@ -47,13 +53,18 @@ public enum AccessPolicy {
         case .active:
             break
         }
+        if action == .reportCommandResult { return caller.role == .child }
         if caller.role == .parent { return true }
         switch action {
         case .listDevices, .readOwnDevice, .rotateOwnCredential, .readPairing, .readDatabaseChanges, .readZones, .writeRecords:
             return true
         case .updateDevice(let target, let members):
             return target == caller.deviceID && members.isSubset(of: [.name, .timeZone])
-        case .revokeDevice, .deleteFamily, .createPairing, .listPairings, .decidePairing, .revokePairing, .manageZones:
+        case .readCommands(let child):
+            return child == caller.deviceID
+        case .reportCommandResult:
+            return true
+        case .revokeDevice, .deleteFamily, .createPairing, .listPairings, .decidePairing, .revokePairing, .manageZones, .sendCommand:
             return false
         }
     }
@@ -64,6 +75,9 @@ public enum AccessPolicy {
         }
         if case .updateDevice(let target, _) = action, target == caller.deviceID {
             return "A child device may change only its own name and time zone."
+        }
+        if action == .reportCommandResult {
+            return "Only the child device a command was sent to reports its result."
         }
         return "Only a parent device may do this."
     }

@@ -160,22 +160,12 @@ public struct PostgresRecordStore: Sendable {
             }
             var sequence = current
             if !planned.isEmpty {
-                let first = try await Self.advance(caller.familyID, by: Int64(planned.count), on: connection, logger: logger) - Int64(planned.count) + 1
-                var written: [(record: Record, sequence: Int64)] = []
-                for (offset, plan) in planned.enumerated() {
-                    var record = plan.record
-                    record.changeTag = String(first + Int64(offset), radix: 36)
-                    written.append((record, first + Int64(offset)))
+                let (written, last) = try await Self.commit(planned.map(\.record), familyID: caller.familyID, zoneName: zoneName, on: connection, logger: logger)
+                for (plan, record) in zip(planned, written) {
                     results[plan.index] = .saved(record, outcome: plan.outcome, incomingWon: plan.incomingWon)
                 }
-                try await Self.write(written, familyID: caller.familyID, zoneName: zoneName, on: connection, logger: logger)
-                sequence = first + Int64(planned.count) - 1
-                try await connection.query(
-                    "UPDATE zones SET changed_seq = \(sequence) WHERE family_id = \(caller.familyID) AND zone_name = \(zoneName)",
-                    logger: logger
-                )
+                sequence = last
                 zone.changedSequence = sequence
-                try await ChangePublisher.publish([.zone(zoneName, of: caller.familyID)], on: connection, logger: logger)
             }
             return (results.map { $0! }, zone, sequence)
         }
@@ -265,6 +255,27 @@ public struct PostgresRecordStore: Sendable {
 
     /// Writes records in one statement (one round trip for a whole batch), inserting new ones and
     /// overwriting stored ones and tombstones.
+    /// Writes decided records into a zone: takes numbers of the family's sequence, stamps each
+    /// record's change tag with its number, advances the zone and tells the polls. Every write of
+    /// records goes through here (modify, commands, usage). The family's row lock must be held.
+    static func commit(_ records: [Record], familyID: UUID, zoneName: String, on connection: PostgresConnection, logger: Logger) async throws -> (records: [Record], sequence: Int64) {
+        let count = Int64(records.count)
+        let last = try await advance(familyID, by: count, on: connection, logger: logger)
+        let first = last - count + 1
+        var written: [(record: Record, sequence: Int64)] = []
+        for (offset, record) in records.enumerated() {
+            var record = record
+            record.changeTag = String(first + Int64(offset), radix: 36)
+            written.append((record, first + Int64(offset)))
+        }
+        try await write(written, familyID: familyID, zoneName: zoneName, on: connection, logger: logger)
+        try await connection.query(
+            "UPDATE zones SET changed_seq = \(last) WHERE family_id = \(familyID) AND zone_name = \(zoneName)", logger: logger
+        )
+        try await ChangePublisher.publish([.zone(zoneName, of: familyID)], on: connection, logger: logger)
+        return (written.map(\.record), last)
+    }
+
     static func write(_ records: [(record: Record, sequence: Int64)], familyID: UUID, zoneName: String, on connection: PostgresConnection, logger: Logger) async throws {
         let list = records.map(\.record)
         try await connection.query(

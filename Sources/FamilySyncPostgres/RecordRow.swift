@@ -9,13 +9,25 @@ enum RecordRow {
         """
 
     static func decode(_ row: PostgresRow) throws -> Record {
-        let (name, type, fields, tag, deleted, createdAt, createdBy, modifiedAt, modifiedBy, role, clientModifiedAt) =
-            try row.decode((String, String, String, String, Bool, Date, UUID, Date, UUID, String, Date).self)
-        let object = try JSONDecoder().decode([String: JSONValue].self, from: Data(fields.utf8))
+        try decode(row, skipping: 0)
+    }
+
+    /// A record whose columns follow `skipping` others in the row.
+    static func decode(_ row: PostgresRow, skipping offset: Int) throws -> Record {
+        let cells = row.makeRandomAccess()
+        let fields = try JSONDecoder().decode([String: JSONValue].self, from: Data(try cells[offset + 2].decode(String.self).utf8))
         return Record(
-            recordName: name, recordType: type, fields: object, changeTag: tag, deleted: deleted, createdAt: createdAt,
-            createdBy: createdBy, modifiedAt: modifiedAt, modifiedBy: modifiedBy, modifiedRole: role, clientModifiedAt: clientModifiedAt
+            recordName: try cells[offset].decode(String.self), recordType: try cells[offset + 1].decode(String.self), fields: fields,
+            changeTag: try cells[offset + 3].decode(String.self), deleted: try cells[offset + 4].decode(Bool.self),
+            createdAt: try cells[offset + 5].decode(Date.self), createdBy: try cells[offset + 6].decode(UUID.self),
+            modifiedAt: try cells[offset + 7].decode(Date.self), modifiedBy: try cells[offset + 8].decode(UUID.self),
+            modifiedRole: try cells[offset + 9].decode(String.self), clientModifiedAt: try cells[offset + 10].decode(Date.self)
         )
+    }
+
+    /// The first column of a row whose record columns follow it.
+    static func leading(_ row: PostgresRow) throws -> String {
+        try row.makeRandomAccess()[0].decode(String.self)
     }
 
     /// `fields` as the JSON text PostgreSQL takes for jsonb.

@@ -135,6 +135,7 @@ func buildRoutes(
     pairings.addAuthenticatedRoutes(to: authenticated)
     ZoneController(records: records, keyring: keyring).addRoutes(to: authenticated)
     RecordController(records: records, keyring: keyring).addRoutes(to: authenticated)
+    CommandController(commands: PostgresCommandStore(client: postgres, clock: clock, logger: logger)).addRoutes(to: authenticated)
     let polling = longPolling ?? LongPolling(registry: metricsRegistry)
     PollController(
         hub: polling.hub, polls: PostgresPollStore(client: postgres, logger: logger), keyring: keyring, metrics: polling.metrics, logger: logger

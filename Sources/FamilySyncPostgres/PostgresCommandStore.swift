@@ -1,0 +1,176 @@
+import FamilySyncCore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Configuration commands (PROTOCOL §7.1): `ConfigurationCommand` records in the child's zone,
+/// written through the record engine's `commit`, so each step reaches parents through change
+/// tokens and wakes their polls, and `request_sync` wakes the child.
+public struct PostgresCommandStore: Sendable {
+    let client: PostgresClient
+    let clock: any WallClock
+    let logger: Logger
+
+    public init(client: PostgresClient, clock: any WallClock, logger: Logger) {
+        self.client = client
+        self.clock = clock
+        self.logger = logger
+    }
+
+    public struct NewCommand: Sendable {
+        public var commandType: String
+        public var payload: [String: JSONValue]
+        public var expiresInSeconds: Int
+        /// `AppConfiguration` fields to upsert (by `logicalID`) in the same transaction.
+        public var configuration: [[String: JSONValue]]
+
+        public init(commandType: String, payload: [String: JSONValue], expiresInSeconds: Int, configuration: [[String: JSONValue]]) {
+            self.commandType = commandType
+            self.payload = payload
+            self.expiresInSeconds = expiresInSeconds
+            self.configuration = configuration
+        }
+    }
+
+    /// A parent sends a command to an active child of its family.
+    public func create(_ new: NewCommand, to childID: UUID, by parent: AuthenticatedDevice) async throws -> Command {
+        let now = clock.now()
+        let logger = logger
+        return try await client.inTransaction(logger: logger) { connection in
+            _ = try await PostgresRecordStore.lockFamily(parent.familyID, on: connection, logger: logger)
+            let zone = try await Self.childZone(childID, of: parent.familyID, on: connection, logger: logger)
+            let command = Command(
+                commandID: UUID(), targetDeviceID: childID, commandType: new.commandType, payload: new.payload, status: .pending,
+                createdAt: now, createdBy: parent.deviceID, expiresAt: now.addingTimeInterval(TimeInterval(new.expiresInSeconds))
+            )
+            var records = try await Self.configurationRecords(new.configuration, zone: zone, by: parent, now: now, on: connection, logger: logger)
+            records.append(Self.record(command, by: parent.deviceID, role: parent.role.rawValue, createdAt: now, now: now))
+            _ = try await PostgresRecordStore.commit(records, familyID: parent.familyID, zoneName: zone, on: connection, logger: logger)
+            return command
+        }
+    }
+
+    /// The child's commands, oldest first; those past `expiresAt` are expired on the way, and when
+    /// the child itself asks, its pending ones become delivered.
+    public func list(childID: UUID, caller: AuthenticatedDevice, status: CommandStatus?) async throws -> [Command] {
+        let now = clock.now()
+        let logger = logger
+        return try await client.inTransaction(logger: logger) { connection in
+            _ = try await PostgresRecordStore.lockFamily(caller.familyID, on: connection, logger: logger)
+            let zone = try await Self.childZone(childID, of: caller.familyID, allowRevoked: true, on: connection, logger: logger)
+            let rows = try await connection.query(
+                """
+                SELECT \(unescaped: RecordRow.columns) FROM records
+                WHERE family_id = \(caller.familyID) AND zone_name = \(zone) AND record_type = 'ConfigurationCommand' AND NOT deleted
+                FOR UPDATE
+                """,
+                logger: logger
+            )
+            var changed: [Record] = []
+            var commands: [Command] = []
+            for record in try await rows.collect(RecordRow.decode) {
+                guard let stored = Command(fields: record.fields) else { continue }
+                var command = stored
+                command.expireIfDue(at: now)
+                if caller.deviceID == childID, let delivered = try command.applying(.delivered, at: now) { command = delivered }
+                if command != stored {
+                    changed.append(Self.record(command, by: caller.deviceID, role: "server", createdAt: record.createdAt, now: now))
+                }
+                commands.append(command)
+            }
+            if !changed.isEmpty {
+                _ = try await PostgresRecordStore.commit(changed, familyID: caller.familyID, zoneName: zone, on: connection, logger: logger)
+            }
+            return commands
+                .filter { status == nil || $0.status == status }
+                .sorted { ($0.createdAt, $0.commandID.lowercased) < ($1.createdAt, $1.commandID.lowercased) }
+        }
+    }
+
+    /// Applies a step to one command: a result from its target child, or a parent's cancel.
+    public func apply(_ event: Command.Event, to commandID: UUID, by caller: AuthenticatedDevice) async throws -> Command {
+        let now = clock.now()
+        let logger = logger
+        return try await client.inTransaction(logger: logger) { connection in
+            _ = try await PostgresRecordStore.lockFamily(caller.familyID, on: connection, logger: logger)
+            let rows = try await connection.query(
+                """
+                SELECT zone_name, \(unescaped: RecordRow.columns) FROM records
+                WHERE family_id = \(caller.familyID) AND record_name = \(Command.recordName(commandID))
+                  AND record_type = 'ConfigurationCommand' AND NOT deleted
+                FOR UPDATE
+                """,
+                logger: logger
+            )
+            let found = try await rows.collect { row in (try RecordRow.leading(row), try RecordRow.decode(row, skipping: 1)) }
+            // Another device's command is none of a child's business: as if it did not exist.
+            guard let (zone, record) = found.first, let stored = Command(fields: record.fields),
+                caller.role == .parent || stored.targetDeviceID == caller.deviceID
+            else {
+                throw FamilySyncError.notFound("No such command.")
+            }
+            guard let command = try stored.applying(event, at: now) else { return stored }
+            let written = Self.record(command, by: caller.deviceID, role: caller.role.rawValue, createdAt: record.createdAt, now: now)
+            _ = try await PostgresRecordStore.commit([written], familyID: caller.familyID, zoneName: zone, on: connection, logger: logger)
+            return command
+        }
+    }
+
+    // MARK: - Helpers
+
+    static func record(_ command: Command, by device: UUID, role: String, createdAt: Date, now: Date) -> Record {
+        Record(
+            recordName: command.recordName, recordType: "ConfigurationCommand", fields: command.fields, changeTag: "", deleted: false,
+            createdAt: createdAt, createdBy: command.createdBy, modifiedAt: now, modifiedBy: device, modifiedRole: role, clientModifiedAt: now
+        )
+    }
+
+    /// The zone of a child device of the family; 404 for anything else. Commands go only to an
+    /// active child; a revoked child's commands stay readable.
+    static func childZone(_ childID: UUID, of familyID: UUID, allowRevoked: Bool = false, on connection: PostgresConnection, logger: Logger) async throws -> String {
+        let rows = try await connection.query(
+            "SELECT role, status FROM devices WHERE family_id = \(familyID) AND device_id = \(childID)", logger: logger
+        )
+        guard let (role, status) = try await rows.decode((String, String).self).first(where: { _ in true }), role == DeviceRole.child.rawValue else {
+            throw FamilySyncError.notFound("No such child device.")
+        }
+        if status == DeviceStatus.awaitingConfirmation.rawValue || (status == DeviceStatus.revoked.rawValue && !allowRevoked) {
+            throw FamilySyncError(.conflict, "The child device is \(status.replacingOccurrences(of: "_", with: " ")); commands go to active ones.")
+        }
+        let zone = Device.zoneName(forChild: childID)
+        _ = try await PostgresRecordStore.zone(familyID, zone, on: connection, logger: logger)
+        return zone
+    }
+
+    /// The `AppConfiguration` records a command carries: each replaces the zone's record of the
+    /// same `logicalID`, or is a new record `config-<uuid>`.
+    static func configurationRecords(
+        _ configuration: [[String: JSONValue]], zone: String, by parent: AuthenticatedDevice, now: Date, on connection: PostgresConnection, logger: Logger
+    ) async throws -> [Record] {
+        guard !configuration.isEmpty else { return [] }
+        let ids = configuration.compactMap { fields -> String? in if case .string(let id)? = fields["logicalID"] { id } else { nil } }
+        let rows = try await connection.query(
+            """
+            SELECT fields ->> 'logicalID', \(unescaped: RecordRow.columns) FROM records
+            WHERE family_id = \(parent.familyID) AND zone_name = \(zone) AND record_type = 'AppConfiguration'
+              AND fields ->> 'logicalID' = ANY(\(ids)) FOR UPDATE
+            """,
+            logger: logger
+        )
+        var existing: [String: Record] = [:]
+        for (id, record) in try await rows.collect({ row in (try RecordRow.leading(row), try RecordRow.decode(row, skipping: 1)) }) {
+            existing[id] = existing[id] ?? record
+        }
+        return try configuration.enumerated().map { index, fields in
+            guard case .string(let id)? = fields["logicalID"] else {
+                throw FamilySyncError.badRequest("logicalID is required.", field: "configuration[\(index)].logicalID")
+            }
+            let stored = existing[id]
+            return Record(
+                recordName: stored?.recordName ?? "config-\(UUID().lowercased)", recordType: "AppConfiguration", fields: fields, changeTag: "",
+                deleted: false, createdAt: stored.map { $0.deleted ? now : $0.createdAt } ?? now, createdBy: stored?.createdBy ?? parent.deviceID,
+                modifiedAt: now, modifiedBy: parent.deviceID, modifiedRole: parent.role.rawValue, clientModifiedAt: now
+            )
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import FamilySyncCore
+import FamilySyncPostgres
+import FamilySyncProtocol
+import Foundation
+import Hummingbird
+
+/// Configuration commands (PROTOCOL §7.1): parent → child, with delivery and results.
+struct CommandController {
+    let commands: PostgresCommandStore
+
+    /// Most configurations one command carries, like a modify's operations.
+    static let maximumConfigurations = 400
+    static let maximumPayloadBytes = 64 * 1024
+
+    func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+        group.post("devices/:id/commands") { request, context in
+            let caller = try context.requireDevice()
+            try AccessPolicy.check(caller, .sendCommand)
+            let childID = try DeviceController.deviceID(context)
+            let body = try await request.decodeJSON(as: CreateCommandRequest.self, context: context)
+            let command = try await commands.create(try Self.validate(body), to: childID, by: caller)
+            return try JSONResponse(CommandBody(command), status: .created)
+        }
+        group.get("devices/:id/commands") { request, context in
+            let caller = try context.requireDevice()
+            let childID = try DeviceController.deviceID(context)
+            try AccessPolicy.check(caller, .readCommands(child: childID))
+            let status = try request.uri.queryParameters.get("status").map { text throws(FamilySyncError) in
+                guard let status = CommandStatus(rawValue: text) else {
+                    throw .badRequest("status is one of \(CommandStatus.allCases.map(\.rawValue).joined(separator: ", ")).", field: "status")
+                }
+                return status
+            }
+            let list = try await commands.list(childID: childID, caller: caller, status: status)
+            return try JSONResponse(CommandList(commands: list.map(CommandBody.init)))
+        }
+        group.post("commands/:id/result") { request, context in
+            let caller = try context.requireDevice()
+            try AccessPolicy.check(caller, .reportCommandResult)
+            let id = try Validation.uuid(context.parameters.get("id") ?? "", field: "id")
+            let body = try await request.decodeJSON(as: CommandResultRequest.self, context: context)
+            let event = try Self.result(body)
+            return try JSONResponse(CommandBody(try await commands.apply(event, to: id, by: caller)))
+        }
+        group.post("commands/:id/cancel") { _, context in
+            let caller = try context.requireDevice()
+            try AccessPolicy.check(caller, .sendCommand)
+            let id = try Validation.uuid(context.parameters.get("id") ?? "", field: "id")
+            return try JSONResponse(CommandBody(try await commands.apply(.cancel, to: id, by: caller)))
+        }
+    }
+
+    static func validate(_ body: CreateCommandRequest) throws(FamilySyncError) -> PostgresCommandStore.NewCommand {
+        try Command.checkType(body.commandType, field: "commandType")
+        let payload = body.payload ?? [:]
+        let payloadBytes = (try? JSONEncoder().encode(payload).count) ?? .max
+        guard payloadBytes <= maximumPayloadBytes else {
+            throw .limitExceeded("payload is \(payloadBytes) bytes; the limit is \(maximumPayloadBytes).")
+        }
+        let expiry = body.expiresInSeconds ?? Command.defaultExpirySeconds
+        guard Command.expiry.contains(expiry) else {
+            throw .badRequest("expiresInSeconds is from 1 to \(Command.expiry.upperBound) (30 days).", field: "expiresInSeconds")
+        }
+        let configuration = body.configuration ?? []
+        guard configuration.count <= maximumConfigurations else {
+            throw .limitExceeded("At most \(maximumConfigurations) configurations go with one command.")
+        }
+        var seen: Set<String> = []
+        for (index, fields) in configuration.enumerated() {
+            try RecordSchema.validate(type: "AppConfiguration", fields: fields, field: "configuration[\(index)]")
+            guard case .string(let id)? = fields["logicalID"], seen.insert(id).inserted else {
+                throw .badRequest("Each logicalID appears once in configuration.", field: "configuration[\(index)].logicalID")
+            }
+        }
+        return .init(commandType: body.commandType, payload: payload, expiresInSeconds: expiry, configuration: configuration)
+    }
+
+    static func result(_ body: CommandResultRequest) throws(FamilySyncError) -> Command.Event {
+        switch body.status {
+        case "executed":
+            guard body.error == nil else { throw .badRequest("error goes only with status failed.", field: "error") }
+            return .result(executed: true, error: nil)
+        case "failed":
+            guard (body.error?.count ?? 0) <= Command.maximumErrorLength else {
+                throw .badRequest("error is at most \(Command.maximumErrorLength) characters.", field: "error")
+            }
+            return .result(executed: false, error: body.error)
+        default:
+            throw .badRequest("status is executed or failed.", field: "status")
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import FamilySyncCore
+import Foundation
+import Testing
+
+/// §7.1's lifecycle as a table: every event from every status.
+@Suite struct CommandLifecycleTests {
+    static let created = Date(timeIntervalSince1970: 1_800_000_000)
+    static let later = created.addingTimeInterval(60)
+
+    static func command(_ status: CommandStatus, error: String? = nil) -> Command {
+        Command(
+            commandID: UUID(), targetDeviceID: UUID(), commandType: "block", payload: [:], status: status, createdAt: created,
+            createdBy: UUID(), expiresAt: created.addingTimeInterval(3600), error: error
+        )
+    }
+
+    enum Outcome: Equatable { case becomes(CommandStatus), unchanged, conflict }
+
+    static let table: [(CommandStatus, Command.Event, Outcome)] = [
+        (.pending, .delivered, .becomes(.delivered)),
+        (.delivered, .delivered, .unchanged),
+        (.executed, .delivered, .unchanged),
+        (.cancelled, .delivered, .unchanged),
+        (.pending, .result(executed: true, error: nil), .becomes(.executed)),
+        (.delivered, .result(executed: true, error: nil), .becomes(.executed)),
+        (.delivered, .result(executed: false, error: "no permission"), .becomes(.failed)),
+        (.executed, .result(executed: true, error: nil), .unchanged),
+        (.executed, .result(executed: false, error: "x"), .conflict),
+        (.cancelled, .result(executed: true, error: nil), .conflict),
+        (.expired, .result(executed: true, error: nil), .conflict),
+        (.pending, .cancel, .becomes(.cancelled)),
+        (.delivered, .cancel, .becomes(.cancelled)),
+        (.cancelled, .cancel, .unchanged),
+        (.executed, .cancel, .conflict),
+        (.failed, .cancel, .conflict),
+        (.expired, .cancel, .conflict),
+    ]
+
+    @Test(arguments: table.indices)
+    func transition(_ index: Int) throws {
+        let (status, event, outcome) = Self.table[index]
+        let command = Self.command(status)
+        switch outcome {
+        case .becomes(let next):
+            let after = try #require(try command.applying(event, at: Self.later))
+            #expect(after.status == next)
+            switch next {
+            case .delivered: #expect(after.deliveredAt == Self.later)
+            case .executed, .failed:
+                #expect(after.executedAt == Self.later)
+                #expect(after.deliveredAt != nil, "a result implies delivery")
+            case .cancelled: #expect(after.cancelledAt == Self.later)
+            default: break
+            }
+        case .unchanged:
+            #expect(try command.applying(event, at: Self.later) == nil)
+        case .conflict:
+            #expect(throws: FamilySyncError.self) { try command.applying(event, at: Self.later) }
+        }
+    }
+
+    @Test func theSameFailureAgainIsIdempotentAndAnotherIsAConflict() throws {
+        let failed = Self.command(.failed, error: "no permission")
+        #expect(try failed.applying(.result(executed: false, error: "no permission"), at: Self.later) == nil)
+        #expect(throws: FamilySyncError.self) { try failed.applying(.result(executed: false, error: "other"), at: Self.later) }
+    }
+
+    /// Past expiresAt a pending or delivered command is expired first: a result is then 409.
+    @Test func pastItsExpiryACommandIsExpired() throws {
+        let late = Self.created.addingTimeInterval(7200)
+        let expired = try #require(try Self.command(.pending).applying(.delivered, at: late))
+        #expect(expired.status == .expired)
+        #expect(throws: FamilySyncError.self) { try Self.command(.delivered).applying(.result(executed: true, error: nil), at: late) }
+        #expect(try Self.command(.executed).applying(.delivered, at: late) == nil)
+    }
+
+    @Test func fieldsRoundTrip() {
+        var command = Self.command(.failed, error: "no permission")
+        command.payload = ["apps": .array([.string("app-1")])]
+        command.deliveredAt = Self.later
+        command.executedAt = Self.later
+        #expect(Command(fields: command.fields) == command)
+    }
+
+    @Test(arguments: ["block", "unblock", "update_config", "request_sync", "x-reboot"])
+    func knownAndCustomTypes(_ type: String) throws {
+        try Command.checkType(type, field: "commandType")
+    }
+
+    @Test(arguments: ["", "reboot", "x-", "Block", "x-" + String(repeating: "a", count: 63)])
+    func otherTypesAreRefused(_ type: String) {
+        #expect(throws: FamilySyncError.self) { try Command.checkType(type, field: "commandType") }
+    }
+}
