@@ -47,6 +47,10 @@ import Testing
         Endpoint(name: "POST /v1/zones/{child zone}/records/query", method: .post, uri: { "/v1/zones/\($0.childZone)/records/query" }, json: { _ in #"{"recordType":"AppConfiguration"}"# }, expected: [200, 200, 403, 401, 404, 401]),
         Endpoint(name: "GET /v1/changes", method: .get, uri: { _ in "/v1/changes" }, expected: [200, 200, 200, 401, 200, 401]),
         Endpoint(name: "GET /v1/poll", method: .get, uri: { _ in "/v1/poll?timeout=0" }, expected: [200, 200, 200, 401, 200, 401]),
+        Endpoint(name: "POST /v1/devices/{child}/commands", method: .post, uri: { "/v1/devices/\($0.child.deviceID.lowercased)/commands" }, json: { _ in #"{"commandType":"request_sync"}"# }, expected: [201, 403, 403, 401, 404, 401]),
+        Endpoint(name: "GET /v1/devices/{child}/commands", method: .get, uri: { "/v1/devices/\($0.child.deviceID.lowercased)/commands" }, expected: [200, 200, 403, 401, 404, 401]),
+        Endpoint(name: "POST /v1/commands/{id}/result", method: .post, uri: { "/v1/commands/\($0.commandID)/result" }, json: { _ in #"{"status":"executed"}"# }, expected: [403, 200, 403, 401, 403, 401]),
+        Endpoint(name: "POST /v1/commands/{id}/cancel", method: .post, uri: { "/v1/commands/\($0.commandID)/cancel" }, expected: [200, 403, 403, 401, 404, 401]),
     ]
 
     struct Cell: Sendable, CustomStringConvertible {
@@ -62,7 +66,7 @@ import Testing
 
     @Test func everyEndpointHasARowAndTheRowsCoverTheServedRoutes() {
         #expect(Self.endpoints.allSatisfy { $0.expected.count == Caller.allCases.count })
-        #expect(Self.cells.count == 132)
+        #expect(Self.cells.count == 156)
     }
 
     @Test(arguments: cells)

@@ -58,12 +58,14 @@ struct FamilyFixture: Sendable {
     var pendingQRPayload: String
     var otherParent: TestDevice
     var otherPairingID: UUID
+    /// A pending command from the parent to the child.
+    var commandID: String
 
     var childZone: String { "child-\(child.deviceID.lowercased)" }
 
     /// Every id of family A: none may appear in an answer to another family or to nobody.
     var familyAIDs: [UUID] {
-        [parent.familyID, parent.deviceID, child.deviceID, awaiting.deviceID, revoked.deviceID, childPairingID, awaitingPairingID, pendingPairingID]
+        [parent.familyID, parent.deviceID, child.deviceID, awaiting.deviceID, revoked.deviceID, childPairingID, awaitingPairingID, pendingPairingID, UUID(uuidString: commandID)!]
     }
 
     static func make(_ server: TestServer) async throws -> FamilyFixture {
@@ -74,11 +76,13 @@ struct FamilyFixture: Sendable {
         let revoke = try await server.send(.delete, "/v1/devices/\(revoked.deviceID.lowercased)", credential: parent.credential)
         #expect(revoke.status == .noContent)
         let pending = try await server.createPairing(by: parent)
+        let command = try await server.sendCommand(#"{"commandType":"block"}"#, to: child, by: parent)
         let otherParent = try await server.createFamily(name: "Other parent")
         let otherPending = try await server.createPairing(by: otherParent)
         return FamilyFixture(
             parent: parent, child: child, childPairingID: childPairingID, awaiting: awaiting, awaitingPairingID: awaitingPairingID,
-            revoked: revoked, pendingPairingID: pending.pairing.id, pendingQRPayload: pending.qrPayload, otherParent: otherParent, otherPairingID: otherPending.pairing.id
+            revoked: revoked, pendingPairingID: pending.pairing.id, pendingQRPayload: pending.qrPayload, otherParent: otherParent, otherPairingID: otherPending.pairing.id,
+            commandID: command.commandId
         )
     }
 }
