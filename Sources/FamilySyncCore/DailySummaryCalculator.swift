@@ -1,0 +1,118 @@
+import Foundation
+
+/// Daily summaries from usage sessions (PROTOCOL §7.3), a pure function: the server runs it in the
+/// upload's transaction over the sessions that overlap the days the upload touched, and it is the
+/// full recomputation the property tests compare the stored summaries with.
+///
+/// The rules, per app (`logicalID`) and local day:
+/// - A session's `totalSeconds` and `earnedPoints` are spread evenly over [sessionStart, sessionEnd),
+///   so a session across midnight is split in proportion (a day of 23 or 25 hours is what the time
+///   zone says it is). A session with no duration counts at its instant.
+/// - Overlapping sessions of the same app count once: at each instant the app's rate is the highest
+///   rate of the sessions covering it, never their sum. A re-sent or doubly reported session adds
+///   nothing; a longer report of the same session adds only what it covers beyond.
+/// - An app's name and category on a day come from its session with the latest end that day.
+/// - Seconds and points are rounded per app and day; the totals are the sums of the rounded values.
+/// The result does not depend on the order of the sessions.
+public enum DailySummaryCalculator {
+    /// The local day of an instant, `YYYY-MM-DD`.
+    public static func day(of instant: Date, in timeZone: TimeZone) -> String {
+        let parts = calendar(timeZone).dateComponents([.year, .month, .day], from: instant)
+        return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+    }
+
+    /// The instants a local day spans, or nil for a malformed date.
+    public static func interval(of date: String, in timeZone: TimeZone) -> DateInterval? {
+        let parts = date.split(separator: "-")
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
+        else { return nil }
+        let calendar = calendar(timeZone)
+        let components = DateComponents(year: year, month: month, day: day)
+        guard components.isValidDate(in: calendar), let start = calendar.date(from: components),
+            self.day(of: start, in: timeZone) == date,
+            let end = calendar.date(byAdding: .day, value: 1, to: start)
+        else { return nil }
+        return DateInterval(start: start, end: end)
+    }
+
+    /// The local days a session counts on.
+    public static func days(of session: UsageSession, in timeZone: TimeZone) -> [String] {
+        let last = session.sessionEnd > session.sessionStart ? session.sessionEnd.addingTimeInterval(-0.001) : session.sessionStart
+        var days = [day(of: session.sessionStart, in: timeZone)]
+        while let current = days.last, current != day(of: last, in: timeZone), let interval = interval(of: current, in: timeZone) {
+            days.append(day(of: interval.end, in: timeZone))
+        }
+        return days
+    }
+
+    /// The summaries of `days` from `sessions` (sessions that do not overlap a day are ignored).
+    public static func summaries(of sessions: [UsageSession], days: [String], deviceID: UUID, timeZone: TimeZone, at instant: Date) -> [DailySummary] {
+        let ordered = sessions.sorted { ($0.sessionStart, $0.sessionEnd, $0.recordID.lowercased) < ($1.sessionStart, $1.sessionEnd, $1.recordID.lowercased) }
+        let byApp = Dictionary(grouping: ordered, by: \.logicalID)
+        return days.compactMap { date in
+            guard let bounds = interval(of: date, in: timeZone) else { return nil }
+            var summary = DailySummary.empty(date: date, deviceID: deviceID, at: instant)
+            for (logicalID, appSessions) in byApp {
+                guard let app = app(logicalID, appSessions, within: bounds) else { continue }
+                summary.byApp.append(app)
+                switch app.category {
+                case .learning: summary.totalLearningSeconds += app.seconds
+                case .reward: summary.totalRewardSeconds += app.seconds
+                }
+                summary.totalPointsEarned += app.points
+            }
+            summary.byApp.sort { ($1.seconds, $0.logicalID) < ($0.seconds, $1.logicalID) }
+            return summary
+        }
+    }
+
+    /// One app's seconds and points within a day: the union of its sessions there.
+    static func app(_ logicalID: String, _ sessions: [UsageSession], within day: DateInterval) -> DailySummary.App? {
+        struct Piece { var start: Date; var end: Date; var secondsRate: Double; var pointsRate: Double }
+        var pieces: [Piece] = []
+        var instants: [Date: (seconds: Double, points: Double)] = [:]
+        var latest: UsageSession?
+        for session in sessions {
+            let duration = session.sessionEnd.timeIntervalSince(session.sessionStart)
+            if duration > 0 {
+                let start = max(session.sessionStart, day.start), end = min(session.sessionEnd, day.end)
+                guard start < end else { continue }
+                pieces.append(Piece(start: start, end: end, secondsRate: Double(session.totalSeconds) / duration, pointsRate: Double(session.earnedPoints) / duration))
+            } else {
+                guard session.sessionStart >= day.start, session.sessionStart < day.end else { continue }
+                let current = instants[session.sessionStart] ?? (0, 0)
+                instants[session.sessionStart] = (max(current.seconds, Double(session.totalSeconds)), max(current.points, Double(session.earnedPoints)))
+            }
+            if latest.map({ ($0.sessionEnd, $0.sessionStart, $0.recordID.lowercased) < (session.sessionEnd, session.sessionStart, session.recordID.lowercased) }) ?? true {
+                latest = session
+            }
+        }
+        guard let latest else { return nil }
+        var seconds = 0.0, points = 0.0
+        let boundaries = Set(pieces.flatMap { [$0.start, $0.end] }).sorted()
+        for (from, to) in zip(boundaries, boundaries.dropFirst()) {
+            let covering = pieces.filter { $0.start <= from && $0.end >= to }
+            guard !covering.isEmpty else { continue }
+            let length = to.timeIntervalSince(from)
+            seconds += (covering.map(\.secondsRate).max() ?? 0) * length
+            points += (covering.map(\.pointsRate).max() ?? 0) * length
+        }
+        // An instant inside one of the app's sessions is already counted by it.
+        for (instant, value) in instants where !pieces.contains(where: { $0.start <= instant && instant < $0.end }) {
+            seconds += value.seconds
+            points += value.points
+        }
+        let app = DailySummary.App(
+            logicalID: logicalID, displayName: latest.displayName, category: latest.category,
+            seconds: Int(seconds.rounded()), points: Int(points.rounded())
+        )
+        return app.seconds > 0 || app.points > 0 ? app : nil
+    }
+
+    static func calendar(_ timeZone: TimeZone) -> Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        return calendar
+    }
+}
