@@ -31,6 +31,8 @@ public enum AccessPolicy {
         case readCommands(child: UUID)
         /// `POST /v1/commands/{id}/result`: only a child (the target, which the store checks).
         case reportCommandResult
+        /// `POST /v1/usage`: a child, for itself.
+        case uploadUsage
     }
 
     public enum DeviceMember: String, Sendable, CaseIterable {
@@ -53,7 +55,7 @@ public enum AccessPolicy {
         case .active:
             break
         }
-        if action == .reportCommandResult { return caller.role == .child }
+        if action == .reportCommandResult || action == .uploadUsage { return caller.role == .child }
         if caller.role == .parent { return true }
         switch action {
         case .listDevices, .readOwnDevice, .rotateOwnCredential, .readPairing, .readDatabaseChanges, .readZones, .writeRecords:
@@ -62,7 +64,7 @@ public enum AccessPolicy {
             return target == caller.deviceID && members.isSubset(of: [.name, .timeZone])
         case .readCommands(let child):
             return child == caller.deviceID
-        case .reportCommandResult:
+        case .reportCommandResult, .uploadUsage:
             return true
         case .revokeDevice, .deleteFamily, .createPairing, .listPairings, .decidePairing, .revokePairing, .manageZones, .sendCommand:
             return false
@@ -78,6 +80,9 @@ public enum AccessPolicy {
         }
         if action == .reportCommandResult {
             return "Only the child device a command was sent to reports its result."
+        }
+        if action == .uploadUsage {
+            return "Only a child device uploads usage, its own."
         }
         return "Only a parent device may do this."
     }

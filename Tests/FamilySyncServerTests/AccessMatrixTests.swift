@@ -50,6 +50,9 @@ import Testing
         Endpoint(name: "POST /v1/devices/{child}/commands", method: .post, uri: { "/v1/devices/\($0.child.deviceID.lowercased)/commands" }, json: { _ in #"{"commandType":"request_sync"}"# }, expected: [201, 403, 403, 401, 404, 401]),
         Endpoint(name: "GET /v1/devices/{child}/commands", method: .get, uri: { "/v1/devices/\($0.child.deviceID.lowercased)/commands" }, expected: [200, 200, 403, 401, 404, 401]),
         Endpoint(name: "POST /v1/commands/{id}/result", method: .post, uri: { "/v1/commands/\($0.commandID)/result" }, json: { _ in #"{"status":"executed"}"# }, expected: [403, 200, 403, 401, 403, 401]),
+        Endpoint(name: "POST /v1/usage", method: .post, uri: { _ in "/v1/usage" }, json: { _ in
+            #"{"records":[{"recordID":"\#(UUID().lowercased)","logicalID":"a","displayName":"A","category":"learning","sessionStart":"2026-11-17T10:00:00.000Z","sessionEnd":"2026-11-17T10:05:00.000Z","totalSeconds":300}]}"#
+        }, expected: [403, 200, 403, 401, 403, 401]),
         Endpoint(name: "POST /v1/commands/{id}/cancel", method: .post, uri: { "/v1/commands/\($0.commandID)/cancel" }, expected: [200, 403, 403, 401, 404, 401]),
     ]
 
@@ -66,7 +69,7 @@ import Testing
 
     @Test func everyEndpointHasARowAndTheRowsCoverTheServedRoutes() {
         #expect(Self.endpoints.allSatisfy { $0.expected.count == Caller.allCases.count })
-        #expect(Self.cells.count == 156)
+        #expect(Self.cells.count == 162)
     }
 
     @Test(arguments: cells)

@@ -1,0 +1,163 @@
+import FamilySyncCore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Usage uploads and daily summaries (PROTOCOL §7.2–§7.3): `UsageRecord` records `usage-<recordID>`
+/// and `DailySummary` records `summary-<date>` in the child's zone, written in one transaction
+/// through the record engine's `commit`, so parents get both through change tokens.
+public struct PostgresUsageStore: Sendable {
+    let client: PostgresClient
+    let clock: any WallClock
+    let logger: Logger
+
+    public init(client: PostgresClient, clock: any WallClock, logger: Logger) {
+        self.client = client
+        self.clock = clock
+        self.logger = logger
+    }
+
+    public struct Upload: Sendable {
+        public var accepted: Int
+        public var duplicates: Int
+        /// Every day the upload's records touch, as stored after it.
+        public var summaries: [DailySummary]
+        public var zone: PostgresRecordStore.Zone
+        public var sequence: Int64
+    }
+
+    /// Stores the sessions a child uploads for itself, idempotently by `recordID`: one already
+    /// stored with the same content is a duplicate, with other content `409 CONFLICT` (and nothing
+    /// is stored). The summaries of the days they touch are recomputed from every stored session
+    /// of those days, in `timeZone` (the device's when nil), in the same transaction.
+    public func upload(_ sessions: [UsageSession], timeZone: String?, child: AuthenticatedDevice) async throws -> Upload {
+        let now = clock.now()
+        let logger = logger
+        let familyID = child.familyID
+        return try await client.inTransaction(logger: logger) { connection in
+            // The family's row first, as every writer: uploads of one family queue, so overlapping
+            // retries cannot both store a record, and cannot deadlock.
+            _ = try await PostgresRecordStore.lockFamily(familyID, on: connection, logger: logger)
+            var zone = try await PostgresRecordStore.zone(familyID, Device.zoneName(forChild: child.deviceID), on: connection, logger: logger)
+            let zoneName = zone.name
+            let rows = try await connection.query(
+                "SELECT time_zone FROM devices WHERE family_id = \(familyID) AND device_id = \(child.deviceID)", logger: logger
+            )
+            let deviceZone = try await rows.decode(String.self).first(where: { _ in true }) ?? "UTC"
+            let tz = TimeZone(identifier: timeZone ?? deviceZone) ?? .gmt
+
+            // Duplicates and conflicts.
+            let stored = try await Self.sessions(named: sessions.map(\.recordName), familyID: familyID, zone: zoneName, on: connection, logger: logger)
+            var fresh: [UsageSession] = []
+            for (index, session) in sessions.enumerated() {
+                guard let existing = stored[session.recordName] else {
+                    fresh.append(session)
+                    continue
+                }
+                guard existing == session else {
+                    throw FamilySyncError(.conflict, "Record \(session.recordID.lowercased) was uploaded before with other content.", field: "records[\(index)]")
+                }
+            }
+
+            // The days touched, recomputed from every session stored for them and the new ones.
+            var days: [String] = []
+            for session in sessions {
+                for day in DailySummaryCalculator.days(of: session, in: tz) where !days.contains(day) { days.append(day) }
+            }
+            days.sort()
+            var summaries: [DailySummary] = []
+            var written: [Record] = fresh.map { Self.record($0, by: child.deviceID, now: now) }
+            if let first = days.first.flatMap({ DailySummaryCalculator.interval(of: $0, in: tz) }),
+                let last = days.last.flatMap({ DailySummaryCalculator.interval(of: $0, in: tz) }) {
+                let known = try await Self.sessions(overlapping: DateInterval(start: first.start, end: last.end), familyID: familyID, zone: zoneName, on: connection, logger: logger)
+                let computed = DailySummaryCalculator.summaries(of: known + fresh, days: days, deviceID: child.deviceID, timeZone: tz, at: now)
+                let previous = try await Self.summaries(for: days, familyID: familyID, zone: zoneName, on: connection, logger: logger)
+                for summary in computed {
+                    if let before = previous[summary.date], before.record.sameContent(as: summary) {
+                        summaries.append(before.record)
+                    } else if previous[summary.date] == nil, summary.byApp.isEmpty {
+                        summaries.append(summary)  // nothing stored, nothing to store
+                    } else {
+                        summaries.append(summary)
+                        written.append(Self.record(summary, createdAt: previous[summary.date]?.createdAt ?? now, by: child.deviceID, now: now))
+                    }
+                }
+            }
+            try await connection.query(
+                "UPDATE devices SET last_sync_at = \(now) WHERE family_id = \(familyID) AND device_id = \(child.deviceID)", logger: logger
+            )
+            var sequence = zone.changedSequence
+            if !written.isEmpty {
+                sequence = try await PostgresRecordStore.commit(written, familyID: familyID, zoneName: zoneName, on: connection, logger: logger).sequence
+                zone.changedSequence = sequence
+            }
+            return Upload(accepted: fresh.count, duplicates: sessions.count - fresh.count, summaries: summaries, zone: zone, sequence: sequence)
+        }
+    }
+
+    // MARK: - Helpers
+
+    static func record(_ session: UsageSession, by device: UUID, now: Date) -> Record {
+        Record(
+            recordName: session.recordName, recordType: "UsageRecord", fields: session.fields, changeTag: "", deleted: false,
+            createdAt: now, createdBy: device, modifiedAt: now, modifiedBy: device, modifiedRole: DeviceRole.child.rawValue, clientModifiedAt: now
+        )
+    }
+
+    static func record(_ summary: DailySummary, createdAt: Date, by device: UUID, now: Date) -> Record {
+        Record(
+            recordName: summary.recordName, recordType: "DailySummary", fields: summary.fields, changeTag: "", deleted: false,
+            createdAt: createdAt, createdBy: device, modifiedAt: now, modifiedBy: device, modifiedRole: "server", clientModifiedAt: now
+        )
+    }
+
+    static func sessions(named names: [String], familyID: UUID, zone: String, on connection: PostgresConnection, logger: Logger) async throws -> [String: UsageSession] {
+        let rows = try await connection.query(
+            """
+            SELECT record_name, fields::text FROM records
+            WHERE family_id = \(familyID) AND zone_name = \(zone) AND record_name = ANY(\(names)) AND record_type = 'UsageRecord' AND NOT deleted
+            """,
+            logger: logger
+        )
+        var found: [String: UsageSession] = [:]
+        for try await (name, fields) in rows.decode((String, String).self) {
+            found[name] = try UsageSession(fields: JSONDecoder().decode([String: JSONValue].self, from: Data(fields.utf8)))
+        }
+        return found
+    }
+
+    /// Stored sessions that overlap `interval`. Instants are stored as fixed-width UTC text, so text
+    /// order is time order and the expression index on `sessionEnd` serves the range.
+    static func sessions(overlapping interval: DateInterval, familyID: UUID, zone: String, on connection: PostgresConnection, logger: Logger) async throws -> [UsageSession] {
+        let rows = try await connection.query(
+            """
+            SELECT fields::text FROM records
+            WHERE family_id = \(familyID) AND zone_name = \(zone) AND record_type = 'UsageRecord' AND NOT deleted
+              AND fields ->> 'sessionEnd' >= \(Instant.format(interval.start)) AND fields ->> 'sessionStart' < \(Instant.format(interval.end))
+            """,
+            logger: logger
+        )
+        var sessions: [UsageSession] = []
+        for try await fields in rows.decode(String.self) {
+            if let session = UsageSession(fields: try JSONDecoder().decode([String: JSONValue].self, from: Data(fields.utf8))) { sessions.append(session) }
+        }
+        return sessions
+    }
+
+    static func summaries(for days: [String], familyID: UUID, zone: String, on connection: PostgresConnection, logger: Logger) async throws -> [String: (record: DailySummary, createdAt: Date)] {
+        let rows = try await connection.query(
+            """
+            SELECT fields::text, created_at FROM records
+            WHERE family_id = \(familyID) AND zone_name = \(zone) AND record_name = ANY(\(days.map(DailySummary.recordName))) AND NOT deleted
+            """,
+            logger: logger
+        )
+        var found: [String: (DailySummary, Date)] = [:]
+        for try await (fields, createdAt) in rows.decode((String, Date).self) {
+            if let summary = DailySummary(fields: try JSONDecoder().decode([String: JSONValue].self, from: Data(fields.utf8))) {
+                found[summary.date] = (summary, createdAt)
+            }
+        }
+        return found
+    }
+}
