@@ -29,6 +29,8 @@ public enum AccessPolicy {
         case sendCommand
         /// `GET /v1/devices/{id}/commands`: a parent, or that child itself.
         case readCommands(child: UUID)
+        /// `GET /v1/devices/{id}/summaries|usage|report` (§7.4): a parent, or that child itself.
+        case readUsage(child: UUID)
         /// `POST /v1/commands/{id}/result`: only a child (the target, which the store checks).
         case reportCommandResult
         /// `POST /v1/usage`: a child, for itself.
@@ -62,7 +64,7 @@ public enum AccessPolicy {
             return true
         case .updateDevice(let target, let members):
             return target == caller.deviceID && members.isSubset(of: [.name, .timeZone])
-        case .readCommands(let child):
+        case .readCommands(let child), .readUsage(let child):
             return child == caller.deviceID
         case .reportCommandResult, .uploadUsage:
             return true

@@ -95,6 +95,67 @@ public struct PostgresUsageStore: Sendable {
         }
     }
 
+    // MARK: - Parent reads (§7.4)
+
+    /// The stored summaries of a child device among `dates`, by date.
+    public func summaries(of childID: UUID, familyID: UUID, dates: [String]) async throws -> [String: DailySummary] {
+        let logger = logger
+        return try await client.inSnapshot(logger: logger) { connection in
+            let zone = try await Self.childZone(childID, of: familyID, on: connection, logger: logger)
+            return try await Self.summaries(for: dates, familyID: familyID, zone: zone, on: connection, logger: logger).mapValues(\.record)
+        }
+    }
+
+    /// Where a page of usage ended: the last record's `sessionEnd` text and record name.
+    public struct Cursor: Sendable, Equatable {
+        public var sessionEnd: String
+        public var recordName: String
+
+        public init(sessionEnd: String, recordName: String) {
+            self.sessionEnd = sessionEnd
+            self.recordName = recordName
+        }
+    }
+
+    /// A child's sessions that overlap [from, to), by end, then record name; a page of `limit`
+    /// after `cursor`, and the cursor of the next page when there is one. Keyset paging: a page
+    /// neither skips nor repeats a record when uploads arrive between pages.
+    public func usage(of childID: UUID, familyID: UUID, from: Date, to: Date, after cursor: Cursor?, limit: Int) async throws -> (sessions: [UsageSession], next: Cursor?) {
+        let logger = logger
+        return try await client.inSnapshot(logger: logger) { connection in
+            let zone = try await Self.childZone(childID, of: familyID, on: connection, logger: logger)
+            let afterEnd = cursor?.sessionEnd ?? "", afterName = cursor?.recordName ?? ""
+            let rows = try await connection.query(
+                """
+                SELECT record_name, fields::text FROM records
+                WHERE family_id = \(familyID) AND zone_name = \(zone) AND record_type = 'UsageRecord' AND NOT deleted
+                  AND fields ->> 'sessionEnd' >= \(Instant.format(from)) AND fields ->> 'sessionStart' < \(Instant.format(to))
+                  AND (fields ->> 'sessionEnd', record_name) > (\(afterEnd), \(afterName))
+                ORDER BY fields ->> 'sessionEnd', record_name
+                LIMIT \(limit + 1)
+                """,
+                logger: logger
+            )
+            var page: [(String, UsageSession)] = []
+            for try await (name, text) in rows.decode((String, String).self) {
+                if let session = UsageSession(fields: try JSONDecoder().decode([String: JSONValue].self, from: Data(text.utf8))) { page.append((name, session)) }
+            }
+            let more = page.count > limit
+            page = Array(page.prefix(limit))
+            let next = more ? page.last.map { Cursor(sessionEnd: Instant.format($0.1.sessionEnd), recordName: $0.0) } : nil
+            return (page.map(\.1), next)
+        }
+    }
+
+    /// The zone of a child device of the family, revoked ones included; 404 for anything else.
+    static func childZone(_ childID: UUID, of familyID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> String {
+        let rows = try await connection.query("SELECT role FROM devices WHERE family_id = \(familyID) AND device_id = \(childID)", logger: logger)
+        guard try await rows.decode(String.self).first(where: { _ in true }) == DeviceRole.child.rawValue else {
+            throw FamilySyncError.notFound("No such child device.")
+        }
+        return try await PostgresRecordStore.zone(familyID, Device.zoneName(forChild: childID), on: connection, logger: logger).name
+    }
+
     // MARK: - Helpers
 
     static func record(_ session: UsageSession, by device: UUID, now: Date) -> Record {

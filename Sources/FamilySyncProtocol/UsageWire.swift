@@ -67,6 +67,14 @@ public struct DailySummaryBody: Codable, Sendable, Equatable {
         public var category: String
         public var seconds: Int
         public var points: Int
+
+        public init(logicalID: String, displayName: String, category: String, seconds: Int, points: Int) {
+            self.logicalID = logicalID
+            self.displayName = displayName
+            self.category = category
+            self.seconds = seconds
+            self.points = points
+        }
     }
 
     public var summaryID: String
@@ -78,7 +86,32 @@ public struct DailySummaryBody: Codable, Sendable, Equatable {
     public var totalSeconds: Int
     public var appsUsed: [String]
     public var byApp: [App]
-    public var lastUpdated: Date
+    /// Null for a day with no usage stored.
+    public var lastUpdated: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case summaryID, date, deviceID, totalLearningSeconds, totalRewardSeconds, totalPointsEarned, totalSeconds, appsUsed, byApp, lastUpdated
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(summaryID, forKey: .summaryID)
+        try container.encode(date, forKey: .date)
+        try container.encode(deviceID, forKey: .deviceID)
+        try container.encode(totalLearningSeconds, forKey: .totalLearningSeconds)
+        try container.encode(totalRewardSeconds, forKey: .totalRewardSeconds)
+        try container.encode(totalPointsEarned, forKey: .totalPointsEarned)
+        try container.encode(totalSeconds, forKey: .totalSeconds)
+        try container.encode(appsUsed, forKey: .appsUsed)
+        try container.encode(byApp, forKey: .byApp)
+        try container.encode(lastUpdated, forKey: .lastUpdated)
+    }
+
+    /// A day without a stored summary: zeros.
+    public init(emptyDay date: String, deviceID: UUID) {
+        self.init(DailySummary.empty(date: date, deviceID: deviceID, at: Date(timeIntervalSince1970: 0)))
+        lastUpdated = nil
+    }
 
     public init(_ summary: DailySummary) {
         summaryID = summary.summaryID
@@ -91,5 +124,80 @@ public struct DailySummaryBody: Codable, Sendable, Equatable {
         appsUsed = summary.appsUsed
         byApp = summary.byApp.map { App(logicalID: $0.logicalID, displayName: $0.displayName, category: $0.category.rawValue, seconds: $0.seconds, points: $0.points) }
         lastUpdated = summary.lastUpdated
+    }
+}
+
+/// `GET /v1/devices/{childId}/summaries`.
+public struct SummaryList: Codable, Sendable, Equatable {
+    public var summaries: [DailySummaryBody]
+
+    public init(summaries: [DailySummaryBody]) {
+        self.summaries = summaries
+    }
+}
+
+/// `GET /v1/devices/{childId}/usage`: a page, and the cursor of the next (null at the end).
+public struct UsageList: Codable, Sendable, Equatable {
+    public var records: [UsageRecordBody]
+    public var cursor: String?
+
+    public init(records: [UsageRecordBody], cursor: String?) {
+        self.records = records
+        self.cursor = cursor
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(records, forKey: .records)
+        try container.encode(cursor, forKey: .cursor)
+    }
+}
+
+/// `GET /v1/devices/{childId}/report`.
+public struct ReportBody: Codable, Sendable, Equatable {
+    public struct Period: Codable, Sendable, Equatable {
+        public var start: String
+        public var end: String
+        public var totalLearningSeconds: Int
+        public var totalRewardSeconds: Int
+        public var totalPointsEarned: Int
+        public var totalSeconds: Int
+        public var topApps: [DailySummaryBody.App]
+
+        public init(_ period: UsageReport.Period) {
+            start = period.start
+            end = period.end
+            totalLearningSeconds = period.totalLearningSeconds
+            totalRewardSeconds = period.totalRewardSeconds
+            totalPointsEarned = period.totalPointsEarned
+            totalSeconds = period.totalSeconds
+            topApps = period.apps.prefix(UsageReport.topAppCount).map {
+                DailySummaryBody.App(logicalID: $0.logicalID, displayName: $0.displayName, category: $0.category.rawValue, seconds: $0.seconds, points: $0.points)
+            }
+        }
+    }
+
+    public var granularity: String
+    public var from: String
+    public var to: String
+    public var periods: [Period]
+    public var totals: Period
+
+    public init(_ report: UsageReport) {
+        granularity = report.granularity.rawValue
+        from = report.from
+        to = report.to
+        periods = report.periods.map(Period.init)
+        totals = Period(report.total)
+    }
+}
+
+extension UsageRecordBody {
+    public init(_ session: UsageSession, deviceID: UUID) {
+        self.init(
+            recordID: session.recordID.lowercased, logicalID: session.logicalID, displayName: session.displayName,
+            bundleIdentifier: session.bundleIdentifier, category: session.category.rawValue, sessionStart: session.sessionStart,
+            sessionEnd: session.sessionEnd, totalSeconds: session.totalSeconds, earnedPoints: session.earnedPoints, deviceID: deviceID.lowercased
+        )
     }
 }

@@ -136,7 +136,9 @@ func buildRoutes(
     ZoneController(records: records, keyring: keyring).addRoutes(to: authenticated)
     RecordController(records: records, keyring: keyring).addRoutes(to: authenticated)
     CommandController(commands: PostgresCommandStore(client: postgres, clock: clock, logger: logger)).addRoutes(to: authenticated)
-    UsageController(usage: PostgresUsageStore(client: postgres, clock: clock, logger: logger), keyring: keyring, clock: clock).addRoutes(to: authenticated)
+    let usage = UsageController(usage: PostgresUsageStore(client: postgres, clock: clock, logger: logger), keyring: keyring, clock: clock)
+    usage.addRoutes(to: authenticated)
+    usage.addReadRoutes(to: authenticated)
     let polling = longPolling ?? LongPolling(registry: metricsRegistry)
     PollController(
         hub: polling.hub, polls: PostgresPollStore(client: postgres, logger: logger), keyring: keyring, metrics: polling.metrics, logger: logger

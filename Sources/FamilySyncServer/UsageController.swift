@@ -25,6 +25,93 @@ struct UsageController {
         }
     }
 
+    func addReadRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+        group.get("devices/:id/summaries") { request, context in
+            let (caller, childID) = try Self.reader(context)
+            let dates = try Self.dates(request)
+            let stored = try await usage.summaries(of: childID, familyID: caller.familyID, dates: dates)
+            return try JSONResponse(SummaryList(summaries: dates.map { date in
+                stored[date].map(DailySummaryBody.init) ?? DailySummaryBody(emptyDay: date, deviceID: childID)
+            }))
+        }
+        group.get("devices/:id/usage") { request, context in
+            let (caller, childID) = try Self.reader(context)
+            let parameters = request.uri.queryParameters
+            func instant(_ name: String) throws(FamilySyncError) -> Date {
+                guard let text = parameters.get(name), let date = Instant.parse(text) else {
+                    throw .badRequest("\(name) is an RFC 3339 instant.", field: name)
+                }
+                return date
+            }
+            let from = try instant("from"), to = try instant("to")
+            guard from < to else { throw FamilySyncError.badRequest("to is after from.", field: "to") }
+            let cursor = try parameters.get("cursor").map { text throws(FamilySyncError) in try Self.cursor(text) }
+            let page = try await usage.usage(of: childID, familyID: caller.familyID, from: from, to: to, after: cursor, limit: try ZoneController.limit(request))
+            return try JSONResponse(UsageList(records: page.sessions.map { UsageRecordBody($0, deviceID: childID) }, cursor: page.next.map(Self.cursorText)))
+        }
+        group.get("devices/:id/report") { request, context -> Response in
+            let (caller, childID) = try Self.reader(context)
+            let dates = try Self.dates(request)
+            let granularityText = request.uri.queryParameters.get("granularity") ?? "day"
+            guard let granularity = UsageReport.Granularity(rawValue: granularityText) else {
+                throw FamilySyncError.badRequest("granularity is day or week.", field: "granularity")
+            }
+            let stored = try await usage.summaries(of: childID, familyID: caller.familyID, dates: dates)
+            let report = UsageReport(summaries: stored, dates: dates, granularity: granularity)
+            if Self.wantsCSV(request) {
+                return Response(
+                    status: .ok, headers: [.contentType: "text/csv; charset=utf-8; header=present"],
+                    body: .init(byteBuffer: ByteBuffer(string: report.csv))
+                )
+            }
+            return try JSONResponse(ReportBody(report)).response(from: request, context: context)
+        }
+    }
+
+    static func reader(_ context: FamilySyncRequestContext) throws(FamilySyncError) -> (AuthenticatedDevice, UUID) {
+        let caller = try context.requireDevice()
+        let childID = try DeviceController.deviceID(context)
+        try AccessPolicy.check(caller, .readUsage(child: childID))
+        return (caller, childID)
+    }
+
+    /// `from` and `to`, local dates, both included, at most a year and a day.
+    static func dates(_ request: Request) throws(FamilySyncError) -> [String] {
+        let parameters = request.uri.queryParameters
+        guard let from = parameters.get("from"), DailySummaryCalculator.interval(of: from, in: .gmt) != nil else {
+            throw .badRequest("from is a date, YYYY-MM-DD.", field: "from")
+        }
+        guard let to = parameters.get("to"), DailySummaryCalculator.interval(of: to, in: .gmt) != nil else {
+            throw .badRequest("to is a date, YYYY-MM-DD.", field: "to")
+        }
+        guard let dates = UsageReport.dates(from: from, to: to) else {
+            throw .badRequest("to is on or after from, and at most \(UsageReport.maximumDays) days later.", field: "to")
+        }
+        return dates
+    }
+
+    /// A client asking for CSV before JSON (by order of the Accept header's media ranges).
+    static func wantsCSV(_ request: Request) -> Bool {
+        let accept = request.headers[.accept]?.lowercased() ?? ""
+        guard let csv = accept.range(of: "text/csv") else { return false }
+        guard let json = accept.range(of: "application/json") else { return true }
+        return csv.lowerBound < json.lowerBound
+    }
+
+    static func cursorText(_ cursor: PostgresUsageStore.Cursor) -> String {
+        Data((cursor.sessionEnd + "\n" + cursor.recordName).utf8).base64EncodedString()
+    }
+
+    static func cursor(_ text: String) throws(FamilySyncError) -> PostgresUsageStore.Cursor {
+        guard let data = Data(base64Encoded: text), let decoded = String(data: data, encoding: .utf8),
+            case let parts = decoded.split(separator: "\n", omittingEmptySubsequences: false), parts.count == 2,
+            Instant.parse(String(parts[0])) != nil, parts[1].hasPrefix("usage-")
+        else {
+            throw .badRequest("The cursor is not one this server gave.", field: "cursor")
+        }
+        return .init(sessionEnd: String(parts[0]), recordName: String(parts[1]))
+    }
+
     /// The batch checked as a whole before anything is stored: the first bad record is the 400.
     static func sessions(_ records: [UsageRecordBody], caller: AuthenticatedDevice, now: Date) throws(FamilySyncError) -> [UsageSession] {
         guard records.count <= UsageSession.maximumPerUpload else {

@@ -1,0 +1,110 @@
+import FamilySyncCore
+import FamilySyncProtocol
+@testable import FamilySyncServer
+import FamilySyncTestSupport
+import Foundation
+import HTTPTypes
+import Testing
+
+/// PROTOCOL §7.4: what a parent reads of a child's usage.
+@Suite struct ParentReadTests {
+    /// A child with usage on two days (UTC), 48 and 24 hours before the server's clock.
+    static func childWithUsage(_ server: TestServer) async throws -> (parent: TestDevice, child: TestDevice, days: [String]) {
+        let parent = try await server.createFamily()
+        let (_, child) = try await server.pair(by: parent)
+        let records = [
+            server.usageRecord(app: "khan", startingAgo: 48 * 3600, minutes: 10, points: 5),
+            server.usageRecord(app: "minecraft", category: "reward", startingAgo: 48 * 3600 - 900, minutes: 20, points: 0),
+            server.usageRecord(app: "khan", startingAgo: 24 * 3600, minutes: 30, points: 15),
+        ]
+        #expect(try await server.upload(records, by: child).status == .ok)
+        let now = server.clock.now()
+        return (parent, child, [now.addingTimeInterval(-48 * 3600), now.addingTimeInterval(-24 * 3600)].map { DailySummaryCalculator.day(of: $0, in: .gmt) })
+    }
+
+    static func date(_ day: String, plus days: Int) -> String {
+        DailySummaryCalculator.day(of: DailySummaryCalculator.interval(of: day, in: .gmt)!.start.addingTimeInterval(TimeInterval(days) * 86_400), in: .gmt)
+    }
+
+    @Test func summariesForARangeIncludeDaysWithoutUsage() async throws {
+        try await withTestServer { server in
+            let (parent, child, days) = try await Self.childWithUsage(server)
+            let from = Self.date(days[0], plus: -1), to = Self.date(days[1], plus: 1)
+            let reply = try await server.send(.get, "/v1/devices/\(child.deviceID.lowercased)/summaries?from=\(from)&to=\(to)", credential: parent.credential)
+            #expect(reply.status == .ok, "\(String(buffer: reply.body))")
+            let list = try reply.decode(SummaryList.self).summaries
+            #expect(list.map(\.date) == [from, days[0], days[1], to])
+            #expect(list.map(\.totalSeconds) == [0, 1800, 1800, 0])
+            #expect(list.map(\.totalPointsEarned) == [0, 5, 15, 0])
+            #expect(list[0].lastUpdated == nil && list[1].lastUpdated != nil)
+            #expect(String(buffer: reply.body).contains(#""lastUpdated":null"#))
+            // The child reads its own; another child does not.
+            #expect(try await server.send(.get, "/v1/devices/\(child.deviceID.lowercased)/summaries?from=\(from)&to=\(to)", credential: child.credential).status == .ok)
+            let (_, sibling) = try await server.pair(by: parent)
+            #expect(try await server.send(.get, "/v1/devices/\(child.deviceID.lowercased)/summaries?from=\(from)&to=\(to)", credential: sibling.credential).status == .forbidden)
+        }
+    }
+
+    /// Pages by cursor: every record once, in order of end, however the pages fall.
+    @Test func usageByInstantRangeComesInPages() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, child) = try await server.pair(by: parent)
+            let records = (0..<7).map { server.usageRecord(app: "app-\($0)", startingAgo: TimeInterval(3600 * (7 - $0)), minutes: 5) }
+            #expect(try await server.upload(records, by: child).status == .ok)
+            let from = Instant.format(server.clock.now().addingTimeInterval(-8 * 3600)), to = Instant.format(server.clock.now())
+            var seen: [String] = []
+            var cursor: String?
+            var pages = 0
+            repeat {
+                let uri = "/v1/devices/\(child.deviceID.lowercased)/usage?from=\(from)&to=\(to)&limit=3" + (cursor.map { "&cursor=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)" } ?? "")
+                let page = try await server.send(.get, uri, credential: parent.credential).decode(UsageList.self)
+                seen += page.records.map(\.logicalID)
+                cursor = page.cursor
+                pages += 1
+            } while cursor != nil && pages < 10
+            #expect(seen == (0..<7).map { "app-\($0)" })
+            #expect(pages == 3)
+            // A narrower range holds only what overlaps it.
+            let narrow = try await server.send(
+                .get, "/v1/devices/\(child.deviceID.lowercased)/usage?from=\(Instant.format(server.clock.now().addingTimeInterval(-2 * 3600)))&to=\(to)",
+                credential: parent.credential
+            ).decode(UsageList.self)
+            #expect(narrow.records.map(\.logicalID) == ["app-5", "app-6"])
+            #expect(narrow.cursor == nil)
+        }
+    }
+
+    @Test func aReportByDayAndByWeekWithItsCSV() async throws {
+        try await withTestServer { server in
+            let (parent, child, days) = try await Self.childWithUsage(server)
+            let base = "/v1/devices/\(child.deviceID.lowercased)/report?from=\(days[0])&to=\(days[1])"
+            let daily = try await server.send(.get, base, credential: parent.credential).decode(ReportBody.self)
+            #expect(daily.periods.map(\.start) == days)
+            #expect(daily.periods.map(\.totalLearningSeconds) == [600, 1800])
+            #expect(daily.periods.map(\.totalRewardSeconds) == [1200, 0])
+            #expect(daily.totals.totalSeconds == 3600)
+            #expect(daily.totals.totalPointsEarned == 20)
+            #expect(daily.totals.topApps.map(\.logicalID) == ["khan", "minecraft"])
+            #expect(daily.totals.topApps.map(\.seconds) == [2400, 1200])
+
+            let weekly = try await server.send(.get, base + "&granularity=week", credential: parent.credential).decode(ReportBody.self)
+            #expect(weekly.periods.map(\.totalSeconds).reduce(0, +) == 3600)
+            #expect(weekly.periods.first?.start == days[0])
+
+            let csv = try await server.send(.get, base, credential: parent.credential, headers: [("Accept", "text/csv")])
+            #expect(csv.headers[.contentType]?.hasPrefix("text/csv") == true)
+            let lines = String(buffer: csv.body).components(separatedBy: "\r\n")
+            #expect(lines.first == "period_start,period_end,logical_id,display_name,category,seconds,points")
+            #expect(lines.contains("\(days[0]),\(days[0]),minecraft,Minecraft,reward,1200,0"))
+            #expect(lines.count == 5, "a header, three period × app rows, and the last line break")
+        }
+    }
+
+    @Test func csvQuotesAsRFC4180Says() {
+        #expect(UsageReport.csvField("plain") == "plain")
+        #expect(UsageReport.csvField("Tom, Jerry") == "\"Tom, Jerry\"")
+        #expect(UsageReport.csvField("say \"hi\"") == "\"say \"\"hi\"\"\"")
+        #expect(UsageReport.csvField("two\nlines") == "\"two\nlines\"")
+    }
+}
