@@ -108,3 +108,34 @@ import Testing
         #expect(UsageReport.csvField("two\nlines") == "\"two\nlines\"")
     }
 }
+
+/// Bad parameters of the parent reads: 400 naming the parameter, nothing changed.
+@Suite struct ParentReadBadInputTests {
+    static let cases: [(String, String)] = [
+        ("summaries?from=2026-11-07&to=2026-11-01", "to"),
+        ("summaries?from=2026-11-31&to=2026-12-01", "from"),
+        ("summaries?from=2026-11-01", "to"),
+        ("summaries?from=2025-01-01&to=2026-11-01", "to"),
+        ("report?from=2026-11-01&to=2026-11-07&granularity=month", "granularity"),
+        ("report?from=yesterday&to=2026-11-07", "from"),
+        ("usage?from=2026-11-01T00:00:00Z", "to"),
+        ("usage?from=2026-11-07T00:00:00Z&to=2026-11-01T00:00:00Z", "to"),
+        ("usage?from=noon&to=2026-11-01T00:00:00Z", "from"),
+        ("usage?from=2026-11-01T00:00:00Z&to=2026-11-07T00:00:00Z&limit=0", "limit"),
+        ("usage?from=2026-11-01T00:00:00Z&to=2026-11-07T00:00:00Z&cursor=bm90IGEgY3Vyc29y", "cursor"),
+    ]
+
+    @Test(arguments: cases)
+    func isRefused(_ query: String, _ field: String) async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, child) = try await server.pair(by: parent)
+            let before = try await server.fingerprint()
+            let reply = try await server.send(.get, "/v1/devices/\(child.deviceID.lowercased)/\(query)", credential: parent.credential)
+            #expect(reply.status == .badRequest, "\(String(buffer: reply.body))")
+            #expect(reply.errorCode == "BAD_REQUEST")
+            #expect(reply.error?.field == field)
+            #expect(try await server.fingerprint() == before)
+        }
+    }
+}
