@@ -95,6 +95,58 @@ public struct PostgresUsageStore: Sendable {
         }
     }
 
+    // MARK: - Retention
+
+    /// Deletes usage records whose session ended before `cutoff`, a zone and at most `batchSize`
+    /// records a transaction (short locks, the family's lock first as in every writer). They leave
+    /// tombstones with no content, so followers of the zone drop them too; the tombstones go with
+    /// the tombstone horizon. Daily summaries stay. Returns how many were deleted.
+    @discardableResult
+    public func expireUsage(before cutoff: Date, batchSize: Int = 500) async throws -> Int {
+        let logger = logger
+        let now = clock.now()
+        let cutoffText = Instant.format(cutoff)
+        var deleted = 0
+        while true {
+            let zones = try await client.query(
+                """
+                SELECT DISTINCT family_id, zone_name FROM (
+                    SELECT family_id, zone_name FROM records
+                    WHERE record_type = 'UsageRecord' AND NOT deleted AND fields ->> 'sessionEnd' < \(cutoffText) LIMIT 1000
+                ) expired
+                """,
+                logger: logger
+            ).decode((UUID, String).self).reduce(into: [(UUID, String)]()) { $0.append($1) }
+            if zones.isEmpty { return deleted }
+            for (familyID, zone) in zones {
+                deleted += try await client.inTransaction(logger: logger) { connection in
+                    _ = try await PostgresRecordStore.lockFamily(familyID, on: connection, logger: logger)
+                    let rows = try await connection.query(
+                        """
+                        SELECT \(unescaped: RecordRow.columns) FROM records
+                        WHERE family_id = \(familyID) AND zone_name = \(zone) AND record_type = 'UsageRecord' AND NOT deleted
+                          AND fields ->> 'sessionEnd' < \(cutoffText)
+                        ORDER BY fields ->> 'sessionEnd' LIMIT \(batchSize) FOR UPDATE
+                        """,
+                        logger: logger
+                    )
+                    let tombstones = try await rows.collect(RecordRow.decode).map { record in
+                        var tombstone = record
+                        tombstone.deleted = true
+                        tombstone.fields = [:]
+                        tombstone.modifiedAt = now
+                        tombstone.modifiedRole = "server"
+                        tombstone.clientModifiedAt = now
+                        return tombstone
+                    }
+                    guard !tombstones.isEmpty else { return 0 }
+                    _ = try await PostgresRecordStore.commit(tombstones, familyID: familyID, zoneName: zone, on: connection, logger: logger)
+                    return tombstones.count
+                }
+            }
+        }
+    }
+
     // MARK: - Parent reads (§7.4)
 
     /// The stored summaries of a child device among `dates`, by date.

@@ -49,10 +49,16 @@ func buildApplication(
     ).router
     var app = makeApplication(router: router, configuration: configuration, postgres: postgres, keyring: keyring, logger: logger, onServerRunning: onServerRunning)
     app.addServices(listener)
-    app.addServices(TombstonePurgeService(
-        records: PostgresRecordStore(client: postgres, clock: clock, logger: logger), clock: clock,
-        horizon: configuration.tombstoneHorizon, interval: .seconds(3600), logger: logger
-    ))
+    let records = PostgresRecordStore(client: postgres, clock: clock, logger: logger)
+    let usage = PostgresUsageStore(client: postgres, clock: clock, logger: logger)
+    app.addServices(
+        PeriodicJobService(name: "purged tombstones", interval: .seconds(3600), logger: logger) {
+            try await records.purgeTombstones(olderThan: clock.now().addingTimeInterval(-configuration.tombstoneHorizon))
+        },
+        PeriodicJobService(name: "expired usage records", interval: .seconds(3600), logger: logger) {
+            try await usage.expireUsage(before: clock.now().addingTimeInterval(-configuration.usageRetention))
+        }
+    )
     return app
 }
 
@@ -136,7 +142,9 @@ func buildRoutes(
     ZoneController(records: records, keyring: keyring).addRoutes(to: authenticated)
     RecordController(records: records, keyring: keyring).addRoutes(to: authenticated)
     CommandController(commands: PostgresCommandStore(client: postgres, clock: clock, logger: logger)).addRoutes(to: authenticated)
-    let usage = UsageController(usage: PostgresUsageStore(client: postgres, clock: clock, logger: logger), keyring: keyring, clock: clock)
+    let usage = UsageController(
+        usage: PostgresUsageStore(client: postgres, clock: clock, logger: logger), keyring: keyring, clock: clock, retention: configuration.usageRetention
+    )
     usage.addRoutes(to: authenticated)
     usage.addReadRoutes(to: authenticated)
     let polling = longPolling ?? LongPolling(registry: metricsRegistry)

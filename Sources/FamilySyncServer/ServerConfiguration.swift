@@ -12,15 +12,19 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var unauthenticatedRateLimit: RateLimit
     /// How long tombstones are kept, and so how old a change token may be (PROTOCOL §5.5, §9).
     public var tombstoneHorizon: TimeInterval
+    /// How long usage records are kept (their daily summaries stay); older uploads are refused.
+    public var usageRetention: TimeInterval
 
     public static let defaultHost = "127.0.0.1"
     public static let defaultPort = 8080
 
     public init(
         host: String = defaultHost, port: Int = defaultPort, limits: Limits = Limits(), publicURL: String? = nil,
-        unauthenticatedRateLimit: RateLimit = .unauthenticatedDefault, tombstoneHorizon: TimeInterval = 30 * 86_400
+        unauthenticatedRateLimit: RateLimit = .unauthenticatedDefault, tombstoneHorizon: TimeInterval = 30 * 86_400,
+        usageRetention: TimeInterval = 400 * 86_400
     ) {
         self.tombstoneHorizon = tombstoneHorizon
+        self.usageRetention = usageRetention
         self.host = host
         self.port = port
         self.limits = limits

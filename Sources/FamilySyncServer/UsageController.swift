@@ -9,6 +9,8 @@ struct UsageController {
     let usage: PostgresUsageStore
     let keyring: ChangeTokenKeyring
     let clock: any WallClock
+    /// Usage older than this is deleted by the retention job, so it is not taken either.
+    let retention: TimeInterval
 
     func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.post("usage") { request, context in
@@ -16,7 +18,7 @@ struct UsageController {
             try AccessPolicy.check(caller, .uploadUsage)
             let body = try await request.decodeJSON(as: UsageUploadRequest.self, context: context)
             let timeZone = try body.timeZone.map { name throws(FamilySyncError) in try Validation.timeZone(name, field: "timeZone") }
-            let sessions = try Self.sessions(body.records, caller: caller, now: clock.now())
+            let sessions = try Self.sessions(body.records, caller: caller, now: clock.now(), retention: retention)
             let upload = try await usage.upload(sessions, timeZone: timeZone, child: caller)
             return try JSONResponse(UsageUploadResponse(
                 accepted: upload.accepted, duplicates: upload.duplicates, summaries: upload.summaries.map(DailySummaryBody.init),
@@ -113,7 +115,7 @@ struct UsageController {
     }
 
     /// The batch checked as a whole before anything is stored: the first bad record is the 400.
-    static func sessions(_ records: [UsageRecordBody], caller: AuthenticatedDevice, now: Date) throws(FamilySyncError) -> [UsageSession] {
+    static func sessions(_ records: [UsageRecordBody], caller: AuthenticatedDevice, now: Date, retention: TimeInterval) throws(FamilySyncError) -> [UsageSession] {
         guard records.count <= UsageSession.maximumPerUpload else {
             throw .limitExceeded("At most \(UsageSession.maximumPerUpload) records an upload; this one has \(records.count).", field: "records")
         }
@@ -134,6 +136,10 @@ struct UsageController {
                 sessionStart: body.sessionStart, sessionEnd: body.sessionEnd, totalSeconds: body.totalSeconds, earnedPoints: body.earnedPoints ?? 0
             )
             try session.validate(now: now, field: field)
+            // It would be deleted at once, and its days' summaries recomputed without the rest.
+            guard session.sessionEnd >= now.addingTimeInterval(-retention) else {
+                throw .badRequest("The session ended longer ago than usage is kept (\(Int(retention / 86_400)) days).", field: "\(field).sessionEnd")
+            }
             // As stored (instants to the millisecond), so that a re-sent record compares equal.
             guard let normalised = UsageSession(fields: session.fields) else { throw .badRequest("The record cannot be stored.", field: field) }
             return normalised

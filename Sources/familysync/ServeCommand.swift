@@ -37,6 +37,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Days tombstones (deleted records and zones) are kept; change tokens older than that answer 410. Env: FAMILYSYNC_TOMBSTONE_DAYS. Default: 30.")
     var tombstoneDays: String?
 
+    @Option(help: "Days usage records are kept (daily summaries stay). Env: FAMILYSYNC_USAGE_RETENTION_DAYS. Default: 400.")
+    var usageRetentionDays: String?
+
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var logging: LoggingOptions
 
@@ -94,11 +97,15 @@ struct ServeCommand: AsyncParsableCommand {
             default: RateLimit.unauthenticatedDefault.perMinute, range: 1...1_000_000
         )
         let tombstoneDays = try Self.integer(tombstoneDays ?? environment["FAMILYSYNC_TOMBSTONE_DAYS"], named: "tombstone days", default: 30, range: 1...3650)
+        let retentionDays = try Self.integer(
+            usageRetentionDays ?? environment["FAMILYSYNC_USAGE_RETENTION_DAYS"], named: "usage retention days", default: 400, range: 1...36500
+        )
         return ServerConfiguration(
             host: host, port: port, limits: Limits(maxBodyBytes: maxBody),
             publicURL: publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
             unauthenticatedRateLimit: RateLimit(burst: rate, perMinute: rate),
-            tombstoneHorizon: TimeInterval(tombstoneDays) * 86_400
+            tombstoneHorizon: TimeInterval(tombstoneDays) * 86_400,
+            usageRetention: TimeInterval(retentionDays) * 86_400
         )
     }
 

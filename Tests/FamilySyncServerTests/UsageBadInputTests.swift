@@ -39,6 +39,7 @@ import Testing
         Case(description: "negative totalSeconds", json: { r, _ in body([r(["totalSeconds": "-1"])]) }, status: .badRequest, code: "BAD_REQUEST", field: "records[0].totalSeconds"),
         Case(description: "a session in the future", json: { r, _ in body([r(["sessionStart": "\"2030-01-01T00:00:00.000Z\"", "sessionEnd": "\"2030-01-01T00:10:00.000Z\""])]) }, status: .badRequest, code: "BAD_REQUEST", field: "records[0].sessionEnd"),
         Case(description: "a session over 36 hours", json: { r, _ in body([r(["sessionStart": "\"2026-11-15T00:00:00.000Z\"", "totalSeconds": "60"])]) }, status: .badRequest, code: "BAD_REQUEST", field: "records[0].sessionEnd"),
+        Case(description: "a session older than the retention", json: { r, _ in body([r(["sessionStart": "\"2025-01-01T00:00:00.000Z\"", "sessionEnd": "\"2025-01-01T00:10:00.000Z\""])]) }, status: .badRequest, code: "BAD_REQUEST", field: "records[0].sessionEnd"),
         Case(description: "negative points", json: { r, _ in body([r(["earnedPoints": "-5"])]) }, status: .badRequest, code: "BAD_REQUEST", field: "records[0].earnedPoints"),
         Case(description: "an unknown category", json: { r, _ in body([r(["category": "\"games\""])]) }, status: .badRequest, code: "BAD_REQUEST", field: "records[0].category"),
         Case(description: "no displayName", json: { r, _ in body([r(["displayName": "-"])]) }, status: .badRequest, code: "BAD_REQUEST", field: "records[0].displayName"),
