@@ -45,6 +45,20 @@ public struct PostgresDeviceStore: Sendable {
         return AuthenticatedDevice(familyID: credential.familyID, deviceID: credential.deviceID, role: role, status: status)
     }
 
+    /// A device fetched changes (PROTOCOL §2's `lastSyncAt`): now, written at most once every
+    /// `lastSeenGranularity`, so that polling clients do not turn every fetch into a write.
+    public func markSynced(familyID: UUID, deviceID: UUID) async throws {
+        let now = clock.now()
+        try await client.query(
+            """
+            UPDATE devices SET last_sync_at = \(now)
+            WHERE family_id = \(familyID) AND device_id = \(deviceID)
+              AND (last_sync_at IS NULL OR last_sync_at <= \(now.addingTimeInterval(-Self.lastSeenGranularity)))
+            """,
+            logger: logger
+        )
+    }
+
     /// Every device of the family, or only `onlyDevice`; oldest first.
     public func list(familyID: UUID, onlyDevice: UUID? = nil) async throws -> [Device] {
         try await client.query(

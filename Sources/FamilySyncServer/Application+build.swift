@@ -139,7 +139,7 @@ func buildRoutes(
     families.addAuthenticatedRoutes(to: authenticated)
     DeviceController(devices: devices).addRoutes(to: authenticated)
     pairings.addAuthenticatedRoutes(to: authenticated)
-    ZoneController(records: records, keyring: keyring).addRoutes(to: authenticated)
+    ZoneController(records: records, devices: devices, keyring: keyring).addRoutes(to: authenticated)
     RecordController(records: records, keyring: keyring).addRoutes(to: authenticated)
     CommandController(commands: PostgresCommandStore(client: postgres, clock: clock, logger: logger)).addRoutes(to: authenticated)
     let usage = UsageController(

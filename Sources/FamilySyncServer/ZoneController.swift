@@ -7,6 +7,7 @@ import Hummingbird
 /// `/v1/zones` (PROTOCOL §4) and the change feeds `/v1/zones/{zone}/changes`, `/v1/changes` (§5.5).
 struct ZoneController {
     let records: PostgresRecordStore
+    let devices: PostgresDeviceStore
     let keyring: ChangeTokenKeyring
 
     func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
@@ -50,6 +51,7 @@ struct ZoneController {
             let name = try Self.zoneName(context)
             let since = try request.uri.queryParameters.get("since").map { text throws(FamilySyncError) in try keyring.decode(text, for: caller) }
             let changes = try await records.zoneChanges(access: ZoneAccess(caller), zoneName: name, since: since, limit: try Self.limit(request))
+            try await devices.markSynced(familyID: caller.familyID, deviceID: caller.deviceID)
             let bodies = changes.records.map { $0.deleted ? RecordBody(deletedName: $0.recordName, recordType: $0.recordType) : RecordBody($0) }
             return try JSONResponse(ZoneChangesResponse(
                 records: bodies, changeToken: try keyring.encode(Self.token(caller, changes.zone, changes.sequence)), moreComing: changes.moreComing
@@ -64,6 +66,7 @@ struct ZoneController {
             }
             let limit = try Self.limit(request)
             let changes = try await records.databaseChanges(access: ZoneAccess(caller), since: since, limit: limit)
+            try await devices.markSynced(familyID: caller.familyID, deviceID: caller.deviceID)
             return try JSONResponse(DatabaseChangesResponse(
                 zones: try changes.zones.filter { !$0.deleted }.map { zone in
                     .init(zoneName: zone.name, changeToken: try keyring.encode(Self.token(caller, zone, zone.changedSequence)))

@@ -106,6 +106,21 @@ extension TestServer {
         }
     }
 
+    /// lastSyncAt follows change fetches too (at most once a minute, like lastSeenAt).
+    @Test func aChangeFetchIsASync() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, child) = try await server.pair(by: parent)
+            #expect(try await server.send(.get, "/v1/devices/me", credential: child.credential).decode(DeviceBody.self).lastSyncAt == nil)
+            _ = try await server.databaseToken(child)
+            #expect(try await server.send(.get, "/v1/devices/me", credential: child.credential).decode(DeviceBody.self).lastSyncAt == server.clock.now())
+            server.clock.advance(by: 120)
+            let zone = Device.zoneName(forChild: child.deviceID)
+            #expect(try await server.send(.get, "/v1/zones/\(zone)/changes", credential: child.credential).status == .ok)
+            #expect(try await server.send(.get, "/v1/devices/me", credential: child.credential).decode(DeviceBody.self).lastSyncAt == server.clock.now())
+        }
+    }
+
     /// Usage reaches the parents through changes, so an upload wakes a parent's held poll.
     @Test func anUploadWakesTheParentsPoll() async throws {
         try await withTestServer { server in
