@@ -3,6 +3,7 @@ import Foundation
 // The performance harnesses (Benchmarks/README.md):
 //   familysync-bench [records] [record count] [incremental requests]
 //   familysync-bench polls [held polls] [wake rounds] [idle polls]
+//   familysync-bench usage [uploads] [records per upload]
 var arguments = Array(CommandLine.arguments.dropFirst())
 var harness = "records"
 if let first = arguments.first, Int(first) == nil {
@@ -14,10 +15,12 @@ case "records":
     try await RecordBenchmark.run(arguments)
 case "polls":
     try await PollBenchmark.run(arguments)
+case "usage":
+    try await UsageBenchmark.run(arguments)
 case "serve":
     // The server in a process of its own, so that its memory and CPU are measured alone.
     try await BenchServer.run(arguments)
 default:
-    print("usage: familysync-bench [records|polls] [sizes…]")
+    print("usage: familysync-bench [records|polls|usage] [sizes…]")
     exit(2)
 }

@@ -106,8 +106,7 @@ enum AppConfigurationFields {
                 continue
             case (.bool, .bool):
                 continue
-            case (.instant, .string(let text)) where (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text)) != nil
-                || (try? Date.ISO8601FormatStyle().parse(text)) != nil:
+            case (.instant, .string(let text)) where Instant.parse(text) != nil:
                 continue
             case (.category, .string(let text)) where categories.contains(text):
                 continue

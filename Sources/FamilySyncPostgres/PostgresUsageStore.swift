@@ -59,19 +59,25 @@ public struct PostgresUsageStore: Sendable {
                 }
             }
 
-            // The days touched, recomputed from every session stored for them and the new ones.
-            var days: [String] = []
-            for session in sessions {
-                for day in DailySummaryCalculator.days(of: session, in: tz) where !days.contains(day) { days.append(day) }
+            // The days touched. Only those the new records touch change: they are recomputed from
+            // every session stored for them and the new ones; the others are read as stored.
+            func daysTouched(by sessions: [UsageSession]) -> [String] {
+                var days: Set<String> = []
+                for session in sessions { days.formUnion(DailySummaryCalculator.days(of: session, in: tz)) }
+                return days.sorted()
             }
-            days.sort()
+            let days = daysTouched(by: sessions)
+            let changing = daysTouched(by: fresh)
             var summaries: [DailySummary] = []
             var written: [Record] = fresh.map { Self.record($0, by: child.deviceID, now: now) }
-            if let first = days.first.flatMap({ DailySummaryCalculator.interval(of: $0, in: tz) }),
-                let last = days.last.flatMap({ DailySummaryCalculator.interval(of: $0, in: tz) }) {
+            let previous = try await Self.summaries(for: days, familyID: familyID, zone: zoneName, on: connection, logger: logger)
+            for day in days where !changing.contains(day) {
+                summaries.append(previous[day]?.record ?? .empty(date: day, deviceID: child.deviceID, at: now))
+            }
+            if let first = changing.first.flatMap({ DailySummaryCalculator.interval(of: $0, in: tz) }),
+                let last = changing.last.flatMap({ DailySummaryCalculator.interval(of: $0, in: tz) }) {
                 let known = try await Self.sessions(overlapping: DateInterval(start: first.start, end: last.end), familyID: familyID, zone: zoneName, on: connection, logger: logger)
-                let computed = DailySummaryCalculator.summaries(of: known + fresh, days: days, deviceID: child.deviceID, timeZone: tz, at: now)
-                let previous = try await Self.summaries(for: days, familyID: familyID, zone: zoneName, on: connection, logger: logger)
+                let computed = DailySummaryCalculator.summaries(of: known + fresh, days: changing, deviceID: child.deviceID, timeZone: tz, at: now)
                 for summary in computed {
                     if let before = previous[summary.date], before.record.sameContent(as: summary) {
                         summaries.append(before.record)
@@ -83,6 +89,7 @@ public struct PostgresUsageStore: Sendable {
                     }
                 }
             }
+            summaries.sort { $0.date < $1.date }
             try await connection.query(
                 "UPDATE devices SET last_sync_at = \(now) WHERE family_id = \(familyID) AND device_id = \(child.deviceID)", logger: logger
             )

@@ -59,7 +59,7 @@ public struct RecordQuery: Sendable {
             var value = filter.value
             if filter.fieldName == "modified.timestamp", case .string(let instant) = value {
                 // Normalise to PostgreSQL's own JSON rendering of a timestamptz.
-                guard let date = (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(instant)) ?? (try? Date.ISO8601FormatStyle().parse(instant)) else {
+                guard let date = Instant.parse(instant) else {
                     throw .badRequest("modified.timestamp is compared with an RFC 3339 instant.", field: "\(field).value")
                 }
                 expression = "modified_at"

@@ -1,15 +1,15 @@
+import FamilySyncCore
 import Foundation
 
 /// How instants travel (PROTOCOL §1): RFC 3339 in UTC with milliseconds on output; any offset,
 /// with or without fractional seconds, on input.
 public enum WireCoding {
     public static func format(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt))
+        Instant.format(date)
     }
 
     public static func parse(_ text: String) -> Date? {
-        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
-        return try? Date.ISO8601FormatStyle().parse(text)
+        Instant.parse(text)
     }
 
     public static func makeEncoder() -> JSONEncoder {

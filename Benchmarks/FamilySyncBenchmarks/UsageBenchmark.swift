@@ -1,0 +1,123 @@
+import AsyncHTTPClient
+import FamilySyncCore
+import FamilySyncPostgres
+import FamilySyncProtocol
+import FamilySyncServer
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import Prometheus
+import ServiceLifecycle
+
+/// Usage ingest (PROTOCOL §7.2–§7.3): 1000-record uploads through HTTP, with dedupe and summary
+/// upkeep, against the same rows inserted by a plain `INSERT … SELECT unnest(…) ON CONFLICT DO
+/// NOTHING` through PostgresNIO, both in this process against the same database; then a replay of
+/// the same uploads (all duplicates).
+enum UsageBenchmark {
+    static func run(_ arguments: [String]) async throws {
+        let batchCount = arguments.count > 0 ? Int(arguments[0]) ?? 20 : 20
+        let batchSize = arguments.count > 1 ? min(1000, Int(arguments[1]) ?? 1000) : 1000
+        var logger = Logger(label: "familysync.bench")
+        logger.logLevel = .warning
+
+        let directory = "/tmp/familysync-bench-\(getpid())"
+        let embedded = EmbeddedPostgres(configuration: .init(dataDirectory: directory, durability: .durable), binaries: try PostgresBinaries.find(), logger: logger)
+        let url = try await embedded.start()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let postgres = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: logger)
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = buildApplication(
+            configuration: .init(port: 0, limits: Limits(maxBodyBytes: 16 << 20), unauthenticatedRateLimit: RateLimit(burst: 1000, perMinute: 1000)),
+            postgres: postgres, listener: try url.connectionConfiguration(), metricsRegistry: PrometheusCollectorRegistry(), logger: logger
+        ) { channel in portContinuation.yield(channel.localAddress?.port ?? 0) }
+        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        let serverTask = Task { try await group.run() }
+        var portIterator = ports.makeAsyncIterator()
+        let port = await portIterator.next()!
+        let api = API(base: "http://127.0.0.1:\(port)", http: HTTPClient(eventLoopGroupProvider: .singleton))
+
+        do {
+            let family = try await api.send(.POST, "/v1/families", body: CreateFamilyRequest(device: .init(name: "Bench parent", platform: .macos, timeZone: "UTC")), as: CreateFamilyResponse.self)
+            let invitation = try await api.send(.POST, "/v1/pairings", credential: family.credential, body: CreatePairingRequest(role: .child, childName: "Bench"), as: CreatePairingResponse.self)
+            let child = try await api.send(.POST, "/v1/pairings/accept", body: AcceptPairingRequest(qrPayload: invitation.qrPayload, device: .init(name: "Bench child", platform: .ipados, timeZone: "America/Chicago")), as: AcceptPairingResponse.self)
+            _ = try await api.send(.POST, "/v1/pairings/\(invitation.pairing.id.lowercased)/confirm", credential: family.credential, body: Empty(), as: PairingBody.self)
+
+            // One day of sessions a batch, going back from yesterday: 20 apps, 1–10 minutes each,
+            // some of an app's sessions overlapping (as re-reports do).
+            var random = SystemRandomNumberGenerator()
+            let today = Calendar(identifier: .gregorian).startOfDay(for: Date())
+            let batches: [[UsageRecordBody]] = (0..<batchCount).map { index in
+                let day = today.addingTimeInterval(-TimeInterval(index + 1) * 86_400)
+                return (0..<batchSize).map { _ in
+                    let start = day.addingTimeInterval(TimeInterval(Int.random(in: 0..<86_000, using: &random)))
+                    let minutes = Int.random(in: 1...10, using: &random)
+                    let app = Int.random(in: 0..<20, using: &random)
+                    return UsageRecordBody(
+                        recordID: UUID().lowercased, logicalID: "app-\(app)", displayName: "App \(app)", category: app % 2 == 0 ? "learning" : "reward",
+                        sessionStart: start, sessionEnd: start.addingTimeInterval(TimeInterval(minutes * 60)),
+                        totalSeconds: minutes * 60 - Int.random(in: 0...30, using: &random), earnedPoints: minutes
+                    )
+                }
+            }
+            let clock = ContinuousClock()
+            func upload() async throws -> (seconds: Double, accepted: Int, duplicates: Int) {
+                let start = clock.now
+                var accepted = 0, duplicates = 0
+                for batch in batches {
+                    let answer = try await api.send(.POST, "/v1/usage", credential: child.credential, body: UsageUploadRequest(records: batch), as: UsageUploadResponse.self)
+                    accepted += answer.accepted
+                    duplicates += answer.duplicates
+                }
+                return (seconds(clock.now - start), accepted, duplicates)
+            }
+            let ingest = try await upload()
+            let replay = try await upload()
+            let total = batchCount * batchSize
+            guard ingest.accepted == total, replay.duplicates == total else {
+                throw BenchFailure("ingest accepted \(ingest.accepted), replay saw \(replay.duplicates) duplicates of \(total)")
+            }
+
+            // Baseline: the same rows into a scratch zone, one plain statement a batch.
+            let familyID = family.family.id
+            let zone = "bench-baseline"
+            try await postgres.query("INSERT INTO zones (family_id, zone_name, created_at) VALUES (\(familyID), \(zone), now())", logger: logger)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let baselineStart = clock.now
+            for batch in batches {
+                let names = batch.map { "usage-\($0.recordID)" }
+                let bodies = try batch.map { record in
+                    String(decoding: try encoder.encode(UsageSession(
+                        recordID: UUID(uuidString: record.recordID)!, logicalID: record.logicalID, displayName: record.displayName,
+                        category: UsageSession.Category(rawValue: record.category)!, sessionStart: record.sessionStart, sessionEnd: record.sessionEnd,
+                        totalSeconds: record.totalSeconds, earnedPoints: record.earnedPoints ?? 0
+                    ).fields), as: UTF8.self)
+                }
+                try await postgres.query(
+                    """
+                    INSERT INTO records (family_id, zone_name, record_name, record_type, fields, change_tag, created_at, created_by, modified_at, modified_by, modified_role, client_modified_at, seq)
+                    SELECT \(familyID), \(zone), n, 'UsageRecord', f::jsonb, 't', now(), \(child.device.id), now(), \(child.device.id), 'child', now(), o
+                    FROM unnest(\(names)::text[], \(bodies)::text[]) WITH ORDINALITY AS u(n, f, o)
+                    ON CONFLICT DO NOTHING
+                    """,
+                    logger: logger
+                )
+            }
+            let baselineSeconds = seconds(clock.now - baselineStart)
+
+            let ingestRate = Double(total) / ingest.seconds, replayRate = Double(total) / replay.seconds, baselineRate = Double(total) / baselineSeconds
+            print("FamilySync usage ingest benchmark (\(batchCount) uploads of \(batchSize) records, one day each, one client, sequential)")
+            print(String(format: "  ingest with dedupe and summaries: %.0f records/s (%.2f s)", ingestRate, ingest.seconds))
+            print(String(format: "  replay (all duplicates):          %.0f records/s (%.2f s)", replayRate, replay.seconds))
+            print(String(format: "  baseline INSERT … unnest … ON CONFLICT DO NOTHING: %.0f records/s (%.2f s)", baselineRate, baselineSeconds))
+            print(String(format: "  ratio ingest / baseline: %.2f   replay / baseline: %.2f", ingestRate / baselineRate, replayRate / baselineRate))
+        } catch {
+            print("benchmark failed: \(error)")
+        }
+        try await api.http.shutdown()
+        await group.triggerGracefulShutdown()
+        _ = try? await serverTask.value
+        try await embedded.stop()
+    }
+}
