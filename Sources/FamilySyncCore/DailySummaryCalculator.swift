@@ -15,10 +15,26 @@ import Foundation
 /// - Seconds and points are rounded per app and day; the totals are the sums of the rounded values.
 /// The result does not depend on the order of the sessions.
 public enum DailySummaryCalculator {
-    /// The local day of an instant, `YYYY-MM-DD`.
+    /// The local day of an instant, `YYYY-MM-DD`: its UTC offset there, then civil-date
+    /// arithmetic (a `Calendar` lookup costs more, and an upload asks thousands of times).
     public static func day(of instant: Date, in timeZone: TimeZone) -> String {
-        let parts = calendar(timeZone).dateComponents([.year, .month, .day], from: instant)
-        return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+        format(dayNumber(of: instant, in: timeZone))
+    }
+
+    /// Days since 1970-01-01 of the local date of an instant.
+    static func dayNumber(of instant: Date, in timeZone: TimeZone) -> Int64 {
+        let local = instant.timeIntervalSince1970 + TimeInterval(timeZone.secondsFromGMT(for: instant))
+        return Int64((local / 86_400).rounded(.down))
+    }
+
+    static func format(_ dayNumber: Int64) -> String {
+        let (year, month, day) = Instant.civil(fromDays: dayNumber)
+        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
+    }
+
+    private static func pad(_ value: Int64, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count < width ? String(repeating: "0", count: width - digits.count) + digits : digits
     }
 
     /// The instants a local day spans, or nil for a malformed date.
@@ -39,16 +55,15 @@ public enum DailySummaryCalculator {
     /// The local days a session counts on.
     public static func days(of session: UsageSession, in timeZone: TimeZone) -> [String] {
         let last = session.sessionEnd > session.sessionStart ? session.sessionEnd.addingTimeInterval(-0.001) : session.sessionStart
-        var days = [day(of: session.sessionStart, in: timeZone)]
-        while let current = days.last, current != day(of: last, in: timeZone), let interval = interval(of: current, in: timeZone) {
-            days.append(day(of: interval.end, in: timeZone))
-        }
-        return days
+        let first = dayNumber(of: session.sessionStart, in: timeZone)
+        return (first...max(first, dayNumber(of: last, in: timeZone))).map(format)
     }
 
     /// The summaries of `days` from `sessions` (sessions that do not overlap a day are ignored).
     public static func summaries(of sessions: [UsageSession], days: [String], deviceID: UUID, timeZone: TimeZone, at instant: Date) -> [DailySummary] {
-        let ordered = sessions.sorted { ($0.sessionStart, $0.sessionEnd, $0.recordID.lowercased) < ($1.sessionStart, $1.sessionEnd, $1.recordID.lowercased) }
+        let ordered = sessions.map { ($0, $0.recordID.uuidString) }
+            .sorted { ($0.0.sessionStart, $0.0.sessionEnd, $0.1) < ($1.0.sessionStart, $1.0.sessionEnd, $1.1) }
+            .map(\.0)
         let byApp = Dictionary(grouping: ordered, by: \.logicalID)
         return days.compactMap { date in
             guard let bounds = interval(of: date, in: timeZone) else { return nil }
@@ -84,7 +99,8 @@ public enum DailySummaryCalculator {
                 let current = instants[session.sessionStart] ?? (0, 0)
                 instants[session.sessionStart] = (max(current.seconds, Double(session.totalSeconds)), max(current.points, Double(session.earnedPoints)))
             }
-            if latest.map({ ($0.sessionEnd, $0.sessionStart, $0.recordID.lowercased) < (session.sessionEnd, session.sessionStart, session.recordID.lowercased) }) ?? true {
+            // Ties (equal instants) fall to the later in the calculator's order, which sorts by id.
+            if latest.map({ ($0.sessionEnd, $0.sessionStart) <= (session.sessionEnd, session.sessionStart) }) ?? true {
                 latest = session
             }
         }
