@@ -123,6 +123,7 @@ let package = Package(
             name: "FamilySyncServerTests",
             dependencies: [
                 "FamilySyncServer",
+                "FamilySyncClient",
                 "FamilySyncTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -5,17 +5,27 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// The SDK's typed entry point to a FamilySync server. Every call throws `FamilySyncError` with the
-/// server's §1.1 code; a server that cannot be reached throws `TRY_AGAIN_LATER`.
+/// The SDK's typed entry point to a FamilySync server: one call per endpoint of PROTOCOL.md, the
+/// wire types of `FamilySyncProtocol`, async/await. Every failure is a `FamilySyncError` carrying
+/// §1.1's code (and `retryAfter` from the server's `Retry-After`); a server that cannot be reached
+/// is `TRY_AGAIN_LATER`.
 public struct FamilySyncClient: Sendable {
     public let serverURL: URL
+    /// The device credential sent as `Authorization: Bearer …`, when there is one.
+    public let credential: String?
     let httpClient: HTTPClient
     /// Longer than the 60 s long-poll window, so that a held poll is never cut by the client.
     public static let requestTimeout: TimeAmount = .seconds(75)
 
-    public init(serverURL: URL, httpClient: HTTPClient = .shared) {
+    public init(serverURL: URL, credential: String? = nil, httpClient: HTTPClient = .shared) {
         self.serverURL = serverURL
+        self.credential = credential
         self.httpClient = httpClient
+    }
+
+    /// The same server, as the device holding `credential`.
+    public func authenticated(as credential: String) -> FamilySyncClient {
+        FamilySyncClient(serverURL: serverURL, credential: credential, httpClient: httpClient)
     }
 
     /// `GET /health/live`.
@@ -28,33 +38,67 @@ public struct FamilySyncClient: Sendable {
         try await send(.GET, "/health/ready", as: HealthStatus.self)
     }
 
-    func send<Response: Decodable>(_ method: HTTPMethod, _ path: String, as type: Response.Type) async throws(FamilySyncError) -> Response {
-        var request = HTTPClientRequest(url: serverURL.absoluteString.trimmingSuffix("/") + path)
-        request.method = method
-        request.headers.add(name: "Accept", value: "application/json")
-        let status: HTTPResponseStatus
-        let body: ByteBuffer
+    // MARK: - Transport
+
+    struct NoBody: Encodable {}
+
+    func send<Response: Decodable>(_ method: HTTPMethod, _ path: String, query: [(String, String?)] = [], as type: Response.Type) async throws(FamilySyncError) -> Response {
+        try await send(method, path, query: query, body: Optional<NoBody>.none, as: type)
+    }
+
+    func send<Body: Encodable, Response: Decodable>(
+        _ method: HTTPMethod, _ path: String, query: [(String, String?)] = [], body: Body?, accept: String = "application/json", as type: Response.Type
+    ) async throws(FamilySyncError) -> Response {
+        let bytes = try await exchange(method, path, query: query, body: body, accept: accept)
+        if Response.self == EmptyResponse.self { return EmptyResponse() as! Response }
+        if Response.self == String.self { return String(buffer: bytes) as! Response }
         do {
-            let response = try await httpClient.execute(request, timeout: Self.requestTimeout)
-            status = response.status
-            body = try await response.body.collect(upTo: 64 << 20)
-        } catch {
-            throw .unavailable("The server at \(serverURL.absoluteString) could not be reached: \(error)")
-        }
-        let decoder = JSONDecoder()
-        guard (200..<300).contains(status.code) else {
-            if let envelope = try? decoder.decode(ErrorResponse.self, from: Data(body.readableBytesView)) {
-                throw envelope.familySyncError
-            }
-            throw FamilySyncError(.internalError, "The server answered \(status.code) without an error body.")
-        }
-        do {
-            return try decoder.decode(Response.self, from: Data(body.readableBytesView))
+            return try WireCoding.makeDecoder().decode(Response.self, from: Data(bytes.readableBytesView))
         } catch {
             throw FamilySyncError(.internalError, "The server's answer could not be read: \(error)")
         }
     }
+
+    func exchange<Body: Encodable>(_ method: HTTPMethod, _ path: String, query: [(String, String?)], body: Body?, accept: String) async throws(FamilySyncError) -> ByteBuffer {
+        var components = URLComponents()
+        components.queryItems = query.compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }
+        // `+` is a space to some servers' query parsers; tokens and instants must arrive as sent.
+        let queryText = (components.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
+        var request = HTTPClientRequest(url: serverURL.absoluteString.trimmingSuffix("/") + path + (queryText.isEmpty ? "" : "?" + queryText))
+        request.method = method
+        request.headers.add(name: "Accept", value: accept)
+        if let credential { request.headers.add(name: "Authorization", value: "Bearer \(credential)") }
+        if let body {
+            do {
+                request.body = .bytes(ByteBuffer(bytes: try WireCoding.makeEncoder().encode(body)))
+            } catch {
+                throw FamilySyncError.badRequest("The request could not be encoded: \(error)")
+            }
+            request.headers.add(name: "Content-Type", value: "application/json")
+        }
+        let status: HTTPResponseStatus
+        let headers: HTTPHeaders
+        let bytes: ByteBuffer
+        do {
+            let response = try await httpClient.execute(request, timeout: Self.requestTimeout)
+            status = response.status
+            headers = response.headers
+            bytes = try await response.body.collect(upTo: 64 << 20)
+        } catch {
+            throw .unavailable("The server at \(serverURL.absoluteString) could not be reached: \(error)")
+        }
+        guard (200..<300).contains(status.code) else {
+            var failure = (try? WireCoding.makeDecoder().decode(ErrorResponse.self, from: Data(bytes.readableBytesView)))?.familySyncError
+                ?? FamilySyncError(.internalError, "The server answered \(status.code) without an error body.")
+            if failure.retryAfter == nil, let seconds = headers.first(name: "Retry-After").flatMap(Int.init) { failure.retryAfter = seconds }
+            throw failure
+        }
+        return bytes
+    }
 }
+
+/// The answer of an endpoint that answers `204 No Content`.
+public struct EmptyResponse: Decodable, Sendable {}
 
 extension String {
     fileprivate func trimmingSuffix(_ suffix: String) -> String {

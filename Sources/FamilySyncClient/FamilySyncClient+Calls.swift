@@ -1,0 +1,161 @@
+import FamilySyncCore
+import FamilySyncProtocol
+import Foundation
+
+// One typed call per endpoint of PROTOCOL.md, grouped by section. Ids travel lowercased.
+
+extension FamilySyncClient {
+    // MARK: Families and devices (§2)
+
+    /// `POST /v1/families`: a new family and its first parent device, whose credential is in the answer.
+    public func createFamily(_ device: DeviceRegistration) async throws(FamilySyncError) -> CreateFamilyResponse {
+        try await send(.POST, "/v1/families", body: CreateFamilyRequest(device: device), as: CreateFamilyResponse.self)
+    }
+
+    /// `DELETE /v1/families/me`: the family and everything of it.
+    public func deleteFamily() async throws(FamilySyncError) {
+        _ = try await send(.DELETE, "/v1/families/me", as: EmptyResponse.self)
+    }
+
+    public func devices() async throws(FamilySyncError) -> [DeviceBody] {
+        try await send(.GET, "/v1/devices", as: DeviceList.self).devices
+    }
+
+    public func me() async throws(FamilySyncError) -> DeviceBody {
+        try await send(.GET, "/v1/devices/me", as: DeviceBody.self)
+    }
+
+    /// `PATCH /v1/devices/{id}` (nil: the caller's own device).
+    public func updateDevice(_ id: UUID? = nil, _ changes: UpdateDeviceRequest) async throws(FamilySyncError) -> DeviceBody {
+        try await send(.PATCH, "/v1/devices/\(id?.lowercased ?? "me")", body: changes, as: DeviceBody.self)
+    }
+
+    /// `DELETE /v1/devices/{id}`: revoked at once; with `purge`, its zone and data go too.
+    public func revokeDevice(_ id: UUID, purge: Bool = false) async throws(FamilySyncError) {
+        _ = try await send(.DELETE, "/v1/devices/\(id.lowercased)", query: [("purge", purge ? "true" : nil)], as: EmptyResponse.self)
+    }
+
+    /// `POST /v1/devices/me/credential`: a new credential; the old one stops working.
+    public func rotateCredential() async throws(FamilySyncError) -> String {
+        try await send(.POST, "/v1/devices/me/credential", body: NoBody(), as: CredentialResponse.self).credential
+    }
+
+    // MARK: Pairing (§3)
+
+    public func createPairing(_ request: CreatePairingRequest) async throws(FamilySyncError) -> CreatePairingResponse {
+        try await send(.POST, "/v1/pairings", body: request, as: CreatePairingResponse.self)
+    }
+
+    public func pairings(status: PairingStatus? = nil) async throws(FamilySyncError) -> [PairingBody] {
+        try await send(.GET, "/v1/pairings", query: [("status", status?.rawValue)], as: PairingList.self).pairings
+    }
+
+    public func pairing(_ id: UUID) async throws(FamilySyncError) -> PairingBody {
+        try await send(.GET, "/v1/pairings/\(id.lowercased)", as: PairingBody.self)
+    }
+
+    /// `POST /v1/pairings/accept` with the QR payload; needs no credential.
+    public func acceptPairing(qrPayload: String, device: DeviceRegistration) async throws(FamilySyncError) -> AcceptPairingResponse {
+        try await send(.POST, "/v1/pairings/accept", body: AcceptPairingRequest(qrPayload: qrPayload, device: device), as: AcceptPairingResponse.self)
+    }
+
+    public func confirmPairing(_ id: UUID) async throws(FamilySyncError) -> PairingBody {
+        try await send(.POST, "/v1/pairings/\(id.lowercased)/confirm", body: NoBody(), as: PairingBody.self)
+    }
+
+    public func rejectPairing(_ id: UUID) async throws(FamilySyncError) -> PairingBody {
+        try await send(.POST, "/v1/pairings/\(id.lowercased)/reject", body: NoBody(), as: PairingBody.self)
+    }
+
+    public func revokePairing(_ id: UUID) async throws(FamilySyncError) -> PairingBody {
+        try await send(.DELETE, "/v1/pairings/\(id.lowercased)", as: PairingBody.self)
+    }
+
+    // MARK: Zones, records, changes (§4–§5)
+
+    public func zones() async throws(FamilySyncError) -> [ZoneBody] {
+        try await send(.GET, "/v1/zones", as: ZoneList.self).zones
+    }
+
+    public func createZone(_ name: String) async throws(FamilySyncError) -> ZoneBody {
+        try await send(.POST, "/v1/zones", body: CreateZoneRequest(zoneName: name), as: ZoneBody.self)
+    }
+
+    public func deleteZone(_ name: String) async throws(FamilySyncError) {
+        _ = try await send(.DELETE, "/v1/zones/\(name)", as: EmptyResponse.self)
+    }
+
+    public func modify(_ zone: String, _ request: ModifyRecordsRequest) async throws(FamilySyncError) -> ModifyRecordsResponse {
+        try await send(.POST, "/v1/zones/\(zone)/records/modify", body: request, as: ModifyRecordsResponse.self)
+    }
+
+    public func lookup(_ zone: String, names: [String]) async throws(FamilySyncError) -> LookupRecordsResponse {
+        try await send(.POST, "/v1/zones/\(zone)/records/lookup", body: LookupRecordsRequest(recordNames: names), as: LookupRecordsResponse.self)
+    }
+
+    public func query(_ zone: String, _ request: QueryRecordsRequest) async throws(FamilySyncError) -> QueryRecordsResponse {
+        try await send(.POST, "/v1/zones/\(zone)/records/query", body: request, as: QueryRecordsResponse.self)
+    }
+
+    /// `GET /v1/zones/{zone}/changes`: one page after `since` (nil: from the start).
+    public func zoneChanges(_ zone: String, since: String?, limit: Int? = nil) async throws(FamilySyncError) -> ZoneChangesResponse {
+        try await send(.GET, "/v1/zones/\(zone)/changes", query: [("since", since), ("limit", limit.map(String.init))], as: ZoneChangesResponse.self)
+    }
+
+    /// `GET /v1/changes`: the zones changed after `since`.
+    public func databaseChanges(since: String?, limit: Int? = nil) async throws(FamilySyncError) -> DatabaseChangesResponse {
+        try await send(.GET, "/v1/changes", query: [("since", since), ("limit", limit.map(String.init))], as: DatabaseChangesResponse.self)
+    }
+
+    /// `GET /v1/poll` (§6): held up to `timeout` seconds until something the device sees changes.
+    public func poll(since: String?, timeout: Int = 30) async throws(FamilySyncError) -> PollResponse {
+        try await send(.GET, "/v1/poll", query: [("since", since), ("timeout", String(timeout))], as: PollResponse.self)
+    }
+
+    // MARK: Monitoring (§7)
+
+    public func sendCommand(to child: UUID, _ request: CreateCommandRequest) async throws(FamilySyncError) -> CommandBody {
+        try await send(.POST, "/v1/devices/\(child.lowercased)/commands", body: request, as: CommandBody.self)
+    }
+
+    /// The child's commands; when the child itself asks, its pending ones become delivered.
+    public func commands(of child: UUID, status: CommandStatus? = nil) async throws(FamilySyncError) -> [CommandBody] {
+        try await send(.GET, "/v1/devices/\(child.lowercased)/commands", query: [("status", status?.rawValue)], as: CommandList.self).commands
+    }
+
+    public func reportResult(of command: UUID, executed: Bool, error: String? = nil) async throws(FamilySyncError) -> CommandBody {
+        let body = CommandResultRequest(status: executed ? "executed" : "failed", error: executed ? nil : error)
+        return try await send(.POST, "/v1/commands/\(command.lowercased)/result", body: body, as: CommandBody.self)
+    }
+
+    public func cancelCommand(_ command: UUID) async throws(FamilySyncError) -> CommandBody {
+        try await send(.POST, "/v1/commands/\(command.lowercased)/cancel", body: NoBody(), as: CommandBody.self)
+    }
+
+    public func uploadUsage(_ request: UsageUploadRequest) async throws(FamilySyncError) -> UsageUploadResponse {
+        try await send(.POST, "/v1/usage", body: request, as: UsageUploadResponse.self)
+    }
+
+    /// Dates `YYYY-MM-DD`, both included; days without usage come as zeros.
+    public func summaries(of child: UUID, from: String, to: String) async throws(FamilySyncError) -> [DailySummaryBody] {
+        try await send(.GET, "/v1/devices/\(child.lowercased)/summaries", query: [("from", from), ("to", to)], as: SummaryList.self).summaries
+    }
+
+    public func usage(of child: UUID, from: Date, to: Date, limit: Int? = nil, cursor: String? = nil) async throws(FamilySyncError) -> UsageList {
+        try await send(.GET, "/v1/devices/\(child.lowercased)/usage", query: [
+            ("from", Instant.format(from)), ("to", Instant.format(to)), ("limit", limit.map(String.init)), ("cursor", cursor),
+        ], as: UsageList.self)
+    }
+
+    public func report(of child: UUID, from: String, to: String, granularity: UsageReport.Granularity = .day) async throws(FamilySyncError) -> ReportBody {
+        try await send(.GET, "/v1/devices/\(child.lowercased)/report", query: [("from", from), ("to", to), ("granularity", granularity.rawValue)], as: ReportBody.self)
+    }
+
+    /// The same report as RFC 4180 CSV.
+    public func reportCSV(of child: UUID, from: String, to: String, granularity: UsageReport.Granularity = .day) async throws(FamilySyncError) -> String {
+        try await send(
+            .GET, "/v1/devices/\(child.lowercased)/report", query: [("from", from), ("to", to), ("granularity", granularity.rawValue)],
+            body: Optional<NoBody>.none, accept: "text/csv", as: String.self
+        )
+    }
+}

@@ -1,0 +1,74 @@
+import FamilySyncClient
+import FamilySyncCore
+import FamilySyncProtocol
+@testable import FamilySyncServer
+import FamilySyncTestSupport
+import Foundation
+import Testing
+
+/// The SDK's typed calls against a live server: a parent and a child device end to end.
+@Suite struct ClientSDKTests {
+    @Test func aParentAndAChildThroughTheSDK() async throws {
+        try await withTestServer { server in
+            let anonymous = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, httpClient: TestServer.http)
+            let family = try await anonymous.createFamily(.init(name: "Mom's iPhone", platform: .ios, timeZone: "America/Chicago"))
+            let parent = anonymous.authenticated(as: family.credential)
+
+            // Pairing, as §3 and the README walk it.
+            let invitation = try await parent.createPairing(CreatePairingRequest(role: .child, childName: "Johnny"))
+            let accepted = try await anonymous.acceptPairing(qrPayload: invitation.qrPayload, device: .init(name: "Johnny's iPad", platform: .ipados, timeZone: "UTC"))
+            let child = anonymous.authenticated(as: accepted.credential)
+            #expect(try await parent.pairing(invitation.pairing.id).verificationEmoji == accepted.pairing.verificationEmoji)
+            #expect(try await parent.confirmPairing(invitation.pairing.id).status == .confirmed)
+            let childID = accepted.device.id
+            #expect(try await child.me().status == .active)
+            #expect(try await parent.devices().count == 2)
+
+            // A command round trip, waking the child's poll.
+            let since = try await child.databaseChanges(since: nil).changeToken
+            async let woken = child.poll(since: since, timeout: 30)
+            try await server.waitForHeldPolls(1)
+            let command = try await parent.sendCommand(to: childID, CreateCommandRequest(commandType: "request_sync"))
+            #expect(try await woken.changed)
+            let delivered = try await child.commands(of: childID, status: .delivered)
+            #expect(delivered.map(\.commandId) == [command.commandId])
+            let done = try await child.reportResult(of: UUID(uuidString: command.commandId)!, executed: true)
+            #expect(done.status == .executed)
+
+            // Usage, summaries, the report and its CSV.
+            let start = server.clock.now().addingTimeInterval(-3600)
+            let upload = try await child.uploadUsage(UsageUploadRequest(records: [UsageRecordBody(
+                recordID: UUID().uuidString, logicalID: "khan", displayName: "Khan, Academy", category: "learning",
+                sessionStart: start, sessionEnd: start.addingTimeInterval(600), totalSeconds: 600, earnedPoints: 10
+            )]))
+            #expect(upload.accepted == 1)
+            let day = try #require(upload.summaries.first?.date)
+            #expect(try await parent.summaries(of: childID, from: day, to: day).first?.totalLearningSeconds == 600)
+            #expect(try await parent.usage(of: childID, from: start, to: server.clock.now()).records.map(\.logicalID) == ["khan"])
+            #expect(try await parent.report(of: childID, from: day, to: day).totals.totalSeconds == 600)
+            let csv = try await parent.reportCSV(of: childID, from: day, to: day)
+            #expect(csv.contains("\"Khan, Academy\""))
+
+            // Errors carry §1.1's code.
+            #expect(await failure { try await parent.pairing(UUID()) }?.code == .notFound)
+            try await parent.revokeDevice(childID)
+            #expect(await failure { try await child.me() }?.code == .authenticationRequired)
+        }
+    }
+
+    @Test func anUnreachableServerIsTryAgainLater() async throws {
+        let port = try freePort()
+        let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(port)")!, httpClient: TestServer.http)
+        #expect(await failure { try await client.live() }?.code == .tryAgainLater)
+    }
+}
+
+/// The error a call failed with, nil if it succeeded.
+func failure<Value>(_ call: () async throws -> Value) async -> FamilySyncError? {
+    do {
+        _ = try await call()
+        return nil
+    } catch {
+        return error as? FamilySyncError
+    }
+}
