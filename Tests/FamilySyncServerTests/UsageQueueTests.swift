@@ -1,0 +1,77 @@
+import FamilySyncClient
+import FamilySyncCore
+import FamilySyncProtocol
+@testable import FamilySyncServer
+import FamilySyncTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// The SDK's offline usage queue: nothing recorded is lost to a server that is down or to a
+/// restart of the app, and what is delivered twice counts once.
+@Suite struct UsageQueueTests {
+    final class Waits: Sendable {
+        let recorded = Mutex<[Duration]>([])
+        var all: [Duration] { recorded.withLock { $0 } }
+        func sleep(_ duration: Duration) async throws { recorded.withLock { $0.append(duration) } }
+    }
+
+    static func record(_ server: TestServer, _ app: String, points: Int = 1) -> UsageRecordBody {
+        let start = server.clock.now().addingTimeInterval(-3600)
+        return UsageRecordBody(
+            recordID: UUID().uuidString, logicalID: app, displayName: app, category: "learning",
+            sessionStart: start, sessionEnd: start.addingTimeInterval(300), totalSeconds: 300, earnedPoints: points
+        )
+    }
+
+    @Test func theQueueSurvivesAServerThatIsDownAndARestart() async throws {
+        try await withTestServer { server in
+            try await withTemporaryDirectory { directory in
+                let parent = try await server.createFamily()
+                let (_, child) = try await server.pair(by: parent)
+                let store = FileSyncStateStore(url: URL(fileURLWithPath: directory + "/state/sync.json"))
+                let records = [Self.record(server, "a"), Self.record(server, "b"), Self.record(server, "c")]
+                let waits = Waits()
+                let first = UsageUploadQueue(store: store, backoff: .init(initial: .seconds(1), maximum: .seconds(4), attempts: 3), sleep: waits.sleep)
+                try await first.enqueue(records)
+
+                // The server is down: the queue waits and retries, gives up, and keeps everything.
+                let down = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(try freePort())")!, credential: child.credential, httpClient: TestServer.http)
+                await #expect(throws: FamilySyncError.self) { try await first.flush(with: down) }
+                #expect(waits.all.count == 2)
+                #expect(try await first.pending() == records)
+
+                // The app restarts: a new queue over the same file has them, and delivers them.
+                let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, credential: child.credential, httpClient: TestServer.http)
+                let second = UsageUploadQueue(store: store)
+                #expect(try await second.pending() == records)
+                let delivery = try await second.flush(with: client, timeZone: "UTC")
+                #expect(delivery.accepted == 3)
+                #expect(try await second.pending().isEmpty)
+                #expect(delivery.summaries.last?.totalLearningSeconds == 900)
+
+                // Sent again (as after a crash between the server's answer and the save): duplicates.
+                try await second.enqueue(records)
+                let again = try await second.flush(with: client, timeZone: "UTC")
+                #expect(again.accepted == 0 && again.duplicates == 3)
+            }
+        }
+    }
+
+    /// A record the server refuses is not retried (it would be refused again), and stays queued.
+    @Test func aRefusedRecordIsNotRetried() async throws {
+        try await withTestServer { server in
+            try await withTemporaryDirectory { directory in
+                let parent = try await server.createFamily()
+                let (_, child) = try await server.pair(by: parent)
+                let waits = Waits()
+                let queue = UsageUploadQueue(store: FileSyncStateStore(url: URL(fileURLWithPath: directory + "/sync.json")), sleep: waits.sleep)
+                try await queue.enqueue([Self.record(server, "a", points: -1)])
+                let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, credential: child.credential, httpClient: TestServer.http)
+                #expect(await failure { try await queue.flush(with: client) }?.code == .badRequest)
+                #expect(waits.all.isEmpty)
+                #expect(try await queue.pending().count == 1)
+            }
+        }
+    }
+}
