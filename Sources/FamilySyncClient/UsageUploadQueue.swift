@@ -94,7 +94,7 @@ public actor UsageUploadQueue {
 
 extension Result where Failure == FamilySyncError {
     /// The outcome of a call that throws `FamilySyncError`.
-    init(catching body: () async throws(FamilySyncError) -> Success) async {
+    init(isolation: isolated (any Actor)? = #isolation, catching body: () async throws(FamilySyncError) -> Success) async {
         do {
             self = .success(try await body())
         } catch {

@@ -1,0 +1,78 @@
+import FamilySyncClient
+import FamilySyncCore
+import FamilySyncProtocol
+@testable import FamilySyncServer
+import FamilySyncTestSupport
+import Foundation
+import PostgresNIO
+import Testing
+
+/// The SDK's sync engine against a live server: it follows the change feeds, wakes on the long
+/// poll, starts over when a token expires, and stops when its credential is revoked.
+@Suite struct SyncEngineTests {
+    @Test func aChildsEngineFollowsItsParentAndStopsWhenRevoked() async throws {
+        try await withTestServer { server in
+            try await withTemporaryDirectory { directory in
+                let parent = try await server.createFamily()
+                let (_, child) = try await server.pair(by: parent)
+                let zone = Device.zoneName(forChild: child.deviceID)
+                try await server.configure(zone, by: parent, name: "app-1")
+                let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, credential: child.credential, httpClient: TestServer.http)
+                let store = FileSyncStateStore(url: URL(fileURLWithPath: directory + "/sync.json"))
+                let engine = SyncEngine(client: client, store: store, pollTimeout: 30, backoff: .init(initial: .milliseconds(50), maximum: .milliseconds(200)))
+                let running = Task { await engine.run() }
+                var events = engine.events.makeAsyncIterator()
+
+                // The first fetch brings what is there.
+                let first = try #require(await events.next())
+                guard case .changes(let fetchedZone, let records) = first else { Issue.record("got \(first)"); return }
+                #expect(fetchedZone == zone)
+                #expect(records.map(\.recordName) == ["app-1"])
+
+                // A parent's write wakes the engine's poll and arrives.
+                try await server.waitForHeldPolls(1)
+                try await server.configure(zone, by: parent, name: "app-2")
+                let second = try #require(await events.next())
+                #expect(second == .changes(zone: zone, records: (try await server.send(.post, "/v1/zones/\(zone)/records/lookup", credential: child.credential, json: #"{"recordNames":["app-2"]}"#)
+                    .decode(LookupRecordsResponse.self)).records.compactMap(\.record)))
+                #expect(try await store.load().zoneTokens[zone] != nil)
+
+                // Revoked: the engine says why and ends.
+                let revoke = try await server.send(.delete, "/v1/devices/\(child.deviceID.lowercased)", credential: parent.credential)
+                #expect(revoke.status == .noContent)
+                let last = try #require(await events.next())
+                guard case .stopped(let reason) = last else { Issue.record("got \(last)"); return }
+                #expect(reason.code == .authenticationRequired)
+                await running.value
+            }
+        }
+    }
+
+    /// Tokens older than the tombstone horizon: the engine says to drop the zone and fetches it whole.
+    @Test func anExpiredTokenStartsTheZoneOver() async throws {
+        try await withTestServer { server in
+            try await withTemporaryDirectory { directory in
+                let parent = try await server.createFamily()
+                let (_, child) = try await server.pair(by: parent)
+                let zone = Device.zoneName(forChild: child.deviceID)
+                try await server.configure(zone, by: parent, name: "app-1")
+                let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, credential: child.credential, httpClient: TestServer.http)
+                let store = FileSyncStateStore(url: URL(fileURLWithPath: directory + "/sync.json"))
+                let engine = SyncEngine(client: client, store: store)
+                try await engine.fetchChanges()
+                try await server.configure(zone, by: parent, name: "app-2")
+                try await server.postgres.query("UPDATE families SET horizon_seq = change_seq WHERE family_id = \(parent.familyID)", logger: testLogger)
+                try await engine.fetchChanges()
+                var seen: [SyncEvent] = []
+                for await event in engine.events {
+                    seen.append(event)
+                    if seen.count == 4 { break }
+                }
+                #expect(seen.first.map { if case .changes = $0 { true } else { false } } == true)
+                #expect(seen[1] == .zoneReset("family") || seen[1] == .zoneReset(zone))
+                let names = seen.compactMap { event -> [String]? in if case .changes(_, let records) = event { records.map(\.recordName) } else { nil } }
+                #expect(names.last?.sorted() == ["app-1", "app-2"], "the zone comes whole after the reset")
+            }
+        }
+    }
+}
