@@ -10,15 +10,20 @@ import Testing
 /// The SDK's sync engine against a live server: it follows the change feeds, wakes on the long
 /// poll, starts over when a token expires, and stops when its credential is revoked.
 @Suite struct SyncEngineTests {
+    /// A parent, a child whose zone holds one configuration, and the child's client and state file.
+    static func setUp(_ server: TestServer, _ directory: String) async throws -> (TestDevice, TestDevice, String, FamilySyncClient, FileSyncStateStore) {
+        let parent = try await server.createFamily()
+        let (_, child) = try await server.pair(by: parent)
+        let zone = Device.zoneName(forChild: child.deviceID)
+        try await server.configure(zone, by: parent, name: "app-1")
+        let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, credential: child.credential, httpClient: TestServer.http)
+        return (parent, child, zone, client, FileSyncStateStore(url: URL(fileURLWithPath: directory + "/sync.json")))
+    }
+
     @Test func aChildsEngineFollowsItsParentAndStopsWhenRevoked() async throws {
         try await withTestServer { server in
             try await withTemporaryDirectory { directory in
-                let parent = try await server.createFamily()
-                let (_, child) = try await server.pair(by: parent)
-                let zone = Device.zoneName(forChild: child.deviceID)
-                try await server.configure(zone, by: parent, name: "app-1")
-                let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, credential: child.credential, httpClient: TestServer.http)
-                let store = FileSyncStateStore(url: URL(fileURLWithPath: directory + "/sync.json"))
+                let (parent, child, zone, client, store) = try await Self.setUp(server, directory)
                 let engine = SyncEngine(client: client, store: store, pollTimeout: 30, backoff: .init(initial: .milliseconds(50), maximum: .milliseconds(200)))
                 let running = Task { await engine.run() }
                 var events = engine.events.makeAsyncIterator()
@@ -52,12 +57,7 @@ import Testing
     @Test func anExpiredTokenStartsTheZoneOver() async throws {
         try await withTestServer { server in
             try await withTemporaryDirectory { directory in
-                let parent = try await server.createFamily()
-                let (_, child) = try await server.pair(by: parent)
-                let zone = Device.zoneName(forChild: child.deviceID)
-                try await server.configure(zone, by: parent, name: "app-1")
-                let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, credential: child.credential, httpClient: TestServer.http)
-                let store = FileSyncStateStore(url: URL(fileURLWithPath: directory + "/sync.json"))
+                let (parent, _, zone, client, store) = try await Self.setUp(server, directory)
                 let engine = SyncEngine(client: client, store: store)
                 try await engine.fetchChanges()
                 try await server.configure(zone, by: parent, name: "app-2")
