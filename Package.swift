@@ -25,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.0"..<"5.0.0"),
+        .package(url: "https://github.com/swiftcsv/SwiftCSV.git", from: "0.10.0"),
     ],
     targets: [
         // The domain: pure Swift + Foundation + Crypto, no I/O.
@@ -70,13 +71,20 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
-        // Wiring only: command line, configuration, logging and metrics bootstrap.
+        // Wiring only: `serve` and `migrate` for operators; the client subcommands (a parent or a
+        // child device for a person) over the SDK.
         .executableTarget(
             name: "familysync",
             dependencies: [
                 "FamilySyncServer",
                 "FamilySyncPostgres",
                 "FamilySyncClient",
+                "FamilySyncCore",
+                "FamilySyncProtocol",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftCSV", package: "SwiftCSV"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -17,7 +17,17 @@ public struct FamilySyncClient: Sendable {
     /// Longer than the 60 s long-poll window, so that a held poll is never cut by the client.
     public static let requestTimeout: TimeAmount = .seconds(75)
 
-    public init(serverURL: URL, credential: String? = nil, httpClient: HTTPClient = .shared) {
+    /// The HTTP client every `FamilySyncClient` shares unless given another. Unlike
+    /// `HTTPClient.shared`, it does not retry a refused connection until the request's deadline
+    /// (75 s, for the long poll): a server that is down is reported at once, and the SDK's own
+    /// backoff (`UsageUploadQueue`, `SyncEngine`) decides when to try again.
+    public static let sharedHTTPClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(10)))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    public init(serverURL: URL, credential: String? = nil, httpClient: HTTPClient = FamilySyncClient.sharedHTTPClient) {
         self.serverURL = serverURL
         self.credential = credential
         self.httpClient = httpClient

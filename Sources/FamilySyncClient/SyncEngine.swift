@@ -24,6 +24,7 @@ public enum SyncEvent: Sendable, Equatable {
 public actor SyncEngine {
     let client: FamilySyncClient
     let store: any SyncStateStore
+    let credentialReference: String?
     let pollTimeout: Int
     let backoff: UsageUploadQueue.Backoff
     let sleep: @Sendable (Duration) async throws -> Void
@@ -31,12 +32,15 @@ public actor SyncEngine {
     /// The events, for one consumer.
     public nonisolated let events: AsyncStream<SyncEvent>
 
+    /// `credentialReference` names the credential `client` holds (see `SyncState`); state saved
+    /// under another reference is started over.
     public init(
-        client: FamilySyncClient, store: any SyncStateStore, pollTimeout: Int = 30, backoff: UsageUploadQueue.Backoff = .init(),
-        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+        client: FamilySyncClient, store: any SyncStateStore, credentialReference: String? = nil, pollTimeout: Int = 30,
+        backoff: UsageUploadQueue.Backoff = .init(), sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) {
         self.client = client
         self.store = store
+        self.credentialReference = credentialReference
         self.pollTimeout = pollTimeout
         self.backoff = backoff
         self.sleep = sleep
@@ -77,10 +81,32 @@ public actor SyncEngine {
         continuation.finish()
     }
 
+    /// Ends `events` (after what was already delivered), for an app that stops syncing.
+    public func stop() {
+        continuation.finish()
+    }
+
+    /// Skips what happened before now: the saved tokens become the current ones, no event is
+    /// delivered for the past. The zones' tokens are read before the database's, so a change that
+    /// lands in between is fetched, not skipped.
+    public func startFromNow() async throws {
+        var state = try await loadOwnState()
+        let zones = try await client.zones()
+        var token = state.databaseToken
+        while true {
+            let page = try await client.databaseChanges(since: token)
+            token = page.changeToken
+            if !page.moreComing { break }
+        }
+        state.zoneTokens = Dictionary(uniqueKeysWithValues: zones.map { ($0.zoneName, $0.changeToken) })
+        state.databaseToken = token
+        try await store.save(state)
+    }
+
     /// Every change after the saved tokens: the database's list of zones, then each zone's records,
     /// page by page, each token saved after its page's event.
     public func fetchChanges() async throws {
-        var state = try await store.load()
+        var state = try await loadOwnState()
         var zones: [String] = []
         while true {
             let since = state.databaseToken
@@ -88,11 +114,11 @@ public actor SyncEngine {
             switch await Result(catching: { () async throws(FamilySyncError) in try await client.databaseChanges(since: since) }) {
             case .success(let answer):
                 page = answer
-            case .failure(let error) where error.code == .changeTokenExpired:
-                // Start over: every zone is fetched whole, each reset first.
-                for zone in state.zoneTokens.keys.sorted() { continuation.yield(.zoneReset(zone)) }
-                state = SyncState(pendingUsage: state.pendingUsage)
-                try await store.save(state)
+            case .failure(let error) where error.code == .changeTokenExpired || error.code == .badChangeToken:
+                // Start over: every zone is fetched whole, each reset first. A token the server
+                // does not take (another server's, or a store restored from elsewhere) is no
+                // better than an expired one.
+                state = try await startOver(state)
                 continue
             case .failure(let error):
                 throw error
@@ -117,7 +143,7 @@ public actor SyncEngine {
             switch await Result(catching: { () async throws(FamilySyncError) in try await client.zoneChanges(zone, since: since) }) {
             case .success(let answer):
                 page = answer
-            case .failure(let error) where error.code == .changeTokenExpired:
+            case .failure(let error) where error.code == .changeTokenExpired || error.code == .badChangeToken:
                 continuation.yield(.zoneReset(zone))
                 state.zoneTokens[zone] = nil
                 try await store.save(state)
@@ -130,5 +156,23 @@ public actor SyncEngine {
             try await store.save(state)
             if !page.moreComing { return }
         }
+    }
+
+    /// The saved state, started over if it was saved under another credential.
+    private func loadOwnState() async throws -> SyncState {
+        let state = try await store.load()
+        guard let credentialReference, state.credentialReference != credentialReference else { return state }
+        var fresh = try await startOver(state)
+        fresh.credentialReference = credentialReference
+        try await store.save(fresh)
+        return fresh
+    }
+
+    /// Tells the app to drop every zone it holds, and forgets every token; queued usage stays.
+    private func startOver(_ state: SyncState) async throws -> SyncState {
+        for zone in state.zoneTokens.keys.sorted() { continuation.yield(.zoneReset(zone)) }
+        let fresh = SyncState(credentialReference: state.credentialReference, pendingUsage: state.pendingUsage)
+        try await store.save(fresh)
+        return fresh
     }
 }

@@ -4,6 +4,9 @@ import Foundation
 /// What a device's sync engine keeps between launches (CKSyncEngine's state serialization): where
 /// it is in the change feeds, and the usage it has not yet delivered.
 public struct SyncState: Codable, Sendable, Equatable {
+    /// Names the credential these tokens were fetched with (the app's Keychain item, the CLI's
+    /// profile): tokens are bound to one device, so state saved under another is started over.
+    public var credentialReference: String?
     /// The database token of the last fetch (`GET /v1/changes`), nil before the first.
     public var databaseToken: String?
     /// Each zone's token of the last fetch.
@@ -11,7 +14,8 @@ public struct SyncState: Codable, Sendable, Equatable {
     /// Usage records recorded but not yet accepted by the server, oldest first.
     public var pendingUsage: [UsageRecordBody]
 
-    public init(databaseToken: String? = nil, zoneTokens: [String: String] = [:], pendingUsage: [UsageRecordBody] = []) {
+    public init(credentialReference: String? = nil, databaseToken: String? = nil, zoneTokens: [String: String] = [:], pendingUsage: [UsageRecordBody] = []) {
+        self.credentialReference = credentialReference
         self.databaseToken = databaseToken
         self.zoneTokens = zoneTokens
         self.pendingUsage = pendingUsage
@@ -25,8 +29,8 @@ public protocol SyncStateStore: Sendable {
     func save(_ state: SyncState) async throws
 }
 
-/// A `SyncStateStore` in one JSON file. A save writes a new file beside it and renames it over the
-/// old one, so a crash leaves either the old state or the new, never half of one.
+/// A `SyncStateStore` in one JSON file, written by `PrivateFile`: durable when `save` returns, never
+/// half written, readable by its owner only.
 public struct FileSyncStateStore: SyncStateStore {
     public let url: URL
 
@@ -40,8 +44,6 @@ public struct FileSyncStateStore: SyncStateStore {
     }
 
     public func save(_ state: SyncState) async throws {
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        // `.atomic` writes a temporary file and renames it into place.
-        try WireCoding.makeEncoder().encode(state).write(to: url, options: [.atomic])
+        try PrivateFile.write(try WireCoding.makeEncoder().encode(state), to: url)
     }
 }

@@ -35,6 +35,8 @@ struct TestServer {
     static let http: HTTPClient = {
         var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(5), read: .seconds(90)))
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+        // A server that is down answers at once, as with the SDK's own client.
+        configuration.connectionPool.retryConnectionEstablishment = false
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 

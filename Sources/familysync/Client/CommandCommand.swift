@@ -1,0 +1,116 @@
+import ArgumentParser
+import FamilySyncClient
+import FamilySyncCore
+import FamilySyncProtocol
+import Foundation
+
+/// `familysync command …`: configuration commands from parent to child (PROTOCOL §7.1).
+struct CommandCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "command",
+        abstract: "Commands from a parent to a child: send, list, report a result, cancel.",
+        subcommands: [Send.self, List.self, Result.self, Cancel.self]
+    )
+
+    struct Send: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Send a command to a child (parent).")
+
+        @OptionGroup var options: ClientOptions
+        @OptionGroup var child: ChildOption
+        @Argument(help: "block, unblock, update_config, request_sync, or a custom x-… type.")
+        var type: String
+        @Option(help: "The command's payload, a JSON object ('{\"apps\":[\"app-game\"]}').")
+        var payload: String?
+        @Option(help: "Seconds until the command expires, 1-2592000. Default: 86400.")
+        var expiresIn: Int?
+
+        func run() async throws {
+            let context = try options.context()
+            let (profile, client) = try context.device(as: .parent, for: "sending a command")
+            let body = try payload.map { text -> [String: JSONValue] in
+                guard let object = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)).objectValue else {
+                    throw OperatorError.configuration("the payload must be a JSON object, not '\(text)'")
+                }
+                return object
+            }
+            let target = try await child.resolve(profile, client)
+            let command = try await client.sendCommand(to: target.id, CreateCommandRequest(commandType: type, payload: body, expiresInSeconds: expiresIn))
+            if context.output.json { return try context.output.document(command) }
+            context.output.line("Sent \(command.commandType) command \(command.commandId) to \(target.name); it expires \(Human.instant(command.expiresAt)).")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "A child's commands, oldest first. Listed by the child itself, pending ones become delivered."
+        )
+
+        @OptionGroup var options: ClientOptions
+        @OptionGroup var child: ChildOption
+        @Option(help: "Only commands in this status: pending, delivered, executed, failed, cancelled or expired.")
+        var status: String?
+
+        func run() async throws {
+            let context = try options.context()
+            let (profile, client) = try context.device()
+            let filter = try status.map { try choice($0, as: CommandStatus.self, for: "the status") }
+            let target = try await child.resolve(profile, client)
+            let commands = try await client.commands(of: target.id, status: filter)
+            if context.output.json { return try context.output.document(CommandList(commands: commands)) }
+            context.output.table(
+                ["ID", "TYPE", "STATUS", "CREATED", "DELIVERED", "DONE", "ERROR"],
+                commands.map { command in
+                    [
+                        command.commandId, command.commandType, command.status.rawValue, Human.instant(command.createdAt),
+                        Human.instant(command.deliveredAt), Human.instant(command.executedAt ?? command.cancelledAt), command.error ?? "-",
+                    ]
+                }
+            )
+        }
+    }
+
+    struct Result: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Report what became of a command (the child it was sent to).")
+
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "The command's id.")
+        var command: String
+        @Flag(help: "The command was carried out.")
+        var executed = false
+        @Option(help: "The command failed, for this reason.")
+        var failed: String?
+
+        func validate() throws {
+            guard executed != (failed != nil) else { throw ValidationError("give exactly one of --executed and --failed REASON") }
+        }
+
+        func run() async throws {
+            let context = try options.context()
+            let (_, client) = try context.device(as: .child, for: "reporting a command's result")
+            let done = try await client.reportResult(of: try CommandCommand.id(command), executed: executed, error: failed)
+            if context.output.json { return try context.output.document(done) }
+            context.output.line("Command \(done.commandId) (\(done.commandType)) is \(done.status.rawValue).")
+        }
+    }
+
+    struct Cancel: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Cancel a command the child has not carried out yet (parent).")
+
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "The command's id.")
+        var command: String
+
+        func run() async throws {
+            let context = try options.context()
+            let (_, client) = try context.device(as: .parent, for: "cancelling a command")
+            let cancelled = try await client.cancelCommand(try CommandCommand.id(command))
+            if context.output.json { return try context.output.document(cancelled) }
+            context.output.line("Command \(cancelled.commandId) (\(cancelled.commandType)) is \(cancelled.status.rawValue).")
+        }
+    }
+
+    static func id(_ text: String) throws -> UUID {
+        guard let id = UUID(uuidString: text) else { throw OperatorError.configuration("'\(text)' is not a command id") }
+        return id
+    }
+}

@@ -1,0 +1,93 @@
+import ArgumentParser
+import FamilySyncClient
+import FamilySyncCore
+import FamilySyncProtocol
+import Foundation
+
+struct UsageCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "usage",
+        abstract: "Upload a child's usage; what the server has not taken stays queued for the next try.",
+        subcommands: [Upload.self, Flush.self]
+    )
+
+    struct Upload: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Queue the usage records of a JSON or CSV file, then send the queue (child).",
+            discussion: """
+                JSON: PROTOCOL §7.2's upload body, or an array of its records. CSV: a header row with the columns \
+                logicalID, displayName, category, sessionStart, sessionEnd and, if wanted, recordID, bundleIdentifier, \
+                totalSeconds (default: the session's length), earnedPoints. A record without a recordID gets one derived \
+                from the app and the session, so that uploading the same file twice counts its records once.
+                """
+        )
+
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "The file: .json, or CSV.")
+        var file: String
+        @Option(help: "The time zone the child's days are counted in. Default: the file's timeZone, else the device's.")
+        var timeZone: String?
+
+        func run() async throws {
+            let context = try options.context()
+            let (profile, client) = try context.device(as: .child, for: "uploading usage")
+            let contents = try UsageFile.read(file, deviceID: profile.deviceId)
+            let queue = UsageQueueCLI(context: context)
+            try await queue.queue.enqueue(contents.records)
+            try await queue.flush(client, timeZone: timeZone ?? contents.timeZone, read: contents.records.count)
+        }
+    }
+
+    struct Flush: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Send the usage still queued from earlier uploads (child).")
+
+        @OptionGroup var options: ClientOptions
+        @Option(help: "The time zone the child's days are counted in. Default: the device's.")
+        var timeZone: String?
+
+        func run() async throws {
+            let context = try options.context()
+            let (_, client) = try context.device(as: .child, for: "uploading usage")
+            try await UsageQueueCLI(context: context).flush(client, timeZone: timeZone, read: nil)
+        }
+    }
+}
+
+/// The SDK's offline queue in the profile's state file, with a patience fit for a command line:
+/// three tries, waiting as the server asks.
+struct UsageQueueCLI {
+    let context: ClientContext
+    let queue: UsageUploadQueue
+
+    init(context: ClientContext) {
+        self.context = context
+        queue = UsageUploadQueue(store: context.stateStore(), backoff: .init(initial: .milliseconds(500), maximum: .seconds(5), attempts: 3))
+    }
+
+    struct Report: Encodable {
+        var accepted: Int
+        var duplicates: Int
+        var stillQueued: Int
+        var summaries: [DailySummaryBody]
+    }
+
+    func flush(_ client: FamilySyncClient, timeZone: String?, read: Int?) async throws {
+        let delivery: UsageUploadQueue.Delivery
+        do {
+            delivery = try await queue.flush(with: client, timeZone: timeZone)
+        } catch let error as FamilySyncError {
+            let left = try await queue.pending().count
+            var failure = error
+            failure.reason += " \(left) usage record\(left == 1 ? " stays" : "s stay") queued; 'familysync usage flush' sends \(left == 1 ? "it" : "them") later."
+            throw failure
+        }
+        let report = Report(accepted: delivery.accepted, duplicates: delivery.duplicates, stillQueued: try await queue.pending().count, summaries: delivery.summaries)
+        if context.output.json { return try context.output.document(report) }
+        if let read { context.output.line("Read \(read) usage record\(read == 1 ? "" : "s").") }
+        context.output.line("The server took \(report.accepted) new and \(report.duplicates) it already had; \(report.stillQueued) queued.")
+        // The last summary of each day is the one after every batch.
+        var latest: [String: DailySummaryBody] = [:]
+        for summary in delivery.summaries { latest[summary.date] = summary }
+        if !latest.isEmpty { SummaryTable.print(latest.values.sorted { $0.date < $1.date }, context.output) }
+    }
+}
