@@ -1,0 +1,44 @@
+import AsyncHTTPClient
+import FamilySyncProtocol
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Synchronization
+
+/// A real HTTP hop in front of a test server that answers the first `times` requests whose path
+/// starts with `path` with `429 THROTTLED` and `Retry-After`, as a rate limiter in front of
+/// FamilySync would, and forwards everything else unchanged. The server itself throttles only the
+/// unauthenticated endpoints; this lets the SDK meet a 429 on any call.
+func withThrottlingProxy<Result: Sendable>(
+    to port: Int, path: String, times: Int, retryAfter: Int, _ body: @Sendable (_ port: Int, _ throttled: @Sendable () -> Int) async throws -> Result
+) async throws -> Result {
+    let remaining = Mutex(times)
+    let responder = CallbackResponder<BasicRequestContext> { request, _ in
+        let throttle = request.uri.path.hasPrefix(path) && remaining.withLock { count in
+            guard count > 0 else { return false }
+            count -= 1
+            return true
+        }
+        if throttle {
+            let body = try WireCoding.makeEncoder().encode(ErrorResponse(error: .init(code: "THROTTLED", reason: "Slow down.", retryAfter: retryAfter)))
+            return Response(
+                status: .tooManyRequests, headers: [.retryAfter: String(retryAfter), .contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(data: body))
+            )
+        }
+        var forwarded = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(request.uri.description)")
+        forwarded.method = .init(rawValue: request.method.rawValue)
+        for field in request.headers { forwarded.headers.add(name: field.name.rawName, value: field.value) }
+        forwarded.body = .bytes(try await request.body.collect(upTo: 8 << 20))
+        let answer = try await TestServer.http.execute(forwarded, timeout: .seconds(90))
+        var headers = HTTPFields()
+        for (name, value) in answer.headers { if let name = HTTPField.Name(name) { headers.append(HTTPField(name: name, value: value)) } }
+        return Response(status: .init(code: Int(answer.status.code)), headers: headers, body: .init(byteBuffer: try await answer.body.collect(upTo: 64 << 20)))
+    }
+    let app = Application(responder: responder, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+    return try await app.test(.live) { client in
+        try await body(client.port!) { times - remaining.withLock { $0 } }
+    }
+}
