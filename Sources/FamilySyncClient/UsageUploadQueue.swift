@@ -45,21 +45,42 @@ public actor UsageUploadQueue {
         public var accepted = 0
         public var duplicates = 0
         public var summaries: [DailySummaryBody] = []
+        /// Records the server refused, each with its reason; they are no longer queued.
+        public var rejected: [Rejection] = []
+    }
+
+    /// A queued record the server will never take as it is (invalid, or its `recordID` already
+    /// stored with other content): sending it again would fail again and hold back the rest.
+    public struct Rejection: Sendable, Equatable {
+        public var record: UsageRecordBody
+        public var error: FamilySyncError
     }
 
     /// Sends everything queued, in batches of at most 1000, oldest first. A server that cannot be
     /// reached, is unavailable or asks to wait (429 with `Retry-After`) is tried again after the
     /// wait it asked for, else an exponential backoff with jitter, up to `attempts` times; then
-    /// the error is thrown and the queue keeps what was not delivered. Any other error (a record
-    /// the server refuses, a revoked credential) is thrown at once: retrying cannot help.
+    /// the error is thrown and the queue keeps what was not delivered. A record the server refuses
+    /// (`BAD_REQUEST` or `CONFLICT` naming `records[i]`) leaves the queue and is reported in
+    /// `rejected`, and the rest of its batch is sent again. Any other error (a revoked credential,
+    /// a refusal of the whole batch) is thrown at once, and the queue keeps everything.
     @discardableResult
     public func flush(with client: FamilySyncClient, timeZone: String? = nil) async throws -> Delivery {
         var delivery = Delivery()
         while true {
-            let state = try await store.load()
+            var state = try await store.load()
             guard !state.pendingUsage.isEmpty else { return delivery }
             let batch = Array(state.pendingUsage.prefix(UsageSession.maximumPerUpload))
-            let answer = try await send(batch, with: client, timeZone: timeZone)
+            let answer: UsageUploadResponse
+            do {
+                answer = try await send(batch, with: client, timeZone: timeZone)
+            } catch let error as FamilySyncError {
+                guard [.badRequest, .conflict].contains(error.code), let index = Self.recordIndex(error.field), index < batch.count else { throw error }
+                let refused = batch[index]
+                state.pendingUsage.removeAll { $0.recordID == refused.recordID }
+                try await store.save(state)
+                delivery.rejected.append(Rejection(record: refused, error: error))
+                continue
+            }
             delivery.accepted += answer.accepted
             delivery.duplicates += answer.duplicates
             delivery.summaries += answer.summaries
@@ -69,6 +90,12 @@ public actor UsageUploadQueue {
             after.pendingUsage.removeAll { sent.contains($0.recordID) }
             try await store.save(after)
         }
+    }
+
+    /// `N` of a field `records[N]…`: the record of the batch an error is about.
+    static func recordIndex(_ field: String?) -> Int? {
+        guard let field, field.hasPrefix("records["), let end = field.firstIndex(of: "]") else { return nil }
+        return Int(field[field.index(field.startIndex, offsetBy: 8)..<end])
     }
 
     private func send(_ batch: [UsageRecordBody], with client: FamilySyncClient, timeZone: String?) async throws -> UsageUploadResponse {

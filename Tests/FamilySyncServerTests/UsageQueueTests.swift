@@ -58,19 +58,34 @@ import Testing
         }
     }
 
-    /// A record the server refuses is not retried (it would be refused again), and stays queued.
-    @Test func aRefusedRecordIsNotRetried() async throws {
+    /// A record the server refuses is not retried (it would be refused again): it leaves the queue,
+    /// reported with the server's reason, and the records queued with it are delivered.
+    @Test func aRefusedRecordLeavesTheQueueAndTheRestIsDelivered() async throws {
         try await withTestServer { server in
             try await withTemporaryDirectory { directory in
                 let parent = try await server.createFamily()
                 let (_, child) = try await server.pair(by: parent)
                 let waits = Waits()
                 let queue = UsageUploadQueue(store: FileSyncStateStore(url: URL(fileURLWithPath: directory + "/sync.json")), sleep: waits.sleep)
-                try await queue.enqueue([Self.record(server, "a", points: -1)])
+                let good = [Self.record(server, "a"), Self.record(server, "b")]
+                let bad = Self.record(server, "c", points: -1)
+                try await queue.enqueue([good[0], bad, good[1]])
                 let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, credential: child.credential, httpClient: TestServer.http)
-                #expect(await failure { try await queue.flush(with: client) }?.code == .badRequest)
+                let delivery = try await queue.flush(with: client)
+                #expect(delivery.accepted == 2)
+                #expect(delivery.rejected.map(\.record) == [bad])
+                #expect(delivery.rejected.first?.error.code == .badRequest)
+                #expect(delivery.rejected.first?.error.field == "records[1].earnedPoints")
                 #expect(waits.all.isEmpty)
-                #expect(try await queue.pending().count == 1)
+                #expect(try await queue.pending().isEmpty)
+
+                // The same recordID with other content is a conflict: rejected, not retried.
+                var changed = good[0]
+                changed.totalSeconds -= 1
+                try await queue.enqueue([changed])
+                let conflict = try await queue.flush(with: client)
+                #expect(conflict.rejected.map(\.error.code) == [.conflict])
+                #expect(try await queue.pending().isEmpty)
             }
         }
     }

@@ -65,8 +65,14 @@ struct UsageQueueCLI {
     }
 
     struct Report: Encodable {
+        struct Rejected: Encodable {
+            var recordID: String
+            var error: ErrorResponse.Body
+        }
+
         var accepted: Int
         var duplicates: Int
+        var rejected: [Rejected]
         var stillQueued: Int
         var summaries: [DailySummaryBody]
     }
@@ -81,13 +87,25 @@ struct UsageQueueCLI {
             failure.reason += " \(left) usage record\(left == 1 ? " stays" : "s stay") queued; 'familysync usage flush' sends \(left == 1 ? "it" : "them") later."
             throw failure
         }
-        let report = Report(accepted: delivery.accepted, duplicates: delivery.duplicates, stillQueued: try await queue.pending().count, summaries: delivery.summaries)
-        if context.output.json { return try context.output.document(report) }
-        if let read { context.output.line("Read \(read) usage record\(read == 1 ? "" : "s").") }
-        context.output.line("The server took \(report.accepted) new and \(report.duplicates) it already had; \(report.stillQueued) queued.")
-        // The last summary of each day is the one after every batch.
-        var latest: [String: DailySummaryBody] = [:]
-        for summary in delivery.summaries { latest[summary.date] = summary }
-        if !latest.isEmpty { SummaryTable.print(latest.values.sorted { $0.date < $1.date }, context.output) }
+        let report = Report(
+            accepted: delivery.accepted, duplicates: delivery.duplicates,
+            rejected: delivery.rejected.map { .init(recordID: $0.record.recordID, error: ErrorResponse($0.error).error) },
+            stillQueued: try await queue.pending().count, summaries: delivery.summaries
+        )
+        if context.output.json {
+            try context.output.document(report)
+        } else {
+            if let read { context.output.line("Read \(read) usage record\(read == 1 ? "" : "s").") }
+            context.output.line("The server took \(report.accepted) new and \(report.duplicates) it already had; \(report.stillQueued) queued.")
+            // The last summary of each day is the one after every batch.
+            var latest: [String: DailySummaryBody] = [:]
+            for summary in delivery.summaries { latest[summary.date] = summary }
+            if !latest.isEmpty { SummaryTable.print(latest.values.sorted { $0.date < $1.date }, context.output) }
+        }
+        guard delivery.rejected.isEmpty else {
+            let each = delivery.rejected.map { "\($0.record.recordID) (\($0.record.logicalID) from \(Instant.format($0.record.sessionStart))): \($0.error)" }
+            let count = delivery.rejected.count
+            throw OperatorError.runtime("the server refused \(count) usage record\(count == 1 ? "" : "s"), dropped from the queue: " + each.joined(separator: "; "))
+        }
     }
 }

@@ -1,0 +1,88 @@
+import FamilySyncTestSupport
+import Foundation
+import Subprocess
+import SystemPackage
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A person at a terminal: `familysync` client subcommands run as real processes against a real
+/// server process, with their own profile file, as the README's demo runs them.
+struct CLISession {
+    let server: ServerProcess
+    let directory: String
+
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+
+        /// The standard output as JSON (for `--json` runs).
+        func json() throws -> [String: Any] {
+            guard let object = try JSONSerialization.jsonObject(with: Data(stdout.utf8)) as? [String: Any] else {
+                throw TestFailure("not a JSON object: \(stdout)")
+            }
+            return object
+        }
+    }
+
+    var environment: [String: String] {
+        [
+            "FAMILYSYNC_PROFILES": directory + "/profiles.json", "FAMILYSYNC_SERVER": "http://127.0.0.1:\(server.port)",
+            "FAMILYSYNC_PROFILE": "", "HOME": directory, "XDG_CONFIG_HOME": "",
+        ]
+    }
+
+    /// Runs `familysync <arguments>` to its end, standard input closed.
+    func run(_ arguments: [String]) async throws -> Run {
+        var updates: [Environment.Key: String?] = [:]
+        for (key, value) in environment { updates[Environment.Key(stringLiteral: key)] = value }
+        let result = try await Subprocess.run(
+            .path(FilePath(TestPaths.familysyncBinary)), arguments: Arguments(arguments),
+            environment: .inherit.updating(updates), workingDirectory: FilePath(directory),
+            input: .none, output: .string(limit: 1 << 20), error: .string(limit: 1 << 20)
+        )
+        let status: Int32 = if case .exited(let code) = result.terminationStatus { code } else { -1 }
+        return Run(status: status, stdout: result.standardOutput, stderr: result.standardError)
+    }
+
+    /// Runs and expects exit code 0.
+    @discardableResult
+    func ok(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws -> Run {
+        let run = try await run(arguments)
+        #expect(run.status == 0, "familysync \(arguments.joined(separator: " ")): \(run.stderr)", sourceLocation: sourceLocation)
+        return run
+    }
+
+    /// Starts a long-running subcommand (`watch`) with its output in files.
+    func start(_ arguments: [String]) async throws -> ServerProcess {
+        try await ServerProcess.start(arguments, environment: environment, workingDirectory: directory)
+    }
+}
+
+/// A server process over a fresh database of the test cluster, and a session against it.
+func withCLISession<Result>(_ body: (CLISession) async throws -> Result) async throws -> Result {
+    try await withTemporaryDirectory { directory in
+        let database = try await TestPostgres.shared.makeDatabase()
+        let port = try freePort()
+        let server = try await ServerProcess.start(["serve", "--port", "\(port)"], port: port, environment: ["DATABASE_URL": database.connectionString], workingDirectory: directory)
+        defer {
+            server.signal(SIGKILL)
+        }
+        try await server.waitUntilReady()
+        let result = try await body(CLISession(server: server, directory: directory))
+        server.signal(SIGTERM)
+        _ = try await server.waitForExit()
+        return result
+    }
+}
+
+/// Waits until `file` contains `text`, up to 20 s.
+func waitForOutput(_ process: ServerProcess, containing text: String) async throws {
+    let deadline = ContinuousClock.now + .seconds(20)
+    while !process.stdout.contains(text) {
+        guard ContinuousClock.now < deadline else { throw TestFailure("no '\(text)' in:\n\(process.stdout)\nstderr:\n\(process.stderr)") }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+}
