@@ -54,8 +54,7 @@ public actor SyncEngine {
             let failure: (any Error)?
             do {
                 try await fetchChanges()
-                let state = try await store.load()
-                _ = try await client.poll(since: state.databaseToken, timeout: pollTimeout)
+                _ = try await client.poll(since: try store.load().databaseToken, timeout: pollTimeout)
                 failure = nil
             } catch {
                 failure = error
@@ -90,89 +89,104 @@ public actor SyncEngine {
     /// delivered for the past. The zones' tokens are read before the database's, so a change that
     /// lands in between is fetched, not skipped.
     public func startFromNow() async throws {
-        var state = try await loadOwnState()
+        try adoptState()
         let zones = try await client.zones()
-        var token = state.databaseToken
+        var token = try store.load().databaseToken
         while true {
-            let page = try await client.databaseChanges(since: token)
-            token = page.changeToken
-            if !page.moreComing { break }
+            let since = token
+            switch await Result(catching: { () async throws(FamilySyncError) in try await client.databaseChanges(since: since) }) {
+            case .success(let page):
+                token = page.changeToken
+                if !page.moreComing {
+                    try store.update { state in
+                        state.zoneTokens = Dictionary(uniqueKeysWithValues: zones.map { ($0.zoneName, $0.changeToken) })
+                        state.databaseToken = token
+                    }
+                    return
+                }
+            case .failure(let error) where error.code == .changeTokenExpired || error.code == .badChangeToken:
+                token = nil
+            case .failure(let error):
+                throw error
+            }
         }
-        state.zoneTokens = Dictionary(uniqueKeysWithValues: zones.map { ($0.zoneName, $0.changeToken) })
-        state.databaseToken = token
-        try await store.save(state)
     }
 
-    /// Every change after the saved tokens: the database's list of zones, then each zone's records,
-    /// page by page, each token saved after its page's event.
+    /// Every change after the saved tokens: the database's list of changed zones, then each zone's
+    /// records page by page, each zone token saved after its page's event. The database token is
+    /// saved last, once every zone it names has been fetched, so a crash part way fetches them again
+    /// rather than losing one.
     public func fetchChanges() async throws {
-        var state = try await loadOwnState()
-        var zones: [String] = []
+        try adoptState()
+        var since = try store.load().databaseToken
+        var changed: [String] = []
+        var deleted: [String] = []
         while true {
-            let since = state.databaseToken
-            let page: DatabaseChangesResponse
-            switch await Result(catching: { () async throws(FamilySyncError) in try await client.databaseChanges(since: since) }) {
-            case .success(let answer):
-                page = answer
+            let token = since
+            switch await Result(catching: { () async throws(FamilySyncError) in try await client.databaseChanges(since: token) }) {
+            case .success(let page):
+                changed += page.zones.map(\.zoneName).filter { !changed.contains($0) }
+                deleted += page.deletedZones
+                since = page.changeToken
+                if !page.moreComing { break }
+                continue
             case .failure(let error) where error.code == .changeTokenExpired || error.code == .badChangeToken:
                 // Start over: every zone is fetched whole, each reset first. A token the server
                 // does not take (another server's, or a store restored from elsewhere) is no
                 // better than an expired one.
-                state = try await startOver(state)
+                try startOver()
+                (since, changed, deleted) = (nil, [], [])
                 continue
             case .failure(let error):
                 throw error
             }
-            for name in page.deletedZones {
-                continuation.yield(.zoneDeleted(name))
-                state.zoneTokens[name] = nil
-            }
-            zones += page.zones.map(\.zoneName)
-            state.databaseToken = page.changeToken
-            if !page.moreComing { break }
+            break
         }
-        try await store.save(state)
-        for zone in zones { try await fetchZone(zone) }
+        for zone in deleted { try forget(zone) }
+        for zone in changed where !deleted.contains(zone) { try await fetchZone(zone) }
+        let done = since
+        try store.update { $0.databaseToken = done }
     }
 
     private func fetchZone(_ zone: String) async throws {
         while true {
-            var state = try await store.load()
-            let since = state.zoneTokens[zone]
+            let since = try store.load().zoneTokens[zone]
             let page: ZoneChangesResponse
             switch await Result(catching: { () async throws(FamilySyncError) in try await client.zoneChanges(zone, since: since) }) {
             case .success(let answer):
                 page = answer
             case .failure(let error) where error.code == .changeTokenExpired || error.code == .badChangeToken:
                 continuation.yield(.zoneReset(zone))
-                state.zoneTokens[zone] = nil
-                try await store.save(state)
+                try store.update { $0.zoneTokens[zone] = nil }
                 continue
+            case .failure(let error) where error.code == .zoneNotFound:
+                // Deleted since the database's list was read; the next list says so too.
+                return try forget(zone)
             case .failure(let error):
                 throw error
             }
             if !page.records.isEmpty { continuation.yield(.changes(zone: zone, records: page.records)) }
-            state.zoneTokens[zone] = page.changeToken
-            try await store.save(state)
+            try store.update { $0.zoneTokens[zone] = page.changeToken }
             if !page.moreComing { return }
         }
     }
 
-    /// The saved state, started over if it was saved under another credential.
-    private func loadOwnState() async throws -> SyncState {
-        let state = try await store.load()
-        guard let credentialReference, state.credentialReference != credentialReference else { return state }
-        var fresh = try await startOver(state)
-        fresh.credentialReference = credentialReference
-        try await store.save(fresh)
-        return fresh
+    private func forget(_ zone: String) throws {
+        continuation.yield(.zoneDeleted(zone))
+        try store.update { $0.zoneTokens[zone] = nil }
+    }
+
+    /// Starts the saved state over if it was saved under another credential.
+    private func adoptState() throws {
+        guard let credentialReference, try store.load().credentialReference != credentialReference else { return }
+        try startOver()
     }
 
     /// Tells the app to drop every zone it holds, and forgets every token; queued usage stays.
-    private func startOver(_ state: SyncState) async throws -> SyncState {
-        for zone in state.zoneTokens.keys.sorted() { continuation.yield(.zoneReset(zone)) }
-        let fresh = SyncState(credentialReference: state.credentialReference, pendingUsage: state.pendingUsage)
-        try await store.save(fresh)
-        return fresh
+    private func startOver() throws {
+        try store.update { state in
+            for zone in state.zoneTokens.keys.sorted() { continuation.yield(.zoneReset(zone)) }
+            state = SyncState(credentialReference: credentialReference ?? state.credentialReference, pendingUsage: state.pendingUsage)
+        }
     }
 }

@@ -1,13 +1,18 @@
 import FamilySyncProtocol
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// What a device's sync engine keeps between launches (CKSyncEngine's state serialization): where
 /// it is in the change feeds, and the usage it has not yet delivered.
 public struct SyncState: Codable, Sendable, Equatable {
     /// Names the credential these tokens were fetched with (the app's Keychain item, the CLI's
-    /// profile): tokens are bound to one device, so state saved under another is started over.
+    /// device): tokens are bound to one device, so state saved under another is started over.
     public var credentialReference: String?
-    /// The database token of the last fetch (`GET /v1/changes`), nil before the first.
+    /// The database token of the last complete fetch (`GET /v1/changes`), nil before the first.
     public var databaseToken: String?
     /// Each zone's token of the last fetch.
     public var zoneTokens: [String: String]
@@ -22,15 +27,18 @@ public struct SyncState: Codable, Sendable, Equatable {
     }
 }
 
-/// Where a sync engine keeps its state. Implementations must make `save` durable before returning:
-/// the engine drops a queued upload only after the state without it is saved.
+/// Where a sync engine and a usage queue keep their state. Both change it at once (the engine its
+/// tokens, the queue its records, perhaps in two processes sharing one file), so a change is a
+/// read, a change and a write that no other `update` may come between; it must be durable when
+/// `update` returns, since the queue drops a record only after the state without it is saved.
 public protocol SyncStateStore: Sendable {
-    func load() async throws -> SyncState
-    func save(_ state: SyncState) async throws
+    func load() throws -> SyncState
+    func update<Result>(_ change: (inout SyncState) throws -> Result) throws -> Result
 }
 
-/// A `SyncStateStore` in one JSON file, written by `PrivateFile`: durable when `save` returns, never
-/// half written, readable by its owner only.
+/// A `SyncStateStore` in one JSON file. An update holds an exclusive `flock` on a lock file
+/// beside it (so other updates, in this process or another, wait), reads the file, and writes it
+/// anew with `PrivateFile`: durable, never half written, readable by its owner only.
 public struct FileSyncStateStore: SyncStateStore {
     public let url: URL
 
@@ -38,12 +46,24 @@ public struct FileSyncStateStore: SyncStateStore {
         self.url = url
     }
 
-    public func load() async throws -> SyncState {
+    public func load() throws -> SyncState {
         guard FileManager.default.fileExists(atPath: url.path) else { return SyncState() }
         return try WireCoding.makeDecoder().decode(SyncState.self, from: Data(contentsOf: url))
     }
 
-    public func save(_ state: SyncState) async throws {
+    public func update<Result>(_ change: (inout SyncState) throws -> Result) throws -> Result {
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let lockPath = url.path + ".lock"
+        let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lock >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: lockPath]) }
+        // Closing the descriptor releases the lock.
+        defer { close(lock) }
+        while flock(lock, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw CocoaError(.fileLocking, userInfo: [NSFilePathErrorKey: lockPath]) }
+        }
+        var state = try load()
+        let result = try change(&state)
         try PrivateFile.write(try WireCoding.makeEncoder().encode(state), to: url)
+        return result
     }
 }

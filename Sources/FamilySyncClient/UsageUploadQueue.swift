@@ -30,15 +30,15 @@ public actor UsageUploadQueue {
     }
 
     /// Records to send; saved before this returns.
-    public func enqueue(_ records: [UsageRecordBody]) async throws {
-        var state = try await store.load()
-        let queued = Set(state.pendingUsage.map(\.recordID))
-        state.pendingUsage += records.filter { !queued.contains($0.recordID) }
-        try await store.save(state)
+    public func enqueue(_ records: [UsageRecordBody]) throws {
+        try store.update { state in
+            var queued = Set(state.pendingUsage.map(\.recordID))
+            for record in records where queued.insert(record.recordID).inserted { state.pendingUsage.append(record) }
+        }
     }
 
-    public func pending() async throws -> [UsageRecordBody] {
-        try await store.load().pendingUsage
+    public func pending() throws -> [UsageRecordBody] {
+        try store.load().pendingUsage
     }
 
     public struct Delivery: Sendable, Equatable {
@@ -67,7 +67,7 @@ public actor UsageUploadQueue {
     public func flush(with client: FamilySyncClient, timeZone: String? = nil) async throws -> Delivery {
         var delivery = Delivery()
         while true {
-            var state = try await store.load()
+            let state = try store.load()
             guard !state.pendingUsage.isEmpty else { return delivery }
             let batch = Array(state.pendingUsage.prefix(UsageSession.maximumPerUpload))
             let answer: UsageUploadResponse
@@ -76,8 +76,7 @@ public actor UsageUploadQueue {
             } catch let error as FamilySyncError {
                 guard [.badRequest, .conflict].contains(error.code), let index = Self.recordIndex(error.field), index < batch.count else { throw error }
                 let refused = batch[index]
-                state.pendingUsage.removeAll { $0.recordID == refused.recordID }
-                try await store.save(state)
+                try store.update { $0.pendingUsage.removeAll { $0.recordID == refused.recordID } }
                 delivery.rejected.append(Rejection(record: refused, error: error))
                 continue
             }
@@ -85,10 +84,8 @@ public actor UsageUploadQueue {
             delivery.duplicates += answer.duplicates
             delivery.summaries += answer.summaries
             // Dropped only now, and only what was sent (more may have been queued meanwhile).
-            var after = try await store.load()
             let sent = Set(batch.map(\.recordID))
-            after.pendingUsage.removeAll { sent.contains($0.recordID) }
-            try await store.save(after)
+            try store.update { $0.pendingUsage.removeAll { sent.contains($0.recordID) } }
         }
     }
 

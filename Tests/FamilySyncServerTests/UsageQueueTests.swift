@@ -89,4 +89,28 @@ import Testing
             }
         }
     }
+
+    /// The engine and the queue (perhaps in two processes) change one state file at once: every
+    /// update is a locked read-change-write, so none is lost.
+    @Test func concurrentUpdatesOfOneStateFileLoseNothing() async throws {
+        try await withTemporaryDirectory { directory in
+            let url = URL(fileURLWithPath: directory + "/sync.json")
+            let start = Date(timeIntervalSince1970: 1_795_000_000)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<40 {
+                    group.addTask { try FileSyncStateStore(url: url).update { $0.zoneTokens["zone-\(index)"] = "token" } }
+                    group.addTask {
+                        try await UsageUploadQueue(store: FileSyncStateStore(url: url)).enqueue([UsageRecordBody(
+                            recordID: UUID().uuidString, logicalID: "app-\(index)", displayName: "App", category: "learning",
+                            sessionStart: start, sessionEnd: start.addingTimeInterval(60), totalSeconds: 60
+                        )])
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let state = try FileSyncStateStore(url: url).load()
+            #expect(state.zoneTokens.count == 40)
+            #expect(Set(state.pendingUsage.map(\.logicalID)).count == 40)
+        }
+    }
 }
