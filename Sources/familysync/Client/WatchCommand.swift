@@ -81,11 +81,13 @@ struct WatchCommand: AsyncParsableCommand {
         }
         switch record.recordType {
         case "AppConfiguration":
-            return "\(text("displayName")): \(text("category")), \(text("pointsPerMinute")) points a minute, blocked \(text("blockingEnabled"))"
+            let points = fields["pointsPerMinute"].map { ", \($0.text) points a minute" } ?? ""
+            return "\(text("displayName")): \(text("category"))\(points), \(fields["blockingEnabled"] == .bool(true) ? "blocked" : "not blocked")"
         case "ConfigurationCommand":
             return "\(text("commandType")) \(text("status"))" + (fields["error"].map { ": \($0.text)" } ?? "")
         case "UsageRecord":
-            return "\(text("displayName")) (\(text("category"))) \(seconds("totalSeconds")) from \(text("sessionStart"))"
+            let start = fields["sessionStart"].flatMap { Instant.parse($0.text) }
+            return "\(text("displayName")) (\(text("category"))) \(seconds("totalSeconds")) from \(Human.instant(start))"
         case "DailySummary":
             return "\(text("date")): learning \(seconds("totalLearningSeconds")), reward \(seconds("totalRewardSeconds")), \(text("totalPointsEarned")) points"
         default:
