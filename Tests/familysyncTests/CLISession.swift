@@ -35,9 +35,9 @@ struct CLISession {
     }
 
     /// Runs `familysync <arguments>` to its end, standard input closed.
-    func run(_ arguments: [String]) async throws -> Run {
+    func run(_ arguments: [String], environment extra: [String: String] = [:]) async throws -> Run {
         var updates: [Environment.Key: String?] = [:]
-        for (key, value) in environment { updates[Environment.Key(stringLiteral: key)] = value }
+        for (key, value) in environment.merging(extra, uniquingKeysWith: { $1 }) { updates[Environment.Key(stringLiteral: key)] = value }
         let result = try await Subprocess.run(
             .path(FilePath(TestPaths.familysyncBinary)), arguments: Arguments(arguments),
             environment: .inherit.updating(updates), workingDirectory: FilePath(directory),
@@ -49,8 +49,8 @@ struct CLISession {
 
     /// Runs and expects exit code 0.
     @discardableResult
-    func ok(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws -> Run {
-        let run = try await run(arguments)
+    func ok(_ arguments: [String], environment extra: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation) async throws -> Run {
+        let run = try await run(arguments, environment: extra)
         #expect(run.status == 0, "familysync \(arguments.joined(separator: " ")): \(run.stderr)", sourceLocation: sourceLocation)
         return run
     }

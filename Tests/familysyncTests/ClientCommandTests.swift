@@ -79,6 +79,27 @@ import Glibc
         }
     }
 
+    /// `pair start` draws the QR code with `qrencode` when it is on PATH (here a stand-in that
+    /// shows how it was called), and prints the payload alone when it is not.
+    @Test func pairStartDrawsTheQRCodeWithQrencodeWhereInstalled() async throws {
+        try await withCLISession { cli in
+            try await cli.ok(["family", "create", "--name", "Mom's iPhone", "--profile", "mom"])
+            let bin = cli.directory + "/bin"
+            try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+            try "#!/bin/sh\necho \"QR($*)\"\n".write(toFile: bin + "/qrencode", atomically: true, encoding: .utf8)
+            chmod(bin + "/qrencode", 0o755)
+            let drawn = try await cli.ok(["pair", "start", "--profile", "mom"], environment: ["PATH": bin + ":/usr/bin:/bin"]).stdout
+            let payload = try #require(drawn.split(separator: "'").first { $0.hasPrefix("familysync://pair?") })
+            #expect(drawn.contains("QR(-t UTF8 -m 2 -o - \(payload))"), "\(drawn)")
+
+            let empty = cli.directory + "/empty"
+            try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+            let plain = try await cli.ok(["pair", "start", "--profile", "mom"], environment: ["PATH": empty]).stdout
+            #expect(plain.contains("familysync pair accept 'familysync://pair?v=1&s="))
+            #expect(!plain.contains("QR(") && !plain.contains("█"))
+        }
+    }
+
     /// `watch` holds its long poll and prints the child's new summary as the upload lands.
     @Test func theParentsWatchPrintsTheChildsSummaryAsItComes() async throws {
         try await withCLISession { cli in
