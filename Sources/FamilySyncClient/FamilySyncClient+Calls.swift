@@ -59,6 +59,11 @@ extension FamilySyncClient {
         try await send(.POST, "/v1/pairings/accept", body: AcceptPairingRequest(qrPayload: qrPayload, device: device), as: AcceptPairingResponse.self)
     }
 
+    /// `POST /v1/pairings/accept` with the pairing's id and token typed in rather than scanned.
+    public func acceptPairing(id: UUID, token: String, device: DeviceRegistration) async throws(FamilySyncError) -> AcceptPairingResponse {
+        try await send(.POST, "/v1/pairings/accept", body: AcceptPairingRequest(pairingId: id.lowercased, token: token, device: device), as: AcceptPairingResponse.self)
+    }
+
     public func confirmPairing(_ id: UUID) async throws(FamilySyncError) -> PairingBody {
         try await send(.POST, "/v1/pairings/\(id.lowercased)/confirm", body: NoBody(), as: PairingBody.self)
     }

@@ -12,6 +12,9 @@ public enum SyncEvent: Sendable, Equatable {
     /// The zone's token expired (the server purged tombstones it had not seen): drop every local
     /// record of the zone; its whole content follows as `changes`.
     case zoneReset(String)
+    /// The server could not be reached, or answered "try again later" or "too many requests": the
+    /// engine waits `retryIn` (the server's `Retry-After`, else its backoff) and goes on.
+    case waiting(FamilySyncError, retryIn: Duration)
     /// The engine stopped for good: the credential no longer works (the device was revoked, or
     /// its family deleted). The app must pair again.
     case stopped(FamilySyncError)
@@ -70,10 +73,14 @@ public actor SyncEngine {
                 continuation.finish()
                 return
             case .tryAgainLater?, .throttled?:
-                try? await sleep(error?.retryAfter.map { .seconds($0) } ?? delay * Double.random(in: 0.5...1.0))
+                let wait = error!.retryAfter.map { Duration.seconds($0) } ?? delay * Double.random(in: 0.5...1.0)
+                continuation.yield(.waiting(error!, retryIn: wait))
+                try? await sleep(wait)
                 delay = min(delay * 2, backoff.maximum)
             default:
                 // A bug on one side or the other, or local storage failing: waiting is all it can do.
+                let reason = error ?? FamilySyncError(.internalError, "The sync state could not be read or saved: \(failure)")
+                continuation.yield(.waiting(reason, retryIn: backoff.maximum))
                 try? await sleep(backoff.maximum)
             }
         }

@@ -56,6 +56,19 @@ import Testing
         }
     }
 
+    /// A co-parent types the pairing's id and token instead of scanning.
+    @Test func aCoParentAcceptsByIdAndToken() async throws {
+        try await withTestServer { server in
+            let anonymous = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, httpClient: TestServer.http)
+            let family = try await anonymous.createFamily(.init(name: "Mom's iPhone", platform: .ios, timeZone: "UTC"))
+            let parent = anonymous.authenticated(as: family.credential)
+            let invitation = try await parent.createPairing(CreatePairingRequest(role: .parent))
+            let accepted = try await anonymous.acceptPairing(id: invitation.pairing.id, token: invitation.token, device: .init(name: "Dad's Mac", platform: .macos, timeZone: "UTC"))
+            #expect(accepted.device.role == .parent && accepted.device.status == .awaitingConfirmation)
+            #expect(await failure { try await anonymous.acceptPairing(id: invitation.pairing.id, token: invitation.token, device: .init(name: "Again", platform: .macos, timeZone: "UTC")) }?.code == .pairingExpired)
+        }
+    }
+
     @Test func anUnreachableServerIsTryAgainLater() async throws {
         let port = try freePort()
         let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(port)")!, httpClient: TestServer.http)

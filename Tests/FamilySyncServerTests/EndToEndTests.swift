@@ -146,7 +146,13 @@ import Testing
                     let engine = SyncEngine(client: client, store: FileSyncStateStore(url: URL(fileURLWithPath: directory + "/engine.json")), sleep: waits.sleep)
                     let running = Task { await engine.run() }
                     var events = engine.events.makeAsyncIterator()
-                    _ = try await Self.nextChanges(&events, in: "family")
+                    var told: [SyncEvent] = []
+                    while let event = await events.next() {
+                        if case .changes = event { break }
+                        told.append(event)
+                    }
+                    let throttledError = FamilySyncError(.throttled, "Slow down.", retryAfter: 3)
+                    #expect(told == [.waiting(throttledError, retryIn: .seconds(3)), .waiting(throttledError, retryIn: .seconds(3))], "the app is told why it waits")
                     #expect(throttled() == 2)
                     #expect(waits.all == [.seconds(3), .seconds(3)])
                     running.cancel()

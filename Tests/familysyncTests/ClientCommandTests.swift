@@ -148,6 +148,19 @@ import Glibc
 
             let flushed = try await cli.ok(["usage", "flush", "--profile", "johnny", "--json"]).json()
             #expect(flushed["accepted"] as? Int == 2 && flushed["stillQueued"] as? Int == 0)
+
+            // A watch whose server is away says so on standard error and keeps trying.
+            let watch = try await cli.start(["watch", "--server", "http://127.0.0.1:\(try freePort())", "--profile", "mom"])
+            defer { watch.signal(SIGKILL) }
+            let deadline = ContinuousClock.now + .seconds(20)
+            while !watch.stderr.contains("trying again in") {
+                guard ContinuousClock.now < deadline else { throw TestFailure("no retry notice: \(watch.stderr)") }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(watch.stderr.contains("TRY_AGAIN_LATER"))
+            #expect(watch.stdout.isEmpty)
+            watch.signal(SIGTERM)
+            _ = try await watch.waitForExit()
         }
     }
 

@@ -49,6 +49,15 @@ enum Human {
         return "\(minutes / 60)h " + String(format: "%02dm", minutes % 60)
     }
 
+    static func secondsValue(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    /// `2.5 s`.
+    static func seconds(_ duration: Duration) -> String {
+        String(format: "%.1f s", secondsValue(duration))
+    }
+
     /// An instant in this machine's time zone, to the second; `-` for none.
     static func instant(_ date: Date?) -> String {
         guard let date else { return "-" }

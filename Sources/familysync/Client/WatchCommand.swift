@@ -65,6 +65,9 @@ struct WatchCommand: AsyncParsableCommand {
             output.line("\(now)  \(zone)  zone deleted")
         case .zoneReset(let zone):
             output.line("\(now)  \(zone)  token expired: the zone follows whole")
+        case .waiting(let reason, let wait):
+            // Not a change: said on standard error, so that standard output stays the changes.
+            FileHandle.standardError.write(Data("familysync: \(reason); trying again in \(Human.seconds(wait))\n".utf8))
         case .stopped:
             break
         }
@@ -102,6 +105,7 @@ struct WatchLine: Encodable {
     var zone: String?
     var records: [RecordBody]?
     var error: ErrorResponse.Body?
+    var retryIn: Double?
 
     init(_ event: SyncEvent) {
         switch event {
@@ -109,6 +113,7 @@ struct WatchLine: Encodable {
         case .zoneDeleted(let zone): self.event = "zoneDeleted"; self.zone = zone
         case .zoneReset(let zone): self.event = "zoneReset"; self.zone = zone
         case .stopped(let reason): self.event = "stopped"; error = ErrorResponse(reason).error
+        case .waiting(let reason, let wait): self.event = "waiting"; error = ErrorResponse(reason).error; retryIn = Human.secondsValue(wait)
         }
     }
 }
