@@ -101,6 +101,7 @@ let package = Package(
                 "FamilySyncServer",
                 "FamilySyncPostgres",
                 "FamilySyncProtocol",
+                "FamilySyncClient",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

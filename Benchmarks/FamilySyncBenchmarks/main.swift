@@ -4,6 +4,7 @@ import Foundation
 //   familysync-bench [records] [record count] [incremental requests]
 //   familysync-bench polls [held polls] [wake rounds] [idle polls]
 //   familysync-bench usage [uploads] [records per upload]
+//   familysync-bench sync [wake rounds] [queued usage records]
 var arguments = Array(CommandLine.arguments.dropFirst())
 var harness = "records"
 if let first = arguments.first, Int(first) == nil {
@@ -17,10 +18,12 @@ case "polls":
     try await PollBenchmark.run(arguments)
 case "usage":
     try await UsageBenchmark.run(arguments)
+case "sync":
+    try await SyncBenchmark.run(arguments)
 case "serve":
     // The server in a process of its own, so that its memory and CPU are measured alone.
     try await BenchServer.run(arguments)
 default:
-    print("usage: familysync-bench [records|polls|usage] [sizes…]")
+    print("usage: familysync-bench [records|polls|usage|sync] [sizes…]")
     exit(2)
 }

@@ -76,6 +76,12 @@ import Glibc
             #expect(watched.contains("DailySummary  summary-2026-01-02  2026-01-02: learning 25m, reward 15m, 125 points"), "\(watched)")
             #expect(watched.contains("ConfigurationCommand") && watched.contains("block failed: Screen Time is off"))
             #expect(try await cli.ok(["watch", "--once", "--profile", "mom"]).stdout.isEmpty, "nothing new since")
+
+            // Deleting the family ends every device's credential and removes the parent's profile.
+            try await cli.ok(["family", "delete", "--yes", "--profile", "mom"])
+            #expect(try await cli.run(["devices", "--profile", "johnny"]).status == 4)
+            #expect(try await cli.run(["devices", "--profile", "mom"]).stderr.contains("no profile 'mom'"))
+            #expect(!FileManager.default.fileExists(atPath: cli.directory + "/state/mom.json"))
         }
     }
 

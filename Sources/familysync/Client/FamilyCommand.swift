@@ -59,7 +59,8 @@ struct FamilyCommand: AsyncParsableCommand {
             }
             try await client.deleteFamily()
             try context.profiles.remove(context.profileName)
-            try? FileManager.default.removeItem(at: context.stateStore().url)
+            let state = context.stateStore().url
+            for file in [state, state.appendingPathExtension("lock")] { try? FileManager.default.removeItem(at: file) }
             if context.output.json {
                 try context.output.document(["deletedFamily": profile.familyId.lowercased])
             } else {

@@ -1,0 +1,154 @@
+import AsyncHTTPClient
+import FamilySyncClient
+import FamilySyncCore
+import FamilySyncPostgres
+import FamilySyncProtocol
+import FamilySyncServer
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import Prometheus
+import ServiceLifecycle
+
+/// The SDK against hand-written HTTP doing the same work, both in this process against the same
+/// in-process server (embedded PostgreSQL, fsync on):
+/// (a) wake latency: from a parent's write to the child holding the record, through the
+///     `SyncEngine` (long poll, database changes, zone changes, the state file saved durably after
+///     each page) against a bare loop of the same three requests keeping its tokens in memory;
+/// (b) the offline queue: `UsageUploadQueue.enqueue` then `flush` of N records (saved durably
+///     before sending, removed batch by batch) against plain `POST /v1/usage` of the same shape.
+enum SyncBenchmark {
+    static func run(_ arguments: [String]) async throws {
+        let rounds = arguments.count > 0 ? Int(arguments[0]) ?? 200 : 200
+        let queued = arguments.count > 1 ? Int(arguments[1]) ?? 5000 : 5000
+        var logger = Logger(label: "familysync.bench")
+        logger.logLevel = .warning
+
+        let directory = "/tmp/familysync-bench-\(getpid())"
+        let embedded = EmbeddedPostgres(configuration: .init(dataDirectory: directory, durability: .durable), binaries: try PostgresBinaries.find(), logger: logger)
+        let url = try await embedded.start()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let postgres = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: logger)
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = buildApplication(
+            configuration: .init(port: 0, limits: Limits(maxBodyBytes: 16 << 20), unauthenticatedRateLimit: RateLimit(burst: 1000, perMinute: 1000)),
+            postgres: postgres, listener: try url.connectionConfiguration(), metricsRegistry: PrometheusCollectorRegistry(), logger: logger
+        ) { channel in portContinuation.yield(channel.localAddress?.port ?? 0) }
+        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        let serverTask = Task { try await group.run() }
+        var portIterator = ports.makeAsyncIterator()
+        let port = await portIterator.next()!
+        let server = URL(string: "http://127.0.0.1:\(port)")!
+        let http = HTTPClient(eventLoopGroupProvider: .singleton)
+        let stateDirectory = directory + "-state"
+        defer { try? FileManager.default.removeItem(atPath: stateDirectory) }
+
+        do {
+            let anonymous = FamilySyncClient(serverURL: server, httpClient: http)
+            let family = try await anonymous.createFamily(.init(name: "Bench parent", platform: .macos, timeZone: "UTC"))
+            let parent = anonymous.authenticated(as: family.credential)
+            let invitation = try await parent.createPairing(.init(role: .child, childName: "Bench"))
+            let accepted = try await anonymous.acceptPairing(qrPayload: invitation.qrPayload, device: .init(name: "Bench child", platform: .ipados, timeZone: "UTC"))
+            _ = try await parent.confirmPairing(invitation.pairing.id)
+            let child = anonymous.authenticated(as: accepted.credential)
+            let zone = Device.zoneName(forChild: accepted.device.id)
+
+            func write(_ name: String) async throws {
+                let fields: [String: JSONValue] = [
+                    "logicalID": .string(name), "displayName": .string(name), "category": .string("learning"),
+                    "isEnabled": .bool(true), "blockingEnabled": .bool(false),
+                ]
+                _ = try await parent.modify(zone, ModifyRecordsRequest(operations: [.init(operationType: .forceReplace, record: .init(recordName: name, recordType: "AppConfiguration", fields: fields))]))
+            }
+            let clock = ContinuousClock()
+
+            // (a) Baseline: the same three requests by hand, tokens in memory.
+            var databaseToken = try await child.databaseChanges(since: nil).changeToken
+            var zoneToken = try await child.zoneChanges(zone, since: nil).changeToken
+            var bare: [Double] = []
+            for round in 0..<rounds {
+                let name = "bare-\(round)"
+                let since = databaseToken
+                let poll = Task { try await child.poll(since: since, timeout: 60) }
+                try await Task.sleep(for: .milliseconds(5))
+                let start = clock.now
+                try await write(name)
+                _ = try await poll.value
+                var arrived = false
+                while !arrived {
+                    let changes = try await child.databaseChanges(since: databaseToken)
+                    databaseToken = changes.changeToken
+                    let records = try await child.zoneChanges(zone, since: zoneToken)
+                    zoneToken = records.changeToken
+                    arrived = records.records.contains { $0.recordName == name }
+                }
+                bare.append(seconds(clock.now - start) * 1000)
+            }
+
+            // (a) The SDK's engine, its state in a file.
+            let store = FileSyncStateStore(url: URL(fileURLWithPath: stateDirectory + "/engine.json"))
+            let engine = SyncEngine(client: child, store: store, credentialReference: "bench", pollTimeout: 60)
+            try await engine.startFromNow()
+            let running = Task { await engine.run() }
+            var events = engine.events.makeAsyncIterator()
+            var sdk: [Double] = []
+            for round in 0..<rounds {
+                let name = "sdk-\(round)"
+                try await Task.sleep(for: .milliseconds(5))
+                let start = clock.now
+                try await write(name)
+                var arrived = false
+                while !arrived, let event = await events.next() {
+                    if case .changes(_, let records) = event { arrived = records.contains { $0.recordName == name } }
+                }
+                sdk.append(seconds(clock.now - start) * 1000)
+            }
+            running.cancel()
+            await running.value
+
+            // (b) The queue against plain uploads, each on days of its own, the same shape.
+            func records(daysBack offset: Int) -> [UsageRecordBody] {
+                let today = Calendar(identifier: .gregorian).startOfDay(for: Date())
+                return (0..<queued).map { index in
+                    let day = today.addingTimeInterval(-TimeInterval(offset + index % 5 + 1) * 86_400)
+                    let start = day.addingTimeInterval(TimeInterval(index * 7 % 86_000))
+                    return UsageRecordBody(
+                        recordID: UUID().lowercased, logicalID: "app-\(index % 20)", displayName: "App", category: index % 2 == 0 ? "learning" : "reward",
+                        sessionStart: start, sessionEnd: start.addingTimeInterval(300), totalSeconds: 300, earnedPoints: 5
+                    )
+                }
+            }
+            let plainRecords = records(daysBack: 0)
+            let plainStart = clock.now
+            for batch in stride(from: 0, to: plainRecords.count, by: 1000).map({ Array(plainRecords[$0..<min($0 + 1000, plainRecords.count)]) }) {
+                _ = try await child.uploadUsage(UsageUploadRequest(timeZone: "UTC", records: batch))
+            }
+            let plainSeconds = seconds(clock.now - plainStart)
+            let queue = UsageUploadQueue(store: FileSyncStateStore(url: URL(fileURLWithPath: stateDirectory + "/queue.json")))
+            let queueRecords = records(daysBack: 5)
+            let queueStart = clock.now
+            try await queue.enqueue(queueRecords)
+            let enqueued = clock.now
+            let delivery = try await queue.flush(with: child, timeZone: "UTC")
+            let queueSeconds = seconds(clock.now - queueStart)
+            guard delivery.accepted == queued else { throw BenchFailure("the queue delivered \(delivery.accepted) of \(queued)") }
+
+            bare.sort()
+            sdk.sort()
+            print("FamilySync SDK benchmark (\(rounds) wake rounds, \(queued) queued usage records; in-process server, fsync on)")
+            print(String(format: "  (a) write → record at the child, bare HTTP loop: p50 %.2f ms, p99 %.2f ms", percentile(bare, 0.5), percentile(bare, 0.99)))
+            print(String(format: "  (a) write → record at the child, SyncEngine:     p50 %.2f ms, p99 %.2f ms", percentile(sdk, 0.5), percentile(sdk, 0.99)))
+            print(String(format: "  (a) ratio of p50s SyncEngine / bare: %.2f", percentile(sdk, 0.5) / percentile(bare, 0.5)))
+            print(String(format: "  (b) plain uploads: %.0f records/s (%.2f s)", Double(queued) / plainSeconds, plainSeconds))
+            print(String(format: "  (b) queue enqueue + flush: %.0f records/s (%.2f s, of which enqueue %.3f s)", Double(queued) / queueSeconds, queueSeconds, seconds(enqueued - queueStart)))
+            print(String(format: "  (b) ratio queue / plain: %.2f", plainSeconds / queueSeconds))
+        } catch {
+            print("benchmark failed: \(error)")
+        }
+        try await http.shutdown()
+        await group.triggerGracefulShutdown()
+        _ = try? await serverTask.value
+        try await embedded.stop()
+    }
+}
