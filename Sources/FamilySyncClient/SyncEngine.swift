@@ -31,9 +31,10 @@ public actor SyncEngine {
     let pollTimeout: Int
     let backoff: UsageUploadQueue.Backoff
     let sleep: @Sendable (Duration) async throws -> Void
-    private let continuation: AsyncStream<SyncEvent>.Continuation
-    /// The events, for one consumer.
-    public nonisolated let events: AsyncStream<SyncEvent>
+    private let handoff = EventHandoff()
+    /// The events, for one consumer. The engine waits for the consumer: it goes on, and saves the
+    /// token of a page, only when the consumer asks for the next event.
+    public nonisolated var events: SyncEvents { SyncEvents(channel: handoff) }
 
     /// `credentialReference` names the credential `client` holds (see `SyncState`); state saved
     /// under another reference is started over.
@@ -47,7 +48,6 @@ public actor SyncEngine {
         self.pollTimeout = pollTimeout
         self.backoff = backoff
         self.sleep = sleep
-        (events, continuation) = AsyncStream.makeStream(of: SyncEvent.self, bufferingPolicy: .unbounded)
     }
 
     /// Fetches, then polls and fetches again, until cancelled or stopped.
@@ -69,34 +69,33 @@ public actor SyncEngine {
             let error = failure as? FamilySyncError
             switch error?.code {
             case .authenticationRequired?:
-                continuation.yield(.stopped(error!))
-                continuation.finish()
+                handoff.finish(with: .stopped(error!))
                 return
             case .tryAgainLater?, .throttled?:
                 let wait = error!.retryAfter.map { Duration.seconds($0) } ?? delay * Double.random(in: 0.5...1.0)
-                continuation.yield(.waiting(error!, retryIn: wait))
+                await handoff.send(.waiting(error!, retryIn: wait))
                 try? await sleep(wait)
                 delay = min(delay * 2, backoff.maximum)
             default:
                 // A bug on one side or the other, or local storage failing: waiting is all it can do.
                 let reason = error ?? FamilySyncError(.internalError, "The sync state could not be read or saved: \(failure)")
-                continuation.yield(.waiting(reason, retryIn: backoff.maximum))
+                await handoff.send(.waiting(reason, retryIn: backoff.maximum))
                 try? await sleep(backoff.maximum)
             }
         }
-        continuation.finish()
+        handoff.finish()
     }
 
-    /// Ends `events` (after what was already delivered), for an app that stops syncing.
+    /// Ends `events` (after what was already sent), for an app that stops syncing.
     public func stop() {
-        continuation.finish()
+        handoff.finish()
     }
 
     /// Skips what happened before now: the saved tokens become the current ones, no event is
     /// delivered for the past. The zones' tokens are read before the database's, so a change that
     /// lands in between is fetched, not skipped.
     public func startFromNow() async throws {
-        try adoptState()
+        try await adoptState()
         let zones = try await client.zones()
         var token = try store.load().databaseToken
         while true {
@@ -120,11 +119,11 @@ public actor SyncEngine {
     }
 
     /// Every change after the saved tokens: the database's list of changed zones, then each zone's
-    /// records page by page, each zone token saved after its page's event. The database token is
-    /// saved last, once every zone it names has been fetched, so a crash part way fetches them again
-    /// rather than losing one.
+    /// records page by page, each zone token saved once the consumer is done with its page's event.
+    /// The database token is saved last, once every zone it names has been fetched, so a crash part
+    /// way fetches them again rather than losing one. The consumer must be taking `events` meanwhile.
     public func fetchChanges() async throws {
-        try adoptState()
+        try await adoptState()
         var since = try store.load().databaseToken
         var changed: [String] = []
         var deleted: [String] = []
@@ -141,7 +140,7 @@ public actor SyncEngine {
                 // Start over: every zone is fetched whole, each reset first. A token the server
                 // does not take (another server's, or a store restored from elsewhere) is no
                 // better than an expired one.
-                try startOver()
+                try await startOver()
                 (since, changed, deleted) = (nil, [], [])
                 continue
             case .failure(let error):
@@ -149,7 +148,7 @@ public actor SyncEngine {
             }
             break
         }
-        for zone in deleted { try forget(zone) }
+        for zone in deleted { try await forget(zone) }
         for zone in changed where !deleted.contains(zone) { try await fetchZone(zone) }
         let done = since
         try store.update { $0.databaseToken = done }
@@ -163,36 +162,36 @@ public actor SyncEngine {
             case .success(let answer):
                 page = answer
             case .failure(let error) where error.code == .changeTokenExpired || error.code == .badChangeToken:
-                continuation.yield(.zoneReset(zone))
+                await handoff.send(.zoneReset(zone))
                 try store.update { $0.zoneTokens[zone] = nil }
                 continue
             case .failure(let error) where error.code == .zoneNotFound:
                 // Deleted since the database's list was read; the next list says so too.
-                return try forget(zone)
+                return try await forget(zone)
             case .failure(let error):
                 throw error
             }
-            if !page.records.isEmpty { continuation.yield(.changes(zone: zone, records: page.records)) }
+            if !page.records.isEmpty { await handoff.send(.changes(zone: zone, records: page.records)) }
             try store.update { $0.zoneTokens[zone] = page.changeToken }
             if !page.moreComing { return }
         }
     }
 
-    private func forget(_ zone: String) throws {
-        continuation.yield(.zoneDeleted(zone))
+    private func forget(_ zone: String) async throws {
+        await handoff.send(.zoneDeleted(zone))
         try store.update { $0.zoneTokens[zone] = nil }
     }
 
     /// Starts the saved state over if it was saved under another credential.
-    private func adoptState() throws {
+    private func adoptState() async throws {
         guard let credentialReference, try store.load().credentialReference != credentialReference else { return }
-        try startOver()
+        try await startOver()
     }
 
-    /// Tells the app to drop every zone it holds, and forgets every token; queued usage stays.
-    private func startOver() throws {
+    /// Tells the app to drop every zone it holds, then forgets every token; queued usage stays.
+    private func startOver() async throws {
+        for zone in try store.load().zoneTokens.keys.sorted() { await handoff.send(.zoneReset(zone)) }
         try store.update { state in
-            for zone in state.zoneTokens.keys.sorted() { continuation.yield(.zoneReset(zone)) }
             state = SyncState(credentialReference: credentialReference ?? state.credentialReference, pendingUsage: state.pendingUsage)
         }
     }

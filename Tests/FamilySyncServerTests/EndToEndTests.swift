@@ -21,7 +21,7 @@ import Testing
 
     /// The next `.changes` event's records of `zone` (other events and zones are skipped). The
     /// suite's time limit ends a wait for an event that never comes.
-    static func nextChanges(_ events: inout AsyncStream<SyncEvent>.Iterator, in zone: String, where wanted: ([RecordBody]) -> Bool = { _ in true }) async throws -> [RecordBody] {
+    static func nextChanges(_ events: inout SyncEvents.AsyncIterator, in zone: String, where wanted: ([RecordBody]) -> Bool = { _ in true }) async throws -> [RecordBody] {
         while let event = await events.next() {
             if case .changes(zone, let records) = event, wanted(records) { return records }
             if case .stopped(let reason) = event { throw reason }
@@ -112,10 +112,7 @@ import Testing
                 _ = try await parent.sendCommand(to: childID, CreateCommandRequest(commandType: "request_sync"))
                 try await server.postgres.query("UPDATE families SET horizon_seq = change_seq WHERE family_id = \(family.family.id)", logger: testLogger)
                 let recovering = SyncEngine(client: parent, store: FileSyncStateStore(url: URL(fileURLWithPath: directory + "/parent.json")), credentialReference: "mom")
-                try await recovering.fetchChanges()
-                await recovering.stop()
-                var seen: [SyncEvent] = []
-                for await event in recovering.events { seen.append(event) }
+                let seen = try await recovering.collectEvents { try await $0.fetchChanges() }
                 #expect(seen.contains(.zoneReset(zone)))
                 let whole = seen.flatMap { event -> [RecordBody] in if case .changes(zone, let records) = event { records } else { [] } }
                 #expect(Set(whole.map(\.recordType)) == ["AppConfiguration", "ConfigurationCommand", "UsageRecord", "DailySummary"])
@@ -198,23 +195,17 @@ import Testing
                 try await server.configure("family", by: parent, name: "settings")
                 let client = FamilySyncClient(serverURL: Self.url(server.port), credential: parent.credential, httpClient: TestServer.http)
                 let store = FileSyncStateStore(url: URL(fileURLWithPath: directory + "/sync.json"))
-                try await SyncEngine(client: client, store: store, credentialReference: "first").fetchChanges()
+                _ = try await SyncEngine(client: client, store: store, credentialReference: "first").collectEvents { try await $0.fetchChanges() }
 
                 let again = SyncEngine(client: client, store: store, credentialReference: "second")
-                try await again.fetchChanges()
-                await again.stop()
-                var seen: [SyncEvent] = []
-                for await event in again.events { seen.append(event) }
+                let seen = try await again.collectEvents { try await $0.fetchChanges() }
                 #expect(seen.first == .zoneReset("family"))
                 #expect(seen.dropFirst().contains { if case .changes("family", let records) = $0 { records.map(\.recordName) == ["settings"] } else { false } })
                 #expect(try store.load().credentialReference == "second")
 
                 try store.update { $0.databaseToken = "not-a-token" }
                 let repaired = SyncEngine(client: client, store: store, credentialReference: "second")
-                try await repaired.fetchChanges()
-                await repaired.stop()
-                var after: [SyncEvent] = []
-                for await event in repaired.events { after.append(event) }
+                let after = try await repaired.collectEvents { try await $0.fetchChanges() }
                 #expect(after.first == .zoneReset("family"))
                 #expect(try store.load().databaseToken != "not-a-token")
             }

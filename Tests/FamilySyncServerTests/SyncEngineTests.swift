@@ -34,10 +34,22 @@ import Testing
                 #expect(fetchedZone == zone)
                 #expect(records.map(\.recordName) == ["app-1"])
 
-                // A parent's write wakes the engine's poll and arrives.
+                // While the app holds the event, the engine waits: the page's token is not saved,
+                // so an app killed now gets the page again on its next launch.
+                try await Task.sleep(for: .milliseconds(200))
+                #expect(try store.load().zoneTokens[zone] == nil)
+                #expect(server.polling.hub.count == 0)
+
+                // Asking for the next event lets it go on: it saves the token and holds its poll,
+                // and a parent's write wakes the poll and arrives.
+                let asked = Task {
+                    var next = engine.events.makeAsyncIterator()
+                    return await next.next()
+                }
                 try await server.waitForHeldPolls(1)
+                #expect(try store.load().zoneTokens[zone] != nil)
                 try await server.configure(zone, by: parent, name: "app-2")
-                let second = try #require(await events.next())
+                let second = try #require(await asked.value)
                 #expect(second == .changes(zone: zone, records: (try await server.send(.post, "/v1/zones/\(zone)/records/lookup", credential: child.credential, json: #"{"recordNames":["app-2"]}"#)
                     .decode(LookupRecordsResponse.self)).records.compactMap(\.record)))
                 #expect(try store.load().zoneTokens[zone] != nil)
@@ -59,14 +71,11 @@ import Testing
             try await withTemporaryDirectory { directory in
                 let (parent, _, zone, client, store) = try await Self.setUp(server, directory)
                 let engine = SyncEngine(client: client, store: store)
-                try await engine.fetchChanges()
-                try await server.configure(zone, by: parent, name: "app-2")
-                try await server.postgres.query("UPDATE families SET horizon_seq = change_seq WHERE family_id = \(parent.familyID)", logger: testLogger)
-                try await engine.fetchChanges()
-                var seen: [SyncEvent] = []
-                for await event in engine.events {
-                    seen.append(event)
-                    if seen.count == 4 { break }
+                let seen = try await engine.collectEvents { engine in
+                    try await engine.fetchChanges()
+                    try await server.configure(zone, by: parent, name: "app-2")
+                    try await server.postgres.query("UPDATE families SET horizon_seq = change_seq WHERE family_id = \(parent.familyID)", logger: testLogger)
+                    try await engine.fetchChanges()
                 }
                 #expect(seen.first.map { if case .changes = $0 { true } else { false } } == true)
                 #expect(seen[1] == .zoneReset("family") || seen[1] == .zoneReset(zone))
