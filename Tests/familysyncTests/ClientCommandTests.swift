@@ -7,7 +7,7 @@ import Glibc
 
 /// The `familysync` client subcommands as a person or a script runs them: separate processes,
 /// a profile file, a real server process, the README demo's steps.
-@Suite struct ClientCommandTests {
+@Suite(.timeLimit(.minutes(3))) struct ClientCommandTests {
     static let usageCSV = """
         logicalID,displayName,category,sessionStart,sessionEnd,earnedPoints
         app-khan,Khan Academy,learning,2026-01-02T14:00:00Z,2026-01-02T14:25:00Z,125
@@ -136,6 +136,26 @@ import Glibc
             #expect(childWatch.stderr.contains("AUTHENTICATION_REQUIRED") && childWatch.stderr.contains("pair it again"), "\(childWatch.stderr)")
             watch.signal(SIGTERM)
             _ = try await watch.waitForExit()
+        }
+    }
+
+    /// A profile paired again holds another device: its saved tokens are of the old one, so the
+    /// next watch says to drop what the old device had and starts over.
+    @Test func aProfilePairedAgainStartsItsWatchOver() async throws {
+        try await withCLISession { cli in
+            try await Self.pairedFamily(cli)
+            try await cli.ok(["config", "set", "--app", "app-khan", "--name", "Khan Academy", "--category", "learning", "--profile", "mom"])
+            #expect(try await cli.ok(["watch", "--once", "--profile", "johnny"]).stdout.contains("AppConfiguration"))
+            let invitation = try await cli.ok(["pair", "start", "--profile", "mom", "--json"]).json()
+            let payload = try #require(invitation["qrPayload"] as? String)
+            let refused = try await cli.run(["pair", "accept", payload, "--name", "Johnny's new iPad", "--profile", "johnny"])
+            #expect(refused.status == 2 && refused.stderr.contains("already holds Johnny's iPad"))
+            try await cli.ok(["pair", "accept", payload, "--name", "Johnny's new iPad", "--profile", "johnny", "--force"])
+            try await cli.ok(["pair", "confirm", "--yes", "--profile", "mom"])
+            let again = try await cli.ok(["watch", "--once", "--from-now", "--json", "--profile", "johnny"]).stdout
+            let events = again.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            #expect(events.contains { $0["event"] as? String == "zoneReset" }, "\(again)")
+            #expect(!events.contains { $0["event"] as? String == "changes" }, "--from-now skips the new device's past")
         }
     }
 

@@ -31,10 +31,11 @@ struct WatchCommand: AsyncParsableCommand {
         let context = try options.context()
         let (profile, client) = try context.device()
         let engine = SyncEngine(client: client, store: context.stateStore(), credentialReference: profile.deviceId.lowercased, pollTimeout: pollTimeout)
-        if fromNow { try await engine.startFromNow() }
-        let running = Task { () async throws in
-            guard once else { return await engine.run() }
+        // The engine hands over its events one at a time, so it runs beside the loop that prints them.
+        let running = Task { [fromNow, once] () async throws in
             do {
+                if fromNow { try await engine.startFromNow() }
+                guard once else { return await engine.run() }
                 try await engine.fetchChanges()
             } catch {
                 await engine.stop()
