@@ -50,3 +50,43 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
 func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }
+
+/// The server in this process, on a loopback port, over an embedded PostgreSQL (fsync on, as in
+/// production) in /tmp: what the in-process harnesses measure.
+struct InProcessServer {
+    let embedded: EmbeddedPostgres
+    let postgres: PostgresClient
+    let group: ServiceGroup
+    let running: Task<Void, any Error>
+    let port: Int
+    let directory: String
+    let logger: Logger
+
+    static func start(limits: Limits = Limits()) async throws -> InProcessServer {
+        var logger = Logger(label: "familysync.bench")
+        logger.logLevel = .warning
+        let directory = "/tmp/familysync-bench-\(getpid())"
+        let embedded = EmbeddedPostgres(configuration: .init(dataDirectory: directory, durability: .durable), binaries: try PostgresBinaries.find(), logger: logger)
+        let url = try await embedded.start()
+        let postgres = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: logger)
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = buildApplication(
+            configuration: .init(port: 0, limits: limits, unauthenticatedRateLimit: RateLimit(burst: 1000, perMinute: 1000)),
+            postgres: postgres, listener: try url.connectionConfiguration(), metricsRegistry: PrometheusCollectorRegistry(), logger: logger
+        ) { channel in portContinuation.yield(channel.localAddress?.port ?? 0) }
+        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        let running = Task { try await group.run() }
+        var portIterator = ports.makeAsyncIterator()
+        let port = await portIterator.next()!
+        return InProcessServer(embedded: embedded, postgres: postgres, group: group, running: running, port: port, directory: directory, logger: logger)
+    }
+
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    func stop() async throws {
+        await group.triggerGracefulShutdown()
+        _ = try? await running.value
+        try await embedded.stop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}

@@ -22,26 +22,10 @@ enum SyncBenchmark {
     static func run(_ arguments: [String]) async throws {
         let rounds = arguments.count > 0 ? Int(arguments[0]) ?? 200 : 200
         let queued = arguments.count > 1 ? Int(arguments[1]) ?? 5000 : 5000
-        var logger = Logger(label: "familysync.bench")
-        logger.logLevel = .warning
-
-        let directory = "/tmp/familysync-bench-\(getpid())"
-        let embedded = EmbeddedPostgres(configuration: .init(dataDirectory: directory, durability: .durable), binaries: try PostgresBinaries.find(), logger: logger)
-        let url = try await embedded.start()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let postgres = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: logger)
-        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = buildApplication(
-            configuration: .init(port: 0, limits: Limits(maxBodyBytes: 16 << 20), unauthenticatedRateLimit: RateLimit(burst: 1000, perMinute: 1000)),
-            postgres: postgres, listener: try url.connectionConfiguration(), metricsRegistry: PrometheusCollectorRegistry(), logger: logger
-        ) { channel in portContinuation.yield(channel.localAddress?.port ?? 0) }
-        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
-        let serverTask = Task { try await group.run() }
-        var portIterator = ports.makeAsyncIterator()
-        let port = await portIterator.next()!
-        let server = URL(string: "http://127.0.0.1:\(port)")!
+        let inProcess = try await InProcessServer.start(limits: Limits(maxBodyBytes: 16 << 20))
+        let server = URL(string: inProcess.base)!
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
-        let stateDirectory = directory + "-state"
+        let stateDirectory = inProcess.directory + "-state"
         defer { try? FileManager.default.removeItem(atPath: stateDirectory) }
 
         do {
@@ -147,8 +131,6 @@ enum SyncBenchmark {
             print("benchmark failed: \(error)")
         }
         try await http.shutdown()
-        await group.triggerGracefulShutdown()
-        _ = try? await serverTask.value
-        try await embedded.stop()
+        try await inProcess.stop()
     }
 }

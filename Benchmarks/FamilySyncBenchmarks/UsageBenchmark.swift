@@ -18,23 +18,8 @@ enum UsageBenchmark {
     static func run(_ arguments: [String]) async throws {
         let batchCount = arguments.count > 0 ? Int(arguments[0]) ?? 20 : 20
         let batchSize = arguments.count > 1 ? min(1000, Int(arguments[1]) ?? 1000) : 1000
-        var logger = Logger(label: "familysync.bench")
-        logger.logLevel = .warning
-
-        let directory = "/tmp/familysync-bench-\(getpid())"
-        let embedded = EmbeddedPostgres(configuration: .init(dataDirectory: directory, durability: .durable), binaries: try PostgresBinaries.find(), logger: logger)
-        let url = try await embedded.start()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let postgres = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: logger)
-        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = buildApplication(
-            configuration: .init(port: 0, limits: Limits(maxBodyBytes: 16 << 20), unauthenticatedRateLimit: RateLimit(burst: 1000, perMinute: 1000)),
-            postgres: postgres, listener: try url.connectionConfiguration(), metricsRegistry: PrometheusCollectorRegistry(), logger: logger
-        ) { channel in portContinuation.yield(channel.localAddress?.port ?? 0) }
-        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
-        let serverTask = Task { try await group.run() }
-        var portIterator = ports.makeAsyncIterator()
-        let port = await portIterator.next()!
+        let server = try await InProcessServer.start(limits: Limits(maxBodyBytes: 16 << 20))
+        let (postgres, logger, port) = (server.postgres, server.logger, server.port)
         let api = API(base: "http://127.0.0.1:\(port)", http: HTTPClient(eventLoopGroupProvider: .singleton))
 
         do {
@@ -125,8 +110,6 @@ enum UsageBenchmark {
             print("benchmark failed: \(error)")
         }
         try await api.http.shutdown()
-        await group.triggerGracefulShutdown()
-        _ = try? await serverTask.value
-        try await embedded.stop()
+        try await server.stop()
     }
 }
