@@ -155,15 +155,18 @@ public actor SyncEngine {
     }
 
     private func fetchZone(_ zone: String) async throws {
+        // Read once: from here on this engine is the only writer of the zone's token.
+        var since = try store.load().zoneTokens[zone]
         while true {
-            let since = try store.load().zoneTokens[zone]
+            let token = since
             let page: ZoneChangesResponse
-            switch await Result(catching: { () async throws(FamilySyncError) in try await client.zoneChanges(zone, since: since) }) {
+            switch await Result(catching: { () async throws(FamilySyncError) in try await client.zoneChanges(zone, since: token) }) {
             case .success(let answer):
                 page = answer
             case .failure(let error) where error.code == .changeTokenExpired || error.code == .badChangeToken:
                 await handoff.send(.zoneReset(zone))
                 try store.update { $0.zoneTokens[zone] = nil }
+                since = nil
                 continue
             case .failure(let error) where error.code == .zoneNotFound:
                 // Deleted since the database's list was read; the next list says so too.
@@ -173,6 +176,7 @@ public actor SyncEngine {
             }
             if !page.records.isEmpty { await handoff.send(.changes(zone: zone, records: page.records)) }
             try store.update { $0.zoneTokens[zone] = page.changeToken }
+            since = page.changeToken
             if !page.moreComing { return }
         }
     }

@@ -38,7 +38,8 @@ struct ChildOption: ParsableArguments {
         return matching[0]
     }
 
-    private static func matches(_ device: DeviceBody, _ selector: String) -> Bool {
+    /// Whether `selector` names `device`: its id, its device name or its child's name, in any case.
+    static func matches(_ device: DeviceBody, _ selector: String) -> Bool {
         if let id = UUID(uuidString: selector) { return device.id == id }
         return device.name.caseInsensitiveCompare(selector) == .orderedSame
             || device.childName?.caseInsensitiveCompare(selector) == .orderedSame

@@ -87,7 +87,7 @@ struct CommandCommand: AsyncParsableCommand {
         func run() async throws {
             let context = try options.context()
             let (_, client) = try context.device(as: .child, for: "reporting a command's result")
-            let done = try await client.reportResult(of: try CommandCommand.id(command), executed: executed, error: failed)
+            let done = try await client.reportResult(of: try identifier(command, of: "a command"), executed: executed, error: failed)
             if context.output.json { return try context.output.document(done) }
             context.output.line("Command \(done.commandId) (\(done.commandType)) is \(done.status.rawValue).")
         }
@@ -103,14 +103,9 @@ struct CommandCommand: AsyncParsableCommand {
         func run() async throws {
             let context = try options.context()
             let (_, client) = try context.device(as: .parent, for: "cancelling a command")
-            let cancelled = try await client.cancelCommand(try CommandCommand.id(command))
+            let cancelled = try await client.cancelCommand(try identifier(command, of: "a command"))
             if context.output.json { return try context.output.document(cancelled) }
             context.output.line("Command \(cancelled.commandId) (\(cancelled.commandType)) is \(cancelled.status.rawValue).")
         }
-    }
-
-    static func id(_ text: String) throws -> UUID {
-        guard let id = UUID(uuidString: text) else { throw OperatorError.configuration("'\(text)' is not a command id") }
-        return id
     }
 }

@@ -47,10 +47,7 @@ struct DevicesCommand: AsyncParsableCommand {
             let context = try options.context()
             let (profile, client) = try context.device(as: .parent, for: "revoking a device")
             let devices = try await client.devices()
-            let matching = devices.filter { candidate in
-                if let id = UUID(uuidString: device) { return candidate.id == id }
-                return candidate.name.caseInsensitiveCompare(device) == .orderedSame || candidate.childName?.caseInsensitiveCompare(device) == .orderedSame
-            }
+            let matching = devices.filter { ChildOption.matches($0, device) }
             guard matching.count == 1, let target = matching.first else {
                 throw OperatorError.configuration(matching.isEmpty ? "no device of the family matches '\(device)'" : "'\(device)' matches several devices, give the id")
             }

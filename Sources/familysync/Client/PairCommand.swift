@@ -193,7 +193,7 @@ struct PairCommand: AsyncParsableCommand {
         func run() async throws {
             let context = try options.context()
             let (_, client) = try context.device()
-            let shown = try await client.pairing(try PairCommand.id(pairing))
+            let shown = try await client.pairing(try identifier(pairing, of: "a pairing"))
             if context.output.json { return try context.output.document(shown) }
             PairCommand.print([shown], context.output)
         }
@@ -223,14 +223,9 @@ struct PairCommand: AsyncParsableCommand {
         )
     }
 
-    static func id(_ text: String) throws -> UUID {
-        guard let id = UUID(uuidString: text) else { throw OperatorError.configuration("'\(text)' is not a pairing id") }
-        return id
-    }
-
     /// The pairing named, or the only one a device has accepted and that awaits the parent.
     static func accepted(_ text: String?, _ client: FamilySyncClient) async throws -> PairingBody {
-        if let text { return try await client.pairing(try id(text)) }
+        if let text { return try await client.pairing(try identifier(text, of: "a pairing")) }
         let waiting = try await client.pairings(status: .accepted)
         guard waiting.count == 1 else {
             throw OperatorError.configuration(waiting.isEmpty
