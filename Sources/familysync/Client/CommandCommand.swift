@@ -35,8 +35,7 @@ struct CommandCommand: AsyncParsableCommand {
             }
             let target = try await child.resolve(profile, client)
             let command = try await client.sendCommand(to: target.id, CreateCommandRequest(commandType: type, payload: body, expiresInSeconds: expiresIn))
-            if context.output.json { return try context.output.document(command) }
-            context.output.line("Sent \(command.commandType) command \(command.commandId) to \(target.name); it expires \(Human.instant(command.expiresAt)).")
+            try context.output.result(command, "Sent \(command.commandType) command \(command.commandId) to \(target.name); it expires \(Human.instant(command.expiresAt)).")
         }
     }
 
@@ -88,8 +87,7 @@ struct CommandCommand: AsyncParsableCommand {
             let context = try options.context()
             let (_, client) = try context.device(as: .child, for: "reporting a command's result")
             let done = try await client.reportResult(of: try identifier(command, of: "a command"), executed: executed, error: failed)
-            if context.output.json { return try context.output.document(done) }
-            context.output.line("Command \(done.commandId) (\(done.commandType)) is \(done.status.rawValue).")
+            try context.output.result(done, "Command \(done.commandId) (\(done.commandType)) is \(done.status.rawValue).")
         }
     }
 
@@ -104,8 +102,7 @@ struct CommandCommand: AsyncParsableCommand {
             let context = try options.context()
             let (_, client) = try context.device(as: .parent, for: "cancelling a command")
             let cancelled = try await client.cancelCommand(try identifier(command, of: "a command"))
-            if context.output.json { return try context.output.document(cancelled) }
-            context.output.line("Command \(cancelled.commandId) (\(cancelled.commandType)) is \(cancelled.status.rawValue).")
+            try context.output.result(cancelled, "Command \(cancelled.commandId) (\(cancelled.commandType)) is \(cancelled.status.rawValue).")
         }
     }
 }

@@ -55,8 +55,7 @@ struct DevicesCommand: AsyncParsableCommand {
                 throw OperatorError.configuration("a device does not revoke itself; use another parent, or 'familysync family delete'")
             }
             try await client.revokeDevice(target.id, purge: purge)
-            if context.output.json { return try context.output.document(["revoked": target.id.lowercased]) }
-            context.output.line("Revoked \(target.name) (\(target.id.lowercased))" + (purge ? " and deleted its zone." : "; its zone and data stay."))
+            try context.output.result(["revoked": target.id.lowercased], "Revoked \(target.name) (\(target.id.lowercased))" + (purge ? " and deleted its zone." : "; its zone and data stay."))
         }
     }
 }

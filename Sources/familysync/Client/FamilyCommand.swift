@@ -61,11 +61,7 @@ struct FamilyCommand: AsyncParsableCommand {
             try context.profiles.remove(context.profileName)
             let state = context.stateStore().url
             for file in [state, state.appendingPathExtension("lock")] { try? FileManager.default.removeItem(at: file) }
-            if context.output.json {
-                try context.output.document(["deletedFamily": profile.familyId.lowercased])
-            } else {
-                context.output.line("Deleted family \(profile.familyId.lowercased) and removed profile '\(context.profileName)'.")
-            }
+            try context.output.result(["deletedFamily": profile.familyId.lowercased], "Deleted family \(profile.familyId.lowercased) and removed profile '\(context.profileName)'.")
         }
     }
 }

@@ -19,6 +19,11 @@ struct Output {
         line(String(decoding: try encoder.encode(value), as: UTF8.self))
     }
 
+    /// A command's answer: `value` as JSON for a script, else `sentence` for a person.
+    func result<Value: Encodable>(_ value: Value, _ sentence: @autoclosure () -> String) throws {
+        if json { try document(value) } else { line(sentence()) }
+    }
+
     /// One JSON object on one line (a stream of them is NDJSON).
     func compact<Value: Encodable>(_ value: Value) throws {
         line(String(decoding: try WireCoding.makeEncoder().encode(value), as: UTF8.self))

@@ -162,8 +162,7 @@ struct PairCommand: AsyncParsableCommand {
                 }
             }
             let confirmed = try await client.confirmPairing(current.id)
-            if context.output.json { return try context.output.document(confirmed) }
-            context.output.line("Confirmed \(name) (\(emoji)): it is now an active \(confirmed.role.rawValue) device of the family.")
+            try context.output.result(confirmed, "Confirmed \(name) (\(emoji)): it is now an active \(confirmed.role.rawValue) device of the family.")
         }
     }
 
@@ -178,8 +177,7 @@ struct PairCommand: AsyncParsableCommand {
             let context = try options.context()
             let (_, client) = try context.device(as: .parent, for: "rejecting a device")
             let rejected = try await client.rejectPairing(try await PairCommand.accepted(pairing, client).id)
-            if context.output.json { return try context.output.document(rejected) }
-            context.output.line("Rejected pairing \(rejected.id.lowercased): the device that accepted it is revoked.")
+            try context.output.result(rejected, "Rejected pairing \(rejected.id.lowercased): the device that accepted it is revoked.")
         }
     }
 
