@@ -38,6 +38,8 @@ let package = Package(
             dependencies: [
                 "FamilySyncCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // Only for the pool's error type, which PostgresNIO throws as it is.
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),

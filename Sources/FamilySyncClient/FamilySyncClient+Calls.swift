@@ -124,7 +124,7 @@ extension FamilySyncClient {
     }
 
     /// The child's commands; when the child itself asks, its pending ones become delivered.
-    public func commands(of child: UUID, status: CommandStatus? = nil) async throws(FamilySyncError) -> [CommandBody] {
+    public func commands(of child: UUID, status: CommandStatusFilter? = nil) async throws(FamilySyncError) -> [CommandBody] {
         try await send(.GET, "/v1/devices/\(child.lowercased)/commands", query: [("status", status?.rawValue)], as: CommandList.self).commands
     }
 

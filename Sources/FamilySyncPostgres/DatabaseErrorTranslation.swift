@@ -1,5 +1,6 @@
 import FamilySyncCore
 import PostgresNIO
+import _ConnectionPoolModule
 
 /// Turns database failures into the domain's error, so the HTTP layer maps one type only.
 public enum DatabaseErrorTranslation {
@@ -12,6 +13,11 @@ public enum DatabaseErrorTranslation {
     public static func translate(_ error: any Error) -> FamilySyncError? {
         if let error = error as? PostgresTransactionError {
             return (error.closureError ?? error.beginError ?? error.commitError).flatMap(translate)
+        }
+        // The pool's own errors (it is shutting down, or has given up connecting for now) reach
+        // callers as they are; a cancelled lease only follows a cancelled request.
+        if error is ConnectionPoolError {
+            return .unavailable("The database is unavailable.")
         }
         guard let error = error as? PSQLError else {
             return nil

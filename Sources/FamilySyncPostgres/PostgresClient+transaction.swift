@@ -1,24 +1,111 @@
 import FamilySyncCore
 import Logging
 import PostgresNIO
+import Synchronization
 
 extension PostgresClient {
+    /// How long a request waits for a connection of the pool. PostgresNIO's pool queues a lease
+    /// for as long as it cannot connect (a minute, until its circuit breaker trips); a request
+    /// answers `TRY_AGAIN_LATER` instead, well inside PROTOCOL §1.1's five seconds.
+    public static let connectionWait: Duration = .seconds(3)
+
     /// One request's transaction. Domain errors thrown inside come out as themselves (PostgresNIO
     /// wraps them), database failures as `TRY_AGAIN_LATER` where they are transient, and
     /// anything else unchanged, for the HTTP layer to answer 500.
     @discardableResult
     public func inTransaction<Result: Sendable>(
         logger: Logger,
-        _ body: @Sendable (PostgresConnection) async throws -> Result
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         do {
-            return try await withTransaction(logger: logger) { connection in
-                try await body(connection)
+            return try await leasing { connection in
+                try await connection.withTransaction(logger: logger) { connection in
+                    try await body(connection)
+                }
             }
         } catch let error as PostgresTransactionError {
             let underlying = error.closureError ?? error.beginError ?? error.commitError ?? error
             if let domain = underlying as? FamilySyncError { throw domain }
             throw DatabaseErrorTranslation.translate(underlying) ?? underlying
+        }
+    }
+
+    /// A read-only transaction over one snapshot (REPEATABLE READ): every query of `body` sees the
+    /// same committed state, so a change token read with the rows covers exactly those rows.
+    public func inSnapshot<Result: Sendable>(
+        logger: Logger,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await leasing { connection in
+            try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
+            do {
+                let result = try await body(connection)
+                try await connection.query("COMMIT", logger: logger)
+                return result
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    /// One statement outside a transaction, its rows read in full.
+    @discardableResult
+    public func rows(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
+        try await leasing { connection in
+            try await connection.query(query, logger: logger).collect()
+        }
+    }
+
+    /// Runs `body` on a connection of the pool, if one can be had within `wait`; otherwise, and
+    /// for every failure that means "the database is away", `TRY_AGAIN_LATER`. Once `body` has
+    /// its connection it is not interrupted: a request that began its work finishes it or fails
+    /// on its own, so a 503 never hides a write that happened.
+    public func leasing<Result: Sendable>(
+        within wait: Duration = PostgresClient.connectionWait,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        let lease = LeaseRace()
+        do {
+            return try await withThrowingTaskGroup(of: Result?.self) { group in
+                group.addTask {
+                    try await self.withConnection { connection in
+                        guard lease.claim(.leased) else { throw CancellationError() }
+                        return try await body(connection)
+                    }
+                }
+                group.addTask {
+                    try await Task.sleep(for: wait)
+                    guard lease.claim(.timedOut) else { return nil }
+                    throw FamilySyncError.unavailable("The database is unavailable.")
+                }
+                defer { group.cancelAll() }
+                while let next = try await group.next() {
+                    if let result = next { return result }
+                }
+                throw CancellationError()
+            }
+        } catch let error as FamilySyncError {
+            throw error
+        } catch let error as PostgresTransactionError {
+            throw error
+        } catch {
+            throw DatabaseErrorTranslation.translate(error) ?? error
+        }
+    }
+}
+
+/// Who won between a lease and its deadline: exactly one of them.
+private final class LeaseRace: Sendable {
+    enum Outcome { case leased, timedOut }
+    private let winner = Mutex<Outcome?>(nil)
+
+    /// True for the first claim only.
+    func claim(_ outcome: Outcome) -> Bool {
+        winner.withLock { winner in
+            guard winner == nil else { return false }
+            winner = outcome
+            return true
         }
     }
 }
@@ -29,32 +116,5 @@ extension PostgresRowSequence {
         var values: [Value] = []
         for try await row in self { values.append(try transform(row)) }
         return values
-    }
-}
-
-extension PostgresClient {
-    /// A read-only transaction over one snapshot (REPEATABLE READ): every query of `body` sees the
-    /// same committed state, so a change token read with the rows covers exactly those rows.
-    public func inSnapshot<Result: Sendable>(
-        logger: Logger,
-        _ body: @Sendable (PostgresConnection) async throws -> Result
-    ) async throws -> Result {
-        do {
-            return try await withConnection { connection in
-                try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
-                do {
-                    let result = try await body(connection)
-                    try await connection.query("COMMIT", logger: logger)
-                    return result
-                } catch {
-                    _ = try? await connection.query("ROLLBACK", logger: logger)
-                    throw error
-                }
-            }
-        } catch let error as FamilySyncError {
-            throw error
-        } catch {
-            throw DatabaseErrorTranslation.translate(error) ?? error
-        }
     }
 }

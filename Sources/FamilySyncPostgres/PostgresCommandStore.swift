@@ -51,8 +51,9 @@ public struct PostgresCommandStore: Sendable {
     }
 
     /// The child's commands, oldest first; those past `expiresAt` are expired on the way, and when
-    /// the child itself asks, its pending ones become delivered.
-    public func list(childID: UUID, caller: AuthenticatedDevice, status: CommandStatus?) async throws -> [Command] {
+    /// the child itself asks, its pending ones become delivered. `status` filters on the status
+    /// each had on arrival (after expiry, before delivery).
+    public func list(childID: UUID, caller: AuthenticatedDevice, status: CommandStatusFilter?) async throws -> [Command] {
         let now = clock.now()
         let logger = logger
         return try await client.inTransaction(logger: logger) { connection in
@@ -72,18 +73,18 @@ public struct PostgresCommandStore: Sendable {
                 guard let stored = Command(fields: record.fields) else { continue }
                 var command = stored
                 command.expireIfDue(at: now)
-                if caller.deviceID == childID, let delivered = try command.applying(.delivered, at: now) { command = delivered }
+                let listed = status?.matches(command.status) ?? true
+                // Delivered means the child has it: only what this answer hands over.
+                if listed, caller.deviceID == childID, let delivered = try command.applying(.delivered, at: now) { command = delivered }
                 if command != stored {
                     changed.append(Self.record(command, by: caller.deviceID, role: "server", createdAt: record.createdAt, now: now))
                 }
-                commands.append(command)
+                if listed { commands.append(command) }
             }
             if !changed.isEmpty {
                 _ = try await PostgresRecordStore.commit(changed, familyID: caller.familyID, zoneName: zone, on: connection, logger: logger)
             }
-            return commands
-                .filter { status == nil || $0.status == status }
-                .sorted { ($0.createdAt, $0.commandID.lowercased) < ($1.createdAt, $1.commandID.lowercased) }
+            return commands.sorted { ($0.createdAt, $0.commandID.lowercased) < ($1.createdAt, $1.commandID.lowercased) }
         }
     }
 

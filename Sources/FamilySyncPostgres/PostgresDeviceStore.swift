@@ -24,20 +24,20 @@ public struct PostgresDeviceStore: Sendable {
     /// it is older than `lastSeenGranularity`.
     public func authenticate(_ credential: DeviceCredential) async throws -> AuthenticatedDevice? {
         let logger = logger
-        let rows = try await client.query(
+        let rows = try await client.rows(
             """
             SELECT role, status, credential_hash, last_seen_at FROM devices
             WHERE family_id = \(credential.familyID) AND device_id = \(credential.deviceID)
             """,
             logger: logger
         )
-        guard let (role, status, storedHash, lastSeenAt) = try await rows.decode((String, String, ByteBuffer?, Date?).self).first(where: { _ in true }),
+        guard let (role, status, storedHash, lastSeenAt) = try rows.first.map({ try $0.decode((String, String, ByteBuffer?, Date?).self) }),
             let storedHash, constantTimeEquals(storedHash.readableBytesView, credential.hash),
             let role = DeviceRole(rawValue: role), let status = DeviceStatus(rawValue: status), status != .revoked
         else { return nil }
         let now = clock.now()
         if lastSeenAt.map({ now.timeIntervalSince($0) >= Self.lastSeenGranularity }) ?? true {
-            try await client.query(
+            try await client.rows(
                 "UPDATE devices SET last_seen_at = \(now) WHERE family_id = \(credential.familyID) AND device_id = \(credential.deviceID)",
                 logger: logger
             )
@@ -49,7 +49,7 @@ public struct PostgresDeviceStore: Sendable {
     /// `lastSeenGranularity`, so that polling clients do not turn every fetch into a write.
     public func markSynced(familyID: UUID, deviceID: UUID) async throws {
         let now = clock.now()
-        try await client.query(
+        try await client.rows(
             """
             UPDATE devices SET last_sync_at = \(now)
             WHERE family_id = \(familyID) AND device_id = \(deviceID)
@@ -61,14 +61,14 @@ public struct PostgresDeviceStore: Sendable {
 
     /// Every device of the family, or only `onlyDevice`; oldest first.
     public func list(familyID: UUID, onlyDevice: UUID? = nil) async throws -> [Device] {
-        try await client.query(
+        try await client.rows(
             """
             \(unescaped: DeviceRow.select)
             WHERE family_id = \(familyID) AND (\(onlyDevice)::uuid IS NULL OR device_id = \(onlyDevice))
             ORDER BY registered_at, device_id
             """,
             logger: logger
-        ).collect(DeviceRow.decode)
+        ).map(DeviceRow.decode)
     }
 
     public func get(familyID: UUID, deviceID: UUID) async throws -> Device {

@@ -52,23 +52,23 @@ public struct PostgresPairingStore: Sendable {
     /// The family's pairings, newest first; with `status`, those whose status (expiry included) is it.
     public func list(familyID: UUID, status: PairingStatus?) async throws -> [Pairing] {
         let now = clock.now()
-        let all = try await client.query(
+        let all = try await client.rows(
             "\(unescaped: Self.select) WHERE family_id = \(familyID) ORDER BY created_at DESC, pairing_id",
             logger: logger
-        ).collect(Self.decode)
+        ).map(Self.decode)
         guard let status else { return all }
         return all.filter { $0.status(at: now) == status }
     }
 
     /// A pairing of the family; with `acceptedBy`, only if that device accepted it.
     public func get(familyID: UUID, pairingID: UUID, acceptedBy: UUID? = nil) async throws -> Pairing? {
-        try await client.query(
+        try await client.rows(
             """
             \(unescaped: Self.select)
             WHERE family_id = \(familyID) AND pairing_id = \(pairingID) AND (\(acceptedBy)::uuid IS NULL OR device_id = \(acceptedBy))
             """,
             logger: logger
-        ).collect(Self.decode).first
+        ).map(Self.decode).first
     }
 
     public struct Acceptance: Sendable {

@@ -35,7 +35,7 @@ public struct PostgresPollStore: Sendable {
     /// thousand of them woken at once (the listener reconnected) cost ten thousand single reads.
     public func check(_ caller: AuthenticatedDevice, after: Int64?) async throws -> Check {
         let since = after ?? Int64.max
-        let rows = try await client.query(
+        let rows = try await client.rows(
             """
             SELECT d.role, d.status, d.changed_seq, f.change_seq, f.horizon_seq,
                 ARRAY(SELECT z.zone_name FROM zones z WHERE z.family_id = d.family_id AND z.changed_seq > \(since) ORDER BY z.changed_seq, z.zone_name),
@@ -48,7 +48,7 @@ public struct PostgresPollStore: Sendable {
             logger: logger
         )
         typealias Row = (String, String, Int64, Int64, Int64, [String], [String], [Bool], [UUID])
-        guard let row = try await rows.decode(Row.self).first(where: { _ in true }),
+        guard let row = try rows.first.map({ try $0.decode(Row.self) }),
             let role = DeviceRole(rawValue: row.0), let status = DeviceStatus(rawValue: row.1), status != .revoked
         else {
             throw FamilySyncError(.authenticationRequired, "This device's credential is no longer valid.")

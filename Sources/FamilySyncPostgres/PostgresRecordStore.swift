@@ -405,7 +405,7 @@ public struct PostgresRecordStore: Sendable {
         let logger = logger
         var removed = 0
         while true {
-            let families = try await client.query(
+            let families = try await client.rows(
                 """
                 SELECT DISTINCT family_id FROM (
                     (SELECT family_id FROM records WHERE deleted AND modified_at < \(cutoff) LIMIT 100)
@@ -413,7 +413,7 @@ public struct PostgresRecordStore: Sendable {
                 ) f
                 """,
                 logger: logger
-            ).decode(UUID.self).reduce(into: [UUID]()) { $0.append($1) }
+            ).map { try $0.decode(UUID.self) }
             if families.isEmpty { return removed }
             for familyID in families {
                 removed += try await client.inTransaction(logger: logger) { connection in
@@ -519,9 +519,9 @@ public struct PostgresRecordStore: Sendable {
 extension PostgresRecordStore {
     /// A record as stored, tombstone included; for tests and tools, not for clients.
     public func lookupIncludingDeleted(familyID: UUID, zoneName: String, name: String) async throws -> Record? {
-        try await client.query(
+        try await client.rows(
             "SELECT \(unescaped: RecordRow.columns) FROM records WHERE family_id = \(familyID) AND zone_name = \(zoneName) AND record_name = \(name)",
             logger: logger
-        ).collect(RecordRow.decode).first
+        ).map(RecordRow.decode).first
     }
 }

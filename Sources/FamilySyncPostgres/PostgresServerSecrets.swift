@@ -10,12 +10,12 @@ import PostgresNIO
 public enum PostgresServerSecrets {
     public static func loadOrCreate(_ name: String, client: PostgresClient, logger: Logger) async throws -> SymmetricKey {
         let fresh = SymmetricKey(size: .bits256).withUnsafeBytes { ByteBuffer(bytes: $0) }
-        try await client.query(
+        try await client.rows(
             "INSERT INTO server_secrets (name, secret) VALUES (\(name), \(fresh)) ON CONFLICT (name) DO NOTHING",
             logger: logger
         )
-        let rows = try await client.query("SELECT secret FROM server_secrets WHERE name = \(name)", logger: logger)
-        guard let secret = try await rows.decode(ByteBuffer.self).first(where: { _ in true }) else {
+        let rows = try await client.rows("SELECT secret FROM server_secrets WHERE name = \(name)", logger: logger)
+        guard let secret = try rows.first.map({ try $0.decode(ByteBuffer.self) }) else {
             throw FamilySyncError.internalError
         }
         return SymmetricKey(data: Array(secret.readableBytesView))

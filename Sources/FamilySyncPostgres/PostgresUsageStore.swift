@@ -115,7 +115,7 @@ public struct PostgresUsageStore: Sendable {
         let cutoffText = Instant.format(cutoff)
         var deleted = 0
         while true {
-            let zones = try await client.query(
+            let zones = try await client.rows(
                 """
                 SELECT DISTINCT family_id, zone_name FROM (
                     SELECT family_id, zone_name FROM records
@@ -123,7 +123,7 @@ public struct PostgresUsageStore: Sendable {
                 ) expired
                 """,
                 logger: logger
-            ).decode((UUID, String).self).reduce(into: [(UUID, String)]()) { $0.append($1) }
+            ).map { try $0.decode((UUID, String).self) }
             if zones.isEmpty { return deleted }
             for (familyID, zone) in zones {
                 deleted += try await client.inTransaction(logger: logger) { connection in

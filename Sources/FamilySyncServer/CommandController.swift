@@ -26,8 +26,8 @@ struct CommandController {
             let childID = try DeviceController.deviceID(context)
             try AccessPolicy.check(caller, .readCommands(child: childID))
             let status = try request.uri.queryParameters.get("status").map { text throws(FamilySyncError) in
-                guard let status = CommandStatus(rawValue: text) else {
-                    throw .badRequest("status is one of \(CommandStatus.allCases.map(\.rawValue).joined(separator: ", ")).", field: "status")
+                guard let status = CommandStatusFilter(rawValue: text) else {
+                    throw .badRequest("status is one of \(CommandStatusFilter.allCases.map(\.rawValue).joined(separator: ", ")).", field: "status")
                 }
                 return status
             }

@@ -2,6 +2,7 @@ import FamilySyncCore
 import FamilySyncPostgres
 import Hummingbird
 import Logging
+import NIOCore
 
 /// Turns every error a route throws into PROTOCOL §1.1's JSON, so no response is ever empty or
 /// carries internals. Errors that are not `FamilySyncError` are translated here, in one place.
@@ -46,6 +47,9 @@ struct ErrorMiddleware: RouterMiddleware {
             return error
         case let error as HTTPError:
             return translate(error, request: request)
+        case is NIOTooManyBytesError:
+            // A body read elsewhere than `decodeJSON` that passed its limit.
+            return .limitExceeded("The request body is larger than the server accepts.")
         case let error as DecodingError:
             return .badRequest(error.reasonForClient, field: error.fieldPath)
         case is CancellationError:

@@ -2,93 +2,86 @@ import FamilySyncCore
 import FamilySyncProtocol
 import Foundation
 import Hummingbird
+import NIOCore
 
 extension Request {
     /// Reads the body (refusing more than the context's limit with 413) and decodes it strictly:
-    /// malformed JSON, wrong types and unknown members are `BAD_REQUEST` naming the field.
-    public func decodeJSON<Value: Codable>(as type: Value.Type, context: FamilySyncRequestContext) async throws -> Value {
-        let buffer = try await body.collect(upTo: context.maxBodyBytes)
+    /// malformed JSON, wrong types, unknown members and `null` where none is allowed are
+    /// `BAD_REQUEST` naming the field.
+    func decodeJSON<Value: Decodable & DeclaresMembers>(as type: Value.Type, context: FamilySyncRequestContext) async throws -> Value {
+        let buffer: ByteBuffer
+        do {
+            // Counted while it streams: a chunked body stops being read once it passes the limit.
+            buffer = try await body.collect(upTo: context.maxBodyBytes)
+        } catch is NIOTooManyBytesError {
+            throw FamilySyncError.limitExceeded("The request body is larger than the limit of \(context.maxBodyBytes) bytes.")
+        }
         return try StrictJSON.decode(Value.self, from: Data(buffer.readableBytesView))
     }
 }
 
-/// JSON decoding that rejects members the type does not know (PROTOCOL §1), without a list of
-/// keys per type: the decoded value is encoded again, and every member of the input that did not
-/// survive the round trip is unknown. Explicit `null`s are skipped, as a decoded `nil` is not
-/// encoded. Types whose members are free-form (custom record fields) keep every member and so pass.
+/// JSON decoding that holds a body to the members its type declares (PROTOCOL §1): a member the
+/// type does not know is refused even when its value is `null`, and `null` is refused for a
+/// member that does not take it, where decoding alone would read it as "absent" (a `PATCH` would
+/// take `{"timeZone": null}` as "unchanged").
 enum StrictJSON {
-    static func decode<Value: Codable>(_ type: Value.Type, from data: Data) throws -> Value {
+    static func decode<Value: Decodable & DeclaresMembers>(_ type: Value.Type, from data: Data) throws -> Value {
         let value = try WireCoding.makeDecoder().decode(Value.self, from: data)
         let input = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        let unknown: String?
-        if let declared = Value.self as? any DeclaresMembers.Type {
-            unknown = firstUnknownMember(input, declared.members, path: "")
-        } else {
-            let echoed = try JSONSerialization.jsonObject(with: WireCoding.makeEncoder().encode(value), options: [.fragmentsAllowed])
-            unknown = firstUnknownMember(input, echoed, path: "")
-        }
-        if let unknown {
-            throw FamilySyncError.badRequest("Unknown member '\(unknown.split(separator: ".").last.map(String.init) ?? unknown)'.", field: unknown)
-        }
+        try check(input, Value.members, path: "")
         return value
     }
 
-    /// The same check against a declared tree of members (no encoding, no second parse).
-    private static func firstUnknownMember(_ input: Any, _ members: MemberTree, path: String) -> String? {
+    private static func check(_ input: Any, _ members: MemberTree, path: String) throws(FamilySyncError) {
         switch members {
         case .any:
-            return nil
+            return
+        case .nullable(let tree):
+            if !(input is NSNull) { try check(input, tree, path: path) }
         case .object(let known):
-            guard let object = input as? [String: Any] else { return nil }
-            for key in object.keys.sorted() where !(object[key] is NSNull) {
+            guard let object = input as? [String: Any] else { return }
+            for key in object.keys.sorted() {
                 let member = path.isEmpty ? key : "\(path).\(key)"
-                guard let tree = known[key] else { return member }
-                if let unknown = firstUnknownMember(object[key]!, tree, path: member) { return unknown }
+                guard let tree = known[key] else {
+                    throw .badRequest("Unknown member '\(key)'.", field: member)
+                }
+                let value = object[key]!
+                if value is NSNull, !tree.takesNull {
+                    throw .badRequest("The member '\(key)' may not be null; leave it out instead.", field: member)
+                }
+                try check(value, tree, path: member)
             }
         case .array(let element):
-            guard let array = input as? [Any] else { return nil }
+            guard let array = input as? [Any] else { return }
             for (index, item) in array.enumerated() {
-                if let unknown = firstUnknownMember(item, element, path: "\(path)[\(index)]") { return unknown }
+                try check(item, element, path: "\(path)[\(index)]")
             }
         }
-        return nil
-    }
-
-    private static func firstUnknownMember(_ input: Any, _ echoed: Any, path: String) -> String? {
-        if let object = input as? [String: Any] {
-            let known = echoed as? [String: Any] ?? [:]
-            for key in object.keys.sorted() where !(object[key] is NSNull) {
-                let member = path.isEmpty ? key : "\(path).\(key)"
-                guard let echoedValue = known[key] else { return member }
-                if let unknown = firstUnknownMember(object[key]!, echoedValue, path: member) { return unknown }
-            }
-        } else if let array = input as? [Any], let echoedArray = echoed as? [Any] {
-            for (index, element) in array.enumerated() where index < echoedArray.count {
-                if let unknown = firstUnknownMember(element, echoedArray[index], path: "\(path)[\(index)]") { return unknown }
-            }
-        }
-        return nil
     }
 }
 
-/// The members a JSON body may have, for bodies large enough that the round trip of `StrictJSON`
-/// costs (a 1000-record usage upload). A test checks each declared tree against the round trip.
+/// The members a JSON body may have. Decoding checks types and required members; this tree adds
+/// what decoding cannot see: which members exist at all, and which of them take `null`.
 indirect enum MemberTree: Sendable {
-    /// Anything (free-form objects, scalars).
+    /// A value not looked into: a scalar, or a free-form object such as a record's fields.
     case any
+    /// A member that takes `null`, meaning the same as leaving it out.
+    case nullable(MemberTree)
     case object([String: MemberTree])
     case array(MemberTree)
+
+    var takesNull: Bool {
+        if case .nullable = self { return true }
+        return false
+    }
+
+    /// An object of members not looked into.
+    static func fields(_ names: String...) -> MemberTree {
+        .object(Dictionary(uniqueKeysWithValues: names.map { ($0, .any) }))
+    }
 }
 
+/// A request body type, with the members it may have.
 protocol DeclaresMembers {
     static var members: MemberTree { get }
-}
-
-extension UsageUploadRequest: DeclaresMembers {
-    static let members: MemberTree = .object([
-        "timeZone": .any,
-        "records": .array(.object(Dictionary(uniqueKeysWithValues: [
-            "recordID", "logicalID", "displayName", "bundleIdentifier", "category", "sessionStart", "sessionEnd", "totalSeconds", "earnedPoints", "deviceID",
-        ].map { ($0, MemberTree.any) }))),
-    ])
 }

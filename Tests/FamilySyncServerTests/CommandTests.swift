@@ -42,7 +42,7 @@ extension TestServer {
             #expect(try await server.commands(of: child, as: parent).map(\.status) == [.pending])
 
             server.clock.advance(by: 5)
-            let fetched = try await server.commands(of: child, as: child, status: "delivered")
+            let fetched = try await server.commands(of: child, as: child, status: "pending")
             #expect(fetched.map(\.commandId) == [created.commandId])
             let delivered = try #require(fetched.first?.deliveredAt)
             #expect(try await server.commands(of: child, as: parent).first?.deliveredAt == delivered)
@@ -67,6 +67,36 @@ extension TestServer {
             let record = try #require(changes.records.first { $0.recordName == "command-\(created.commandId)" })
             #expect(record.recordType == "ConfigurationCommand")
             #expect(record.fields?["status"] == .string("executed"))
+        }
+    }
+
+    /// §7.1: the filter applies to the status on arrival. A child asking for its pending commands
+    /// receives them (delivered by that very answer), and only what an answer hands over becomes
+    /// delivered.
+    @Test func aChildAskingForItsPendingCommandsReceivesThem() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, child) = try await server.pair(by: parent)
+            let first = try await server.sendCommand(#"{"commandType":"block"}"#, to: child, by: parent)
+            server.clock.advance(by: 1)
+            let second = try await server.sendCommand(#"{"commandType":"request_sync"}"#, to: child, by: parent)
+            let pending = try await server.commands(of: child, as: child, status: "pending")
+            #expect(pending.map(\.commandId) == [first.commandId, second.commandId])
+            #expect(pending.map(\.status) == [.delivered, .delivered])
+            #expect(try await server.commands(of: child, as: child, status: "pending").isEmpty)
+
+            // Asking for other commands hands this one over no more than not asking at all.
+            server.clock.advance(by: 1)
+            let third = try await server.sendCommand(#"{"commandType":"unblock"}"#, to: child, by: parent)
+            #expect(try await server.commands(of: child, as: child, status: "executed").isEmpty)
+            #expect(try await server.commands(of: child, as: parent, status: "pending").map(\.commandId) == [third.commandId])
+
+            // open: pending or delivered, whatever the fetch makes of them.
+            #expect(try await server.report(first.commandId, #"{"status":"executed"}"#, by: child).status == .ok)
+            let open = try await server.commands(of: child, as: child, status: "open")
+            #expect(open.map(\.commandId) == [second.commandId, third.commandId])
+            #expect(open.map(\.status) == [.delivered, .delivered])
+            #expect(try await server.commands(of: child, as: parent, status: "open").map(\.commandId) == [second.commandId, third.commandId])
         }
     }
 

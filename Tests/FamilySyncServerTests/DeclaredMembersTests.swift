@@ -1,10 +1,11 @@
+import FamilySyncCore
 import FamilySyncProtocol
 @testable import FamilySyncServer
 import Foundation
 import Testing
 
-/// A body type that declares its members for strict decoding must declare exactly what it encodes,
-/// or strict decoding would refuse a member it knows, or let an unknown one through.
+/// Every request body declares its members for strict decoding, and must declare exactly what it
+/// encodes, or strict decoding would refuse a member it knows, or let an unknown one through.
 @Suite struct DeclaredMembersTests {
     static func paths(_ json: Any, _ prefix: String = "") -> Set<String> {
         if let object = json as? [String: Any] {
@@ -21,6 +22,7 @@ import Testing
     static func paths(_ tree: MemberTree, _ prefix: String = "") -> Set<String> {
         switch tree {
         case .any: return []
+        case .nullable(let tree): return paths(tree, prefix)
         case .object(let members):
             return members.reduce(into: []) { result, entry in
                 let path = prefix.isEmpty ? entry.key : "\(prefix).\(entry.key)"
@@ -31,12 +33,35 @@ import Testing
         }
     }
 
-    @Test func usageUploadsDeclareWhatTheyEncode() throws {
-        let full = UsageUploadRequest(timeZone: "UTC", records: [UsageRecordBody(
+    /// The members of `value`, every optional set, against its declaration; free-form members
+    /// (record fields, payloads) hold one entry whose name must not count as declared.
+    static func check<Body: Encodable & DeclaresMembers>(_ value: Body, freeForm: Set<String> = [], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let encoded = try JSONSerialization.jsonObject(with: WireCoding.makeEncoder().encode(value))
+        let inside = Self.paths(encoded).filter { path in !freeForm.contains { path.hasPrefix($0 + ".") || path.hasPrefix($0 + "[]") } }
+        #expect(inside == Self.paths(Body.members), sourceLocation: sourceLocation)
+    }
+
+    static let device = DeviceRegistration(name: "Phone", platform: .ios, timeZone: "UTC")
+
+    @Test func everyRequestBodyDeclaresWhatItEncodes() throws {
+        try Self.check(UsageUploadRequest(timeZone: "UTC", records: [UsageRecordBody(
             recordID: UUID().uuidString, logicalID: "a", displayName: "A", bundleIdentifier: "b", category: "learning",
             sessionStart: Date(), sessionEnd: Date(), totalSeconds: 1, earnedPoints: 1, deviceID: UUID().uuidString
-        )])
-        let encoded = try JSONSerialization.jsonObject(with: WireCoding.makeEncoder().encode(full))
-        #expect(Self.paths(encoded) == Self.paths(UsageUploadRequest.members))
+        )]))
+        try Self.check(CreateFamilyRequest(device: Self.device))
+        try Self.check(UpdateDeviceRequest(name: "a", childName: "b", timeZone: "UTC"))
+        try Self.check(CreatePairingRequest(role: .child, childName: "a", ttlSeconds: 60))
+        try Self.check(AcceptPairingRequest(qrPayload: "q", pairingId: "p", token: "t", device: Self.device))
+        try Self.check(CreateZoneRequest(zoneName: "z"))
+        try Self.check(ModifyRecordsRequest(operations: [RecordOperation(operationType: .create, record: RecordInput(
+            recordName: "r", recordType: "T", fields: ["x": .number(1)], recordChangeTag: "t", clientModifiedAt: Date()
+        ))], atomic: true), freeForm: ["operations[].record.fields"])
+        try Self.check(LookupRecordsRequest(recordNames: ["r"]))
+        try Self.check(QueryRecordsRequest(
+            recordType: "T", filterBy: [.init(fieldName: "f", comparator: .equals, value: .number(1))], sortBy: [.init(fieldName: "f", ascending: true)],
+            resultsLimit: 1, continuationMarker: "m"
+        ))
+        try Self.check(CreateCommandRequest(commandType: "block", payload: ["x": .number(1)], expiresInSeconds: 60, configuration: [["logicalID": .string("a")]]), freeForm: ["payload", "configuration"])
+        try Self.check(CommandResultRequest(status: "failed", error: "e"))
     }
 }

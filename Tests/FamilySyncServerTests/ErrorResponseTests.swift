@@ -12,9 +12,10 @@ import Testing
 
 /// Every failure leaves as PROTOCOL §1.1's JSON with the right status, and carries X-Request-Id.
 @Suite struct ErrorResponseTests {
-    struct Greeting: Codable {
+    struct Greeting: Codable, DeclaresMembers {
         var name: String
         var age: Int
+        static let members = MemberTree.fields("name", "age")
     }
 
     struct Boom: Error {
@@ -126,6 +127,34 @@ import Testing
                     #expect(response.status == .contentTooLarge)
                     #expect(Self.errorBody(response).code == "LIMIT_EXCEEDED")
                 }
+            }
+        }
+    }
+
+    /// On a real connection a chunked body streams in; passing the limit while it does is 413,
+    /// on a route that decodes JSON and on a route that needs no body.
+    @Test func chunkedBodyOverTheLimitIs413OnALiveServer() async throws {
+        try await withTestApplication(limits: Limits(maxBodyBytes: 2048), extraRoutes: Self.probeRoutes) { app in
+            try await app.test(.live) { client in
+                let port = try #require(client.port)
+                let chunk = String(repeating: " ", count: 1024)
+                let chunks = String(repeating: "400\r\n\(chunk)\r\n", count: 5) + "0\r\n\r\n"
+                let answer = try rawExchange(
+                    port: port,
+                    request: "POST /test/json HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n" + chunks
+                )
+                #expect(answer.hasPrefix("HTTP/1.1 413"), "answer: \(answer)")
+                #expect(answer.contains(#""code":"LIMIT_EXCEEDED""#))
+                #expect(answer.contains("the limit of 2048 bytes"))
+                // Within the limit, the same framing is read and decoded.
+                let small = #"{"name":"Jo","age":10}"#
+                let fine = try rawExchange(
+                    port: port,
+                    request: "POST /test/json HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                        + String(small.utf8.count, radix: 16) + "\r\n" + small + "\r\n0\r\n\r\n"
+                )
+                #expect(fine.hasPrefix("HTTP/1.1 200"), "answer: \(fine)")
+                #expect(fine.hasSuffix("Jo 10"))
             }
         }
     }

@@ -6,6 +6,8 @@ import FamilySyncTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import HTTPTypes
+import NIOCore
 import PostgresNIO
 import Testing
 
@@ -53,6 +55,32 @@ import Testing
                 // Liveness does not depend on the database.
                 try await client.execute(uri: "/health/live", method: .get) { response in
                     #expect(response.status == .ok)
+                }
+            }
+        }
+    }
+
+    /// PROTOCOL §1.1: a request that needs a database that is down is answered 503 with
+    /// Retry-After within five seconds. PostgresNIO's pool would hold it until its circuit breaker
+    /// tripped, a minute later, and then answer 500.
+    @Test func requestsThatNeedTheDatabaseAre503WhenItIsDown() async throws {
+        let nowhere = DatabaseURL(endpoint: .unixSocket(path: "/tmp/familysync-no-such-db/.s.PGSQL.5432"), username: "x", password: nil, database: "x", tlsMode: .disable)
+        try await withTestApplication(databaseURL: nowhere) { app in
+            try await app.test(.router) { client in
+                let family = #"{"device":{"name":"Phone","platform":"ios","timeZone":"UTC"}}"#
+                let credential = DeviceCredential.generate(familyID: UUID(), deviceID: UUID()).token
+                let requests: [(String, HTTPRequest.Method, HTTPFields, String?)] = [
+                    ("/v1/families", .post, [:], family),
+                    ("/v1/devices", .get, [.authorization: "Bearer \(credential)"], nil),
+                    ("/v1/poll?timeout=1", .get, [.authorization: "Bearer \(credential)"], nil),
+                ]
+                for (uri, method, headers, body) in requests {
+                    try await client.execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }) { response in
+                        #expect(response.status == .serviceUnavailable, "\(method) \(uri): \(String(buffer: response.body))")
+                        #expect(response.headers[.retryAfter] == "2")
+                        let error = try JSONDecoder().decode(ErrorResponse.self, from: Data(response.body.readableBytesView)).error
+                        #expect(error.code == "TRY_AGAIN_LATER")
+                    }
                 }
             }
         }

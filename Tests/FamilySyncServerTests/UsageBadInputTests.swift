@@ -51,6 +51,8 @@ import Testing
         }, status: .badRequest, code: "BAD_REQUEST", field: "records[1].recordID"),
         Case(description: "a malformed instant", json: { r, _ in body([r(["sessionStart": "\"yesterday\""])]) }, status: .badRequest, code: "BAD_REQUEST", field: "records[0].sessionStart"),
         Case(description: "an unknown member", json: { r, _ in body([r(["appName": "\"x\""])]) }, status: .badRequest, code: "BAD_REQUEST", field: "records[0].appName"),
+        Case(description: "an unknown member whose value is null", json: { r, _ in body([r(["appName": "null"])]) }, status: .badRequest, code: "BAD_REQUEST", field: "records[0].appName"),
+        Case(description: "a null bundleIdentifier", json: { r, _ in body([r(["bundleIdentifier": "null"])]) }, status: .badRequest, code: "BAD_REQUEST", field: "records[0].bundleIdentifier"),
         Case(description: "one bad record among valid ones", json: { r, _ in body([r([:]), r([:]), r(["earnedPoints": "-1"]), r([:])]) }, status: .badRequest, code: "BAD_REQUEST", field: "records[2].earnedPoints"),
         Case(description: "1001 records", json: { r, _ in body((0...1000).map { _ in r([:]) }) }, status: .contentTooLarge, code: "LIMIT_EXCEEDED", field: "records"),
         Case(description: "no records", json: { _, _ in body([]) }, status: .badRequest, code: "BAD_REQUEST", field: "records"),

@@ -46,13 +46,13 @@ struct CommandCommand: AsyncParsableCommand {
 
         @OptionGroup var options: ClientOptions
         @OptionGroup var child: ChildOption
-        @Option(help: "Only commands in this status: pending, delivered, executed, failed, cancelled or expired.")
+        @Option(help: "Only commands in this status when asked: pending, delivered, executed, failed, cancelled, expired, or open (pending or delivered).")
         var status: String?
 
         func run() async throws {
             let context = try options.context()
             let (profile, client) = try context.device()
-            let filter = try status.map { try choice($0, as: CommandStatus.self, for: "the status") }
+            let filter = try status.map { try choice($0, as: CommandStatusFilter.self, for: "the status") }
             let target = try await child.resolve(profile, client)
             let commands = try await client.commands(of: target.id, status: filter)
             if context.output.json { return try context.output.document(CommandList(commands: commands)) }

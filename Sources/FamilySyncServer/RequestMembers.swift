@@ -1,0 +1,72 @@
+import FamilySyncProtocol
+
+// The members of every request body (PROTOCOL §1): what strict decoding accepts. A test holds
+// each tree to what its type encodes.
+
+extension DeviceRegistration {
+    static let members = MemberTree.fields("name", "platform", "timeZone")
+}
+
+extension CreateFamilyRequest: DeclaresMembers {
+    static let members = MemberTree.object(["device": DeviceRegistration.members])
+}
+
+extension UpdateDeviceRequest: DeclaresMembers {
+    static let members = MemberTree.fields("name", "childName", "timeZone")
+}
+
+extension CreatePairingRequest: DeclaresMembers {
+    static let members = MemberTree.fields("role", "childName", "ttlSeconds")
+}
+
+extension AcceptPairingRequest: DeclaresMembers {
+    static let members = MemberTree.object([
+        "qrPayload": .any, "pairingId": .any, "token": .any, "device": DeviceRegistration.members,
+    ])
+}
+
+extension CreateZoneRequest: DeclaresMembers {
+    static let members = MemberTree.fields("zoneName")
+}
+
+extension ModifyRecordsRequest: DeclaresMembers {
+    static let members = MemberTree.object([
+        "operations": .array(.object([
+            "operationType": .any,
+            "record": .fields("recordName", "recordType", "fields", "recordChangeTag", "clientModifiedAt"),
+        ])),
+        "atomic": .any,
+    ])
+}
+
+extension LookupRecordsRequest: DeclaresMembers {
+    static let members = MemberTree.fields("recordNames")
+}
+
+extension QueryRecordsRequest: DeclaresMembers {
+    static let members = MemberTree.object([
+        "recordType": .any,
+        "filterBy": .array(.fields("fieldName", "comparator", "value")),
+        "sortBy": .array(.fields("fieldName", "ascending")),
+        "resultsLimit": .any,
+        // The last page answers `"continuationMarker": null`; a client may send it back as "from the start".
+        "continuationMarker": .nullable(.any),
+    ])
+}
+
+extension CreateCommandRequest: DeclaresMembers {
+    static let members = MemberTree.fields("commandType", "payload", "expiresInSeconds", "configuration")
+}
+
+extension CommandResultRequest: DeclaresMembers {
+    static let members = MemberTree.fields("status", "error")
+}
+
+extension UsageUploadRequest: DeclaresMembers {
+    static let members = MemberTree.object([
+        "timeZone": .any,
+        "records": .array(.fields(
+            "recordID", "logicalID", "displayName", "bundleIdentifier", "category", "sessionStart", "sessionEnd", "totalSeconds", "earnedPoints", "deviceID"
+        )),
+    ])
+}
