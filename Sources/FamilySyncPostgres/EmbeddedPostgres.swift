@@ -92,11 +92,30 @@ public actor EmbeddedPostgres {
         return databaseURL()
     }
 
+    /// Starts the cluster again after its postmaster exited while in use: clears what the dead
+    /// one left and starts it, which runs PostgreSQL's crash recovery.
+    public func restart() async throws {
+        let owner = try DatabaseProcessOwner.resolve()
+        try await clearLeftovers(owner: owner)
+        try await startServer(owner: owner)
+        isRunning = true
+    }
+
+    /// Whether the postmaster named by the cluster's lock file is alive.
+    public nonisolated var isPostmasterAlive: Bool {
+        PostmasterLock(clusterDirectory: clusterDirectory)?.livePostmasterPID != nil
+    }
+
     /// Stops the cluster (fast shutdown: open sessions are ended, committed work is kept).
     public func stop() async throws {
         guard isRunning else { return }
         let owner = try DatabaseProcessOwner.resolve()
         let postmaster = PostmasterLock(clusterDirectory: clusterDirectory)?.livePostmasterPID
+        // It died and was not restarted (the server was stopping): nothing is left to stop.
+        guard postmaster != nil else {
+            isRunning = false
+            return
+        }
         try await runAsOwner(owner, binaries.pgCtl, ["stop", "-D", clusterDirectory, "-m", "fast", "-w", "-t", "60"])
         if let postmaster { await PostmasterLock.waitUntilGone(postmaster, of: clusterDirectory) }
         isRunning = false

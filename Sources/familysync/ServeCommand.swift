@@ -66,7 +66,11 @@ struct ServeCommand: AsyncParsableCommand {
             }
             // Graceful shutdown (stop accepting, finish requests in flight, close the pool) is
             // bounded; past the bound the remaining work is cancelled.
-            var lifecycle = ServiceGroupConfiguration(services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            // The supervisor comes first, so it is the last to stop: the database stays looked
+            // after while requests in flight finish.
+            var services: [ServiceGroupConfiguration.ServiceConfiguration] = embedded.map { [.init(service: EmbeddedDatabaseSupervisor(database: $0, logger: logger))] } ?? []
+            services.append(.init(service: app))
+            var lifecycle = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
             lifecycle.maximumGracefulShutdownDuration = .seconds(shutdownSeconds)
             lifecycle.maximumCancellationDuration = .seconds(5)
             try await ServiceGroup(configuration: lifecycle).run()

@@ -9,9 +9,9 @@ import Glibc
 
 /// Each test here runs a cluster of its own in a temporary data directory.
 @Suite struct EmbeddedPostgresTests {
-    static func make(_ directory: String) throws -> EmbeddedPostgres {
+    static func make(_ directory: String, durability: EmbeddedPostgres.Durability = .throwaway) throws -> EmbeddedPostgres {
         EmbeddedPostgres(
-            configuration: .init(dataDirectory: directory, durability: .throwaway),
+            configuration: .init(dataDirectory: directory, durability: durability),
             binaries: try PostgresBinaries.find(),
             logger: testLogger
         )
@@ -46,6 +46,41 @@ import Glibc
             let again = try await second.start()
             try await Self.query(again, "SELECT * FROM survives_restart")
             try await second.stop()
+        }
+    }
+
+    /// A postmaster killed outright (SIGKILL, as the OOM killer does) is started again by the
+    /// supervisor, every time; crash recovery keeps what was committed.
+    @Test func theSupervisorRestartsAKilledPostmaster() async throws {
+        try await withTemporaryDirectory { directory in
+            // Durable, as `serve` runs it: a throwaway cluster's asynchronous commits may die with it.
+            let embedded = try Self.make(directory, durability: .durable)
+            let url = try await embedded.start()
+            let supervisor = Task { try await EmbeddedDatabaseSupervisor(database: embedded, logger: testLogger, checkInterval: .milliseconds(50)).run() }
+            defer {
+                supervisor.cancel()
+                Task { _ = await supervisor.result; try? await embedded.stop() }
+            }
+            try await Self.query(url, "CREATE TABLE kept (a int PRIMARY KEY)")
+            try await Self.query(url, "INSERT INTO kept VALUES (1)")
+            for round in 2...3 {
+                let killed = try #require(PostmasterLock(clusterDirectory: embedded.clusterDirectory)?.livePostmasterPID)
+                kill(killed, SIGKILL)
+                try await Self.waitUntil("a new postmaster runs") {
+                    PostmasterLock(clusterDirectory: embedded.clusterDirectory)?.livePostmasterPID.map { $0 != killed } ?? false
+                }
+                try await Self.waitUntil("the database answers") { (try? await Self.query(url, "INSERT INTO kept VALUES (\(round)) ON CONFLICT DO NOTHING")) != nil }
+            }
+            try await Self.query(url, "DO $$ BEGIN IF (SELECT count(*) FROM kept) <> 3 THEN RAISE 'lost a row'; END IF; END $$")
+        }
+    }
+
+    /// Waits for `condition`, checking every 50 ms, for at most a minute.
+    static func waitUntil(_ what: String, _ condition: () async -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !(await condition()) {
+            guard ContinuousClock.now < deadline else { throw TestFailure("not within a minute: \(what)") }
+            try await Task.sleep(for: .milliseconds(50))
         }
     }
 
