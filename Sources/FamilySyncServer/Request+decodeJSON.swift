@@ -27,6 +27,9 @@ extension Request {
 enum StrictJSON {
     static func decode<Value: Decodable & DeclaresMembers>(_ type: Value.Type, from data: Data) throws -> Value {
         let value = try WireCoding.makeDecoder().decode(Value.self, from: data)
+        if let repeated = DuplicateMembers.firstPath(in: data) {
+            throw FamilySyncError.badRequest("The member '\(repeated.split(separator: ".").last.map(String.init) ?? repeated)' appears twice.", field: repeated)
+        }
         let input = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         try check(input, Value.members, path: "")
         return value
