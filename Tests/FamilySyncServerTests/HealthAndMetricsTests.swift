@@ -75,12 +75,15 @@ import Testing
                     ("/v1/poll?timeout=1", .get, [.authorization: "Bearer \(credential)"], nil),
                 ]
                 for (uri, method, headers, body) in requests {
-                    try await client.execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }) { response in
-                        #expect(response.status == .serviceUnavailable, "\(method) \(uri): \(String(buffer: response.body))")
-                        #expect(response.headers[.retryAfter] == "2")
-                        let error = try JSONDecoder().decode(ErrorResponse.self, from: Data(response.body.readableBytesView)).error
-                        #expect(error.code == "TRY_AGAIN_LATER")
+                    // The pool alone would hold each request a minute (until its circuit breaker
+                    // trips); the server promises five seconds.
+                    let response = try await failingIfHung(after: .seconds(20), "\(method) \(uri)") {
+                        try await client.execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
                     }
+                    #expect(response.status == .serviceUnavailable, "\(method) \(uri): \(String(buffer: response.body))")
+                    #expect(response.headers[.retryAfter] == "2")
+                    let error = try JSONDecoder().decode(ErrorResponse.self, from: Data(response.body.readableBytesView)).error
+                    #expect(error.code == "TRY_AGAIN_LATER")
                 }
             }
         }
