@@ -30,8 +30,9 @@ import Testing
             try await server.waitForHeldPolls(1)
             let command = try await parent.sendCommand(to: childID, CreateCommandRequest(commandType: "request_sync"))
             #expect(try await woken.changed)
-            let delivered = try await child.commands(of: childID, status: .delivered)
+            let delivered = try await child.commands(of: childID, status: .pending)
             #expect(delivered.map(\.commandId) == [command.commandId])
+            #expect(delivered.map(\.status) == [.delivered])
             let done = try await child.reportResult(of: UUID(uuidString: command.commandId)!, executed: true)
             #expect(done.status == .executed)
 
