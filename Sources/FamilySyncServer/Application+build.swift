@@ -74,6 +74,7 @@ func makeApplication(
 ) -> FamilySyncApplication {
     var app = Application(
         router: router,
+        server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1))))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "FamilySync"),
         services: [postgres],
         onServerRunning: onServerRunning,

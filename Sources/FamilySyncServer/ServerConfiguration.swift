@@ -14,6 +14,11 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var tombstoneHorizon: TimeInterval
     /// How long usage records are kept (their daily summaries stay); older uploads are refused.
     public var usageRetention: TimeInterval
+    /// A connection with nothing in flight for this long is closed: one that never finishes its
+    /// request head, or an idle keep-alive. A request being answered (a held poll) never counts as
+    /// idle. Longer than the SDK's own pool keeps idle connections (60 s), so the client closes
+    /// first and never sends on a connection the server is closing.
+    public var idleTimeout: Duration
 
     public static let defaultHost = "127.0.0.1"
     public static let defaultPort = 8080
@@ -21,8 +26,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public init(
         host: String = defaultHost, port: Int = defaultPort, limits: Limits = Limits(), publicURL: String? = nil,
         unauthenticatedRateLimit: RateLimit = .unauthenticatedDefault, tombstoneHorizon: TimeInterval = 30 * 86_400,
-        usageRetention: TimeInterval = 400 * 86_400
+        usageRetention: TimeInterval = 400 * 86_400, idleTimeout: Duration = .seconds(75)
     ) {
+        self.idleTimeout = idleTimeout
         self.tombstoneHorizon = tombstoneHorizon
         self.usageRetention = usageRetention
         self.host = host

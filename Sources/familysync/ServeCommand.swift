@@ -40,6 +40,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Days usage records are kept (daily summaries stay). Env: FAMILYSYNC_USAGE_RETENTION_DAYS. Default: 400.")
     var usageRetentionDays: String?
 
+    @Option(help: "Seconds a connection may sit with nothing in flight (a request head never finished, an idle keep-alive) before it is closed; a request being answered, such as a held poll, is never idle. Env: FAMILYSYNC_IDLE_TIMEOUT. Default: 75.")
+    var idleTimeout: String?
+
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var logging: LoggingOptions
 
@@ -104,12 +107,14 @@ struct ServeCommand: AsyncParsableCommand {
         let retentionDays = try Self.integer(
             usageRetentionDays ?? environment["FAMILYSYNC_USAGE_RETENTION_DAYS"], named: "usage retention days", default: 400, range: 1...36500
         )
+        let idleSeconds = try Self.integer(idleTimeout ?? environment["FAMILYSYNC_IDLE_TIMEOUT"], named: "idle timeout", default: 75, range: 1...3600)
         return ServerConfiguration(
             host: host, port: port, limits: Limits(maxBodyBytes: maxBody),
             publicURL: publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
             unauthenticatedRateLimit: RateLimit(burst: rate, perMinute: rate),
             tombstoneHorizon: TimeInterval(tombstoneDays) * 86_400,
-            usageRetention: TimeInterval(retentionDays) * 86_400
+            usageRetention: TimeInterval(retentionDays) * 86_400,
+            idleTimeout: .seconds(idleSeconds)
         )
     }
 

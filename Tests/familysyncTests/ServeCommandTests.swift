@@ -87,6 +87,7 @@ import Glibc
         (["serve", "--log-level", "loud"], "log level must be trace, debug, info"),
         (["serve", "--public-url", "sync.example.com"], "public URL must be an http:// or https:// URL"),
         (["serve", "--unauthenticated-rate-limit", "0"], "unauthenticated rate limit must be a whole number from 1"),
+        (["serve", "--idle-timeout", "0"], "idle timeout must be a whole number from 1 to 3600, not '0'"),
         (["migrate", "--database-url", "postgres://u@h/d?sslmode=maybe"], "sslmode must be disable, prefer, require or verify-full"),
     ])
     func badConfigurationExits2WithOneLine(_ arguments: [String], _ reason: String) async throws {
