@@ -5,6 +5,7 @@ import Foundation
 //   familysync-bench polls [held polls] [wake rounds] [idle polls]
 //   familysync-bench usage [uploads] [records per upload]
 //   familysync-bench sync [wake rounds] [queued usage records]
+//   familysync-bench recovery [rounds]
 var arguments = Array(CommandLine.arguments.dropFirst())
 var harness = "records"
 if let first = arguments.first, Int(first) == nil {
@@ -20,10 +21,12 @@ case "usage":
     try await UsageBenchmark.run(arguments)
 case "sync":
     try await SyncBenchmark.run(arguments)
+case "recovery":
+    try await RecoveryBenchmark.run(arguments)
 case "serve":
     // The server in a process of its own, so that its memory and CPU are measured alone.
     try await BenchServer.run(arguments)
 default:
-    print("usage: familysync-bench [records|polls|usage|sync] [sizes…]")
+    print("usage: familysync-bench [records|polls|usage|sync|recovery] [sizes…]")
     exit(2)
 }

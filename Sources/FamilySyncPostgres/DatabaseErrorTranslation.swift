@@ -39,6 +39,15 @@ public enum DatabaseErrorTranslation {
         }
     }
 
+    /// Whether `error` says the connection itself is gone (closed by either side, or never made).
+    static func isConnectionLost(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError else { return false }
+        switch error.code {
+        case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown: return true
+        default: return error.serverInfo?[.sqlState].map { $0.hasPrefix("08") || $0.hasPrefix("57P0") } ?? false
+        }
+    }
+
     /// The database server's own message, for operators' logs and exit messages only: PSQLError's
     /// description hides it so that it cannot reach a client by accident.
     public static func describeForOperator(_ error: any Error) -> String {

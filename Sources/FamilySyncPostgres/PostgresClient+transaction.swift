@@ -19,14 +19,20 @@ extension PostgresClient {
     ) async throws -> Result {
         do {
             return try await leasing { connection in
-                try await connection.withTransaction(logger: logger) { connection in
-                    try await body(connection)
+                try await connection.query("BEGIN", logger: logger)
+                do {
+                    let result = try await body(connection)
+                    try await connection.query("COMMIT", logger: logger)
+                    return result
+                } catch {
+                    await connection.rollBack(after: error, logger: logger)
+                    throw error
                 }
             }
-        } catch let error as PostgresTransactionError {
-            let underlying = error.closureError ?? error.beginError ?? error.commitError ?? error
-            if let domain = underlying as? FamilySyncError { throw domain }
-            throw DatabaseErrorTranslation.translate(underlying) ?? underlying
+        } catch let error as FamilySyncError {
+            throw error
+        } catch {
+            throw DatabaseErrorTranslation.translate(error) ?? error
         }
     }
 
@@ -43,7 +49,7 @@ extension PostgresClient {
                 try await connection.query("COMMIT", logger: logger)
                 return result
             } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
+                await connection.rollBack(after: error, logger: logger)
                 throw error
             }
         }
@@ -87,11 +93,21 @@ extension PostgresClient {
             }
         } catch let error as FamilySyncError {
             throw error
-        } catch let error as PostgresTransactionError {
-            throw error
         } catch {
             throw DatabaseErrorTranslation.translate(error) ?? error
         }
+    }
+}
+
+extension PostgresConnection {
+    /// Ends a failed transaction. Not on a connection that is gone, where the server has already
+    /// discarded the transaction: PostgresNIO (1.33) never answers a query written to a closed
+    /// connection, so the ROLLBACK that its own `withTransaction` sends there hung the request,
+    /// its pool lease and, at shutdown, the server, whenever the database went away in the
+    /// middle of a transaction.
+    func rollBack(after error: any Error, logger: Logger) async {
+        guard !isClosed, !DatabaseErrorTranslation.isConnectionLost(error) else { return }
+        _ = try? await query("ROLLBACK", logger: logger)
     }
 }
 

@@ -1,0 +1,72 @@
+@testable import FamilySyncPostgres
+import FamilySyncCore
+import FamilySyncTestSupport
+import Foundation
+import PostgresNIO
+import Synchronization
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a request's transaction does when the database dies under it: it fails (`TRY_AGAIN_LATER`),
+/// it never hangs, and once the supervisor has restarted the database the next one works.
+@Suite struct DatabaseOutageTests {
+    /// Eight writers queue on one row's lock, as a family's writers do, so that most of them are
+    /// waiting inside a transaction when the postmaster is killed. PostgresNIO's own
+    /// `withTransaction` then sent ROLLBACK on the dead connection, which is never answered.
+    @Test func transactionsInFlightWhenThePostmasterDiesFailAndTheNextOnesWork() async throws {
+        try await withTemporaryDirectory { directory in
+            let embedded = EmbeddedPostgres(configuration: .init(dataDirectory: directory, durability: .durable), binaries: try PostgresBinaries.find(), logger: testLogger)
+            let url = try await embedded.start()
+            let supervisor = Task { try await EmbeddedDatabaseSupervisor(database: embedded, logger: testLogger, checkInterval: .milliseconds(50)).run() }
+            let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: testLogger)
+            let pool = Task { await client.run() }
+            defer {
+                supervisor.cancel()
+                pool.cancel()
+                EmbeddedPostgres.stopImmediately(clusterDirectory: embedded.clusterDirectory)
+            }
+            try await client.rows("CREATE TABLE counter (id int PRIMARY KEY, n int NOT NULL)", logger: testLogger)
+            try await client.rows("INSERT INTO counter VALUES (1, 0)", logger: testLogger)
+
+            let killed = Killed()
+            let writers = (0..<8).map { _ in
+                Task {
+                    var failures = 0, successesAfterKill = 0
+                    while successesAfterKill < 3 {
+                        do {
+                            try await client.inTransaction(logger: testLogger) { connection in
+                                try await connection.query("SELECT n FROM counter WHERE id = 1 FOR UPDATE", logger: testLogger)
+                                try await connection.query("SELECT pg_sleep(0.02)", logger: testLogger)
+                                try await connection.query("UPDATE counter SET n = n + 1 WHERE id = 1", logger: testLogger)
+                            }
+                            if killed.value { successesAfterKill += 1 }
+                        } catch let error as FamilySyncError where error.code == .tryAgainLater {
+                            failures += 1
+                            try await Task.sleep(for: .milliseconds(20))
+                        }
+                    }
+                    return failures
+                }
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            kill(try #require(PostmasterLock(clusterDirectory: embedded.clusterDirectory)?.livePostmasterPID), SIGKILL)
+            killed.set()
+            // A hang detector with a wide margin: the restart takes well under a second.
+            let failures = try await failingIfHung(after: .seconds(30), "writers after the postmaster died") {
+                var total = 0
+                for writer in writers { total += try await writer.value }
+                return total
+            }
+            #expect(failures > 0, "no transaction was caught by the kill: the test proved nothing")
+        }
+    }
+}
+
+/// Set once, read by the writers.
+private final class Killed: Sendable {
+    private let flag = Mutex(false)
+    var value: Bool { flag.withLock { $0 } }
+    func set() { flag.withLock { $0 = true } }
+}
