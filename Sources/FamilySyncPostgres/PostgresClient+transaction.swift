@@ -17,23 +17,7 @@ extension PostgresClient {
         logger: Logger,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        do {
-            return try await leasing { connection in
-                try await connection.query("BEGIN", logger: logger)
-                do {
-                    let result = try await body(connection)
-                    try await connection.query("COMMIT", logger: logger)
-                    return result
-                } catch {
-                    await connection.rollBack(after: error, logger: logger)
-                    throw error
-                }
-            }
-        } catch let error as FamilySyncError {
-            throw error
-        } catch {
-            throw DatabaseErrorTranslation.translate(error) ?? error
-        }
+        try await transaction(begin: "BEGIN", logger: logger, body)
     }
 
     /// A read-only transaction over one snapshot (REPEATABLE READ): every query of `body` sees the
@@ -42,8 +26,16 @@ extension PostgresClient {
         logger: Logger,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
+        try await transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger, body)
+    }
+
+    /// `begin`, `body`, COMMIT on a leased connection; a failed body's transaction is ended as
+    /// `rollBack(after:)` says.
+    private func transaction<Result: Sendable>(
+        begin: PostgresQuery, logger: Logger, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
         try await leasing { connection in
-            try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
+            try await connection.query(begin, logger: logger)
             do {
                 let result = try await body(connection)
                 try await connection.query("COMMIT", logger: logger)
