@@ -154,6 +154,7 @@ let package = Package(
                 "familysync",
                 "FamilySyncClient",
                 "FamilySyncTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]

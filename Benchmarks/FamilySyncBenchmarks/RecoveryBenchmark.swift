@@ -64,7 +64,6 @@ enum RecoveryBenchmark {
             let load = UploadLoad(child: child)
             try await Task.sleep(for: .seconds(1))
             let killedAt = ContinuousClock.now
-            if ProcessInfo.processInfo.environment["RECOVERY_TRACE"] != nil { print("TRACE kill at \(killedAt)") }
             try killPostmaster(directory)
             toReady.append(try await server.waitUntilReady(anonymous, since: killedAt))
             toWrite.append(try await load.firstAcknowledgement(startedAfter: killedAt))
@@ -139,10 +138,10 @@ struct ServeProcess {
     let process: Process
     let launchedAt: ContinuousClock.Instant
 
-    static func launch(directory: String, port: Int) throws -> ServeProcess {
+    static func launch(directory: String, port: Int, extraArguments: [String] = []) throws -> ServeProcess {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("familysync")
-        process.arguments = ["serve", "--port", "\(port)", "--data-dir", directory + "/data", "--log-level", "warning"]
+        process.arguments = ["serve", "--port", "\(port)", "--data-dir", directory + "/data", "--log-level", "warning"] + extraArguments
         // A file, not a pipe: the database the server starts must not hold our end of anything.
         let log = directory + "/serve.log"
         if !FileManager.default.fileExists(atPath: log) { FileManager.default.createFile(atPath: log, contents: nil) }
@@ -225,7 +224,6 @@ final class UploadLoad: Sendable {
                         status = "\(error)"
                     }
                     let ended = ContinuousClock.now
-                    if ProcessInfo.processInfo.environment["RECOVERY_TRACE"] != nil { print("TRACE \(started) \(status) \(seconds(ended - started))") }
                     box.outcome.withLock { outcome in
                         outcome.inFlight -= 1
                         outcome.statuses[status, default: 0] += 1

@@ -6,6 +6,7 @@ import Foundation
 //   familysync-bench usage [uploads] [records per upload]
 //   familysync-bench sync [wake rounds] [queued usage records]
 //   familysync-bench recovery [rounds]
+//   familysync-bench soak [devices] [minutes]
 var arguments = Array(CommandLine.arguments.dropFirst())
 var harness = "records"
 if let first = arguments.first, Int(first) == nil {
@@ -23,10 +24,12 @@ case "sync":
     try await SyncBenchmark.run(arguments)
 case "recovery":
     try await RecoveryBenchmark.run(arguments)
+case "soak":
+    try await SoakBenchmark.run(arguments)
 case "serve":
     // The server in a process of its own, so that its memory and CPU are measured alone.
     try await BenchServer.run(arguments)
 default:
-    print("usage: familysync-bench [records|polls|usage|sync|recovery] [sizes…]")
+    print("usage: familysync-bench [records|polls|usage|sync|recovery|soak] [sizes…]")
     exit(2)
 }

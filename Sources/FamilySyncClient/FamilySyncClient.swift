@@ -27,15 +27,23 @@ public struct FamilySyncClient: Sendable {
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
-    public init(serverURL: URL, credential: String? = nil, httpClient: HTTPClient = FamilySyncClient.sharedHTTPClient) {
+    /// Told of every exchange once it ends (as `URLSessionTaskMetrics` tells an app): what was
+    /// asked, the status (nil when no answer came) and how long it took.
+    public let observer: (@Sendable (RequestMetrics) -> Void)?
+
+    public init(
+        serverURL: URL, credential: String? = nil, httpClient: HTTPClient = FamilySyncClient.sharedHTTPClient,
+        observer: (@Sendable (RequestMetrics) -> Void)? = nil
+    ) {
         self.serverURL = serverURL
         self.credential = credential
         self.httpClient = httpClient
+        self.observer = observer
     }
 
     /// The same server, as the device holding `credential`.
     public func authenticated(as credential: String) -> FamilySyncClient {
-        FamilySyncClient(serverURL: serverURL, credential: credential, httpClient: httpClient)
+        FamilySyncClient(serverURL: serverURL, credential: credential, httpClient: httpClient, observer: observer)
     }
 
     /// `GET /health/live`.
@@ -89,14 +97,17 @@ public struct FamilySyncClient: Sendable {
         let status: HTTPResponseStatus
         let headers: HTTPHeaders
         let bytes: ByteBuffer
+        let started = ContinuousClock.now
         do {
             let response = try await httpClient.execute(request, timeout: Self.requestTimeout)
             status = response.status
             headers = response.headers
             bytes = try await response.body.collect(upTo: 64 << 20)
         } catch {
+            observer?(RequestMetrics(method: method.rawValue, path: path, status: nil, duration: ContinuousClock.now - started))
             throw .unavailable("The server at \(serverURL.absoluteString) could not be reached: \(error)")
         }
+        observer?(RequestMetrics(method: method.rawValue, path: path, status: Int(status.code), duration: ContinuousClock.now - started))
         guard (200..<300).contains(status.code) else {
             var failure = (try? WireCoding.makeDecoder().decode(ErrorResponse.self, from: Data(bytes.readableBytesView)))?.familySyncError
                 ?? FamilySyncError(.internalError, "The server answered \(status.code) without an error body.")
@@ -105,6 +116,17 @@ public struct FamilySyncClient: Sendable {
         }
         return bytes
     }
+}
+
+/// One exchange with the server, for `FamilySyncClient.observer`.
+public struct RequestMetrics: Sendable, Equatable {
+    public var method: String
+    /// The path without the query (`/v1/zones/child-…/changes`).
+    public var path: String
+    /// The HTTP status, or nil when no answer arrived (the server could not be reached).
+    public var status: Int?
+    /// From sending the request to the last byte of the answer.
+    public var duration: Duration
 }
 
 /// The answer of an endpoint that answers `204 No Content`.

@@ -103,7 +103,12 @@ public actor EmbeddedPostgres {
 
     /// Whether the postmaster named by the cluster's lock file is alive.
     public nonisolated var isPostmasterAlive: Bool {
-        PostmasterLock(clusterDirectory: clusterDirectory)?.livePostmasterPID != nil
+        postmasterPID != nil
+    }
+
+    /// The process id of the cluster's postmaster while it is alive.
+    public nonisolated var postmasterPID: pid_t? {
+        PostmasterLock(clusterDirectory: clusterDirectory)?.livePostmasterPID
     }
 
     /// Stops the cluster (fast shutdown: open sessions are ended, committed work is kept).

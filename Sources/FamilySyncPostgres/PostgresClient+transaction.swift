@@ -69,7 +69,7 @@ extension PostgresClient {
                 group.addTask {
                     try await self.withConnection { connection in
                         guard lease.claim(.leased) else { throw CancellationError() }
-                        return try await body(connection)
+                        return try await connection.failingWhenClosed { try await body(connection) }
                     }
                 }
                 group.addTask {

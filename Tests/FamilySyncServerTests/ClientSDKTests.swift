@@ -4,6 +4,7 @@ import FamilySyncProtocol
 @testable import FamilySyncServer
 import FamilySyncTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// The SDK's typed calls against a live server: a parent and a child device end to end.
@@ -72,8 +73,30 @@ import Testing
 
     @Test func anUnreachableServerIsTryAgainLater() async throws {
         let port = try freePort()
-        let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(port)")!, httpClient: TestServer.http)
+        let seen = Mutex<[RequestMetrics]>([])
+        let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(port)")!, httpClient: TestServer.http) { metrics in
+            seen.withLock { $0.append(metrics) }
+        }
         #expect(await failure { try await client.live() }?.code == .tryAgainLater)
+        #expect(seen.withLock { $0.map { [$0.method, $0.path, $0.status.map(String.init) ?? "none"] } } == [["GET", "/health/live", "none"]])
+    }
+
+    /// The observer hears every exchange, answered or refused, with the path and not the query,
+    /// and keeps hearing through `authenticated(as:)`.
+    @Test func theObserverIsToldOfEveryExchange() async throws {
+        try await withTestServer { server in
+            let seen = Mutex<[RequestMetrics]>([])
+            let anonymous = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, httpClient: TestServer.http) { metrics in
+                seen.withLock { $0.append(metrics) }
+            }
+            let family = try await anonymous.createFamily(.init(name: "Mom's iPhone", platform: .ios, timeZone: "UTC"))
+            let parent = anonymous.authenticated(as: family.credential)
+            _ = try await parent.poll(since: nil, timeout: 0)
+            #expect(await failure { try await parent.zoneChanges("no-such-zone", since: nil) }?.code == .zoneNotFound)
+            let exchanges = seen.withLock { $0 }
+            #expect(exchanges.map { "\($0.method) \($0.path) \($0.status ?? 0)" } == ["POST /v1/families 201", "GET /v1/poll 200", "GET /v1/zones/no-such-zone/changes 404"])
+            #expect(exchanges.allSatisfy { $0.duration > .zero })
+        }
     }
 }
 

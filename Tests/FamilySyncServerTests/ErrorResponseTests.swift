@@ -139,7 +139,7 @@ import Testing
                 let port = try #require(client.port)
                 let chunk = String(repeating: " ", count: 1024)
                 let chunks = String(repeating: "400\r\n\(chunk)\r\n", count: 5) + "0\r\n\r\n"
-                let answer = try rawExchange(
+                let answer = try await rawExchange(
                     port: port,
                     request: "POST /test/json HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n" + chunks
                 )
@@ -148,7 +148,7 @@ import Testing
                 #expect(answer.contains("the limit of 2048 bytes"))
                 // Within the limit, the same framing is read and decoded.
                 let small = #"{"name":"Jo","age":10}"#
-                let fine = try rawExchange(
+                let fine = try await rawExchange(
                     port: port,
                     request: "POST /test/json HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
                         + String(small.utf8.count, radix: 16) + "\r\n" + small + "\r\n0\r\n\r\n"

@@ -30,8 +30,8 @@ import Testing
             tasks.addTask { try await group.run() }
             var portIterator = ports.makeAsyncIterator()
             let port = try #require(await portIterator.next())
-            let response = Task.detached {
-                try rawExchange(port: port, request: "GET /test/slow HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            let response = Task {
+                try await rawExchange(port: port, request: "GET /test/slow HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
             }
             var arrivals = started.makeAsyncIterator()
             _ = await arrivals.next()
@@ -41,8 +41,8 @@ import Testing
             #expect(answer.hasSuffix("finished"))
             try await tasks.next()  // the group ends once the request is done
             // And it no longer accepts connections.
-            #expect(throws: TestFailure.self) {
-                try rawExchange(port: port, request: "GET /health/live HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            await #expect(throws: TestFailure.self) {
+                try await rawExchange(port: port, request: "GET /health/live HTTP/1.1\r\nHost: localhost\r\n\r\n")
             }
         }
     }

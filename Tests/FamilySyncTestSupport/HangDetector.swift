@@ -1,19 +1,25 @@
+import FamilySyncPostgres
+
 /// Runs `body` and fails if it has not finished within `limit`. A bound that tells "answers" from
 /// "hangs" with a wide margin (the thing under test promises seconds, the limit is many times
-/// that), never a measure of speed.
+/// that), never a measure of speed. `body` runs in a task of its own, so that a body that hangs
+/// for ever fails the test instead of hanging the run (a task group would wait for it).
 public func failingIfHung<Result: Sendable>(
     after limit: Duration, _ what: String, _ body: @escaping @Sendable () async throws -> Result
 ) async throws -> Result {
-    try await withThrowingTaskGroup(of: Result?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: limit)
-            return nil
+    let outcome = SingleOutcome<Result>()
+    let work = Task {
+        do {
+            outcome.resolve(.success(try await body()))
+        } catch {
+            outcome.resolve(.failure(error))
         }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let result = first else {
-            throw TestFailure("no answer within \(limit): \(what)")
-        }
-        return result
     }
+    let timer = Task {
+        try await Task.sleep(for: limit)
+        outcome.resolve(.failure(TestFailure("no answer within \(limit): \(what)")))
+        work.cancel()
+    }
+    defer { timer.cancel() }
+    return try await outcome.value
 }

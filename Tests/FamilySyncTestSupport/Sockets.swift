@@ -39,19 +39,24 @@ public final class PortHolder: Sendable {
     public func close() { Glibc.close(descriptor) }
 }
 
+/// Runs blocking socket calls on a thread of their own. On the cooperative pool (two threads on a
+/// two-core machine) a blocked `recv` can stall the very server it waits for, whose handlers run
+/// there too, until the call times out.
+public func offCooperativePool<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Swift.Result { try body() }) }
+    }
+}
+
 /// Sends raw bytes to 127.0.0.1:port and returns what arrives within `timeout` (until the peer
 /// closes or the time is up). Lets a test send headers that promise a body it never sends.
-public func rawExchange(port: Int, request: String, timeout: Int = 5) throws -> String {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+public func rawExchange(port: Int, request: String, timeout: Int = 5) async throws -> String {
+    try await offCooperativePool { try blockingExchange(port: port, request: request, timeout: timeout) }
+}
+
+private func blockingExchange(port: Int, request: String, timeout: Int) throws -> String {
+    let descriptor = try connectedSocket(port: port)
     defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = UInt16(port).bigEndian
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-    }
-    guard connected else { throw TestFailure("could not connect to \(port)") }
     var time = timeval(tv_sec: timeout, tv_usec: 0)
     setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
     _ = request.withCString { send(descriptor, $0, strlen($0), 0) }
@@ -69,6 +74,13 @@ public func rawExchange(port: Int, request: String, timeout: Int = 5) throws -> 
 
 /// Connects and sends `request`, leaving the connection open: the caller reads or closes it.
 public func openExchange(port: Int, request: String) throws -> Int32 {
+    let descriptor = try connectedSocket(port: port)
+    _ = request.withCString { send(descriptor, $0, strlen($0), 0) }
+    return descriptor
+}
+
+/// A TCP socket connected to 127.0.0.1:port; the caller closes it.
+public func connectedSocket(port: Int) throws -> Int32 {
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
@@ -81,6 +93,5 @@ public func openExchange(port: Int, request: String) throws -> Int32 {
         close(descriptor)
         throw TestFailure("could not connect to \(port)")
     }
-    _ = request.withCString { send(descriptor, $0, strlen($0), 0) }
     return descriptor
 }

@@ -140,7 +140,7 @@ import Glibc
         )
         try await process.waitUntilReady()
         // Headers that promise 5 MiB, and no body: the answer comes without waiting for it.
-        let answer = try rawExchange(port: port, request: "POST /v1/nowhere HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 5242880\r\n\r\n")
+        let answer = try await rawExchange(port: port, request: "POST /v1/nowhere HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 5242880\r\n\r\n")
         #expect(answer.hasPrefix("HTTP/1.1 413"), "answer: \(answer)")
         #expect(answer.contains(#""code":"LIMIT_EXCEEDED""#))
         #expect(answer.lowercased().contains("x-request-id: "))
