@@ -163,6 +163,8 @@ enum SoakBenchmark {
             ("no answer 5xx (\(byStatus.filter { $0.key.hasPrefix("5") }.values.reduce(0, +)))", !byStatus.keys.contains { $0.hasPrefix("5") }),
         ]
         for (what, holds) in checks { print("  [\(holds ? "ok" : "FAILED")] \(what)") }
+        // Into a file stdout is buffered, and a harness that fails must not lose its report.
+        fflush(nil)
         if checks.contains(where: { !$0.1 }) { throw BenchFailure("an invariant does not hold") }
     }
 
