@@ -106,7 +106,12 @@ enum SoakBenchmark {
                     let same = want.date == have.date && want.totalLearningSeconds == have.totalLearningSeconds
                         && want.totalRewardSeconds == have.totalRewardSeconds && want.totalPointsEarned == have.totalPointsEarned
                         && want.byApp.map { "\($0.logicalID) \($0.seconds) \($0.points)" } == have.byApp.map { "\($0.logicalID) \($0.seconds) \($0.points)" }
-                    if !same { summariesDiffering += 1 }
+                    if !same {
+                        summariesDiffering += 1
+                        print("summary differs: child \(child.id) (\(child.timeZone)) \(want.date): expected learning \(want.totalLearningSeconds) reward \(want.totalRewardSeconds) points \(want.totalPointsEarned) "
+                            + "\(want.byApp.map { "\($0.logicalID) \($0.seconds)s \($0.points)p" }), stored \(have.date) learning \(have.totalLearningSeconds) reward \(have.totalRewardSeconds) "
+                            + "points \(have.totalPointsEarned) \(have.byApp.map { "\($0.logicalID) \($0.seconds)s \($0.points)p" })")
+                    }
                 }
                 if expected.count != actual.count { summariesDiffering += 1 }
             }
