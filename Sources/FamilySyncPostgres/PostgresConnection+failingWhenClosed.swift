@@ -16,8 +16,11 @@ extension PostgresConnection {
     func failingWhenClosed<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
         let outcome = SingleOutcome<Result>()
         let work = Task {
-            let result = await Swift.Result { try await body() }
-            outcome.resolve(result)
+            do {
+                outcome.resolve(.success(try await body()))
+            } catch {
+                outcome.resolve(.failure(error))
+            }
         }
         let watchdog = Task {
             while !Task.isCancelled {
@@ -67,16 +70,6 @@ public final class SingleOutcome<Value: Sendable>: Sendable {
                 }
                 if let result { continuation.resume(with: result) }
             }
-        }
-    }
-}
-
-extension Result where Failure == any Error {
-    init(catching body: () async throws -> Success) async {
-        do {
-            self = .success(try await body())
-        } catch {
-            self = .failure(error)
         }
     }
 }
