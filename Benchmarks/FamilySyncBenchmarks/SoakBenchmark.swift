@@ -72,34 +72,40 @@ enum SoakBenchmark {
         sampling.cancel()
         let samples = await sampling.value
 
-        // Invariants on what is stored.
-        var storedTwice = 0, missing = 0, unexpected = 0, summariesDiffering = 0, summariesChecked = 0
+        // Invariants on what is stored. The wire carries instants to the millisecond (PROTOCOL §1), so
+        // what the server was sent is the ledger rounded there; the summaries are recomputed from
+        // the records the server holds, once they are shown to be exactly what was sent.
+        var storedTwice = 0, missing = 0, unexpected = 0, contentDiffering = 0, summariesDiffering = 0, summariesChecked = 0
+        var daysChangedBySubMilliseconds = 0
         for parent in parents {
             for child in parent.children {
                 let queued = child.ledger.withLock { $0.queued }
-                var stored: [String] = []
+                let sent = Dictionary(uniqueKeysWithValues: queued.values.map { (asSent($0).recordID, asSent($0)) })
+                var stored: [UsageRecordBody] = []
                 var cursor: String?
                 repeat {
                     let page = try await parent.client.usage(of: child.id, from: Date().addingTimeInterval(-3 * 86_400), to: Date().addingTimeInterval(86_400), limit: 1000, cursor: cursor)
-                    stored += page.records.map { $0.recordID.lowercased() }
+                    stored += page.records
                     cursor = page.cursor
                 } while cursor != nil
-                storedTwice += stored.count - Set(stored).count
-                let queuedIDs = Set(queued.keys.map { $0.lowercased() })
-                missing += queuedIDs.subtracting(stored).count
-                unexpected += Set(stored).subtracting(queuedIDs).count
+                let storedIDs = stored.map { $0.recordID.lowercased() }
+                storedTwice += storedIDs.count - Set(storedIDs).count
+                let sentIDs = Set(sent.keys)
+                missing += sentIDs.subtracting(storedIDs).count
+                unexpected += Set(storedIDs).subtracting(sentIDs).count
+                for record in stored {
+                    var record = record
+                    record.deviceID = nil
+                    if let original = sent[record.recordID], original != record { contentDiffering += 1 }
+                }
 
                 let zone = TimeZone(identifier: child.timeZone)!
-                let sessions = queued.values.map { body in
-                    UsageSession(
-                        recordID: UUID(uuidString: body.recordID)!, logicalID: body.logicalID, displayName: body.displayName,
-                        category: UsageSession.Category(rawValue: body.category)!, sessionStart: body.sessionStart, sessionEnd: body.sessionEnd,
-                        totalSeconds: body.totalSeconds, earnedPoints: body.earnedPoints ?? 0
-                    )
-                }
+                let sessions = stored.map(session)
                 let days = Set(sessions.flatMap { DailySummaryCalculator.days(of: $0, in: zone) }).sorted()
                 guard let first = days.first, let last = days.last else { continue }
                 let expected = DailySummaryCalculator.summaries(of: sessions, days: days, deviceID: child.id, timeZone: zone, at: Date())
+                let unrounded = DailySummaryCalculator.summaries(of: queued.values.map(session), days: days, deviceID: child.id, timeZone: zone, at: Date())
+                daysChangedBySubMilliseconds += zip(expected, unrounded).filter { $0.byApp != $1.byApp }.count
                 let actual = try await parent.client.summaries(of: child.id, from: first, to: last)
                 for (want, have) in zip(expected, actual) {
                     summariesChecked += 1
@@ -159,6 +165,7 @@ enum SoakBenchmark {
         let checks: [(String, Bool)] = [
             ("every queued record delivered at the end (\(undelivered) queues left undelivered)", undelivered == 0),
             ("every acknowledged record stored exactly once (\(missing) missing, \(storedTwice) twice, \(unexpected) unknown)", missing == 0 && storedTwice == 0 && unexpected == 0),
+            ("every stored record is what was sent, to the wire's millisecond (\(contentDiffering) differ)", contentDiffering == 0),
             ("no record refused (\(rejected))", rejected == 0),
             ("a re-sent acknowledged batch is all duplicates (\(resent) were not)", resent == 0),
             ("every summary equals its recomputation (\(summariesChecked) days, \(summariesDiffering) differ)", summariesDiffering == 0),
@@ -168,9 +175,27 @@ enum SoakBenchmark {
             ("no answer 5xx (\(byStatus.filter { $0.key.hasPrefix("5") }.values.reduce(0, +)))", !byStatus.keys.contains { $0.hasPrefix("5") }),
         ]
         for (what, holds) in checks { print("  [\(holds ? "ok" : "FAILED")] \(what)") }
+        print("  (days whose summary the sub-millisecond part of the devices' own clocks would have changed, had the wire carried it: \(daysChangedBySubMilliseconds))")
         // Into a file stdout is buffered, and a harness that fails must not lose its report.
         fflush(nil)
         if checks.contains(where: { !$0.1 }) { throw BenchFailure("an invariant does not hold") }
+    }
+
+    /// A record as the wire carries it: instants to the millisecond.
+    static func asSent(_ record: UsageRecordBody) -> UsageRecordBody {
+        var record = record
+        record.recordID = record.recordID.lowercased()
+        record.sessionStart = Instant.parse(Instant.format(record.sessionStart))!
+        record.sessionEnd = Instant.parse(Instant.format(record.sessionEnd))!
+        return record
+    }
+
+    static func session(_ body: UsageRecordBody) -> UsageSession {
+        UsageSession(
+            recordID: UUID(uuidString: body.recordID)!, logicalID: body.logicalID, displayName: body.displayName,
+            category: UsageSession.Category(rawValue: body.category)!, sessionStart: body.sessionStart, sessionEnd: body.sessionEnd,
+            totalSeconds: body.totalSeconds, earnedPoints: body.earnedPoints ?? 0
+        )
     }
 
     /// A family: its parent, three children paired by QR and confirmed, each with a running engine.
