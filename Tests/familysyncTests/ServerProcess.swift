@@ -22,9 +22,11 @@ final class ServerProcess: Sendable {
         self.exit = exit
     }
 
-    /// Runs `familysync <arguments>` in `workingDirectory` with `environment` added to this one's.
+    /// Runs `familysync <arguments>` (or another `executable`) in `workingDirectory` with
+    /// `environment` added to this one's.
     static func start(
-        _ arguments: [String], port: Int = 0, environment: [String: String] = [:], workingDirectory: String = "/tmp"
+        _ arguments: [String], executable: String = TestPaths.familysyncBinary, port: Int = 0, environment: [String: String] = [:],
+        workingDirectory: String = "/tmp"
     ) async throws -> ServerProcess {
         let stderrPath = workingDirectory + "/stderr-\(UUID().uuidString.prefix(8)).log"
         let stdoutDescriptor = try FileDescriptor.open(FilePath(stderrPath + ".out"), .writeOnly, options: [.create, .truncate], permissions: .ownerReadWrite)
@@ -36,10 +38,9 @@ final class ServerProcess: Sendable {
             updates[Environment.Key(stringLiteral: key)] = .some(nil)
         }
         let (pids, pidContinuation) = AsyncStream.makeStream(of: pid_t.self)
-        let binary = TestPaths.familysyncBinary
         let exit = Task {
             let result = try await Subprocess.run(
-                .path(FilePath(binary)),
+                .path(FilePath(executable)),
                 arguments: Arguments(arguments),
                 environment: .inherit.updating(updates),
                 workingDirectory: FilePath(workingDirectory),
@@ -55,7 +56,7 @@ final class ServerProcess: Sendable {
         var iterator = pids.makeAsyncIterator()
         guard let pid = await iterator.next() else {
             _ = try await exit.value
-            throw TestFailure("familysync did not start")
+            throw TestFailure("\(executable) did not start")
         }
         return ServerProcess(pid: pid, port: port, stderrPath: stderrPath, exit: exit)
     }
@@ -84,6 +85,12 @@ final class ServerProcess: Sendable {
 
     func signal(_ signal: Int32) {
         kill(pid, signal)
+    }
+
+    /// The processes this one started and still has.
+    var children: [pid_t] {
+        let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").compactMap { pid_t($0) }
     }
 
     /// Waits for the process to end; kills it and fails if it takes longer than `timeout`.
