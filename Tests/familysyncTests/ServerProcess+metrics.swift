@@ -14,9 +14,17 @@ extension ServerProcess {
 
     /// Waits until `/metrics` shows `name` at `value` or more (a held poll counted, a restart made).
     func waitForMetric(_ name: String, atLeast value: Double, timeout: Duration = .seconds(20)) async throws {
+        try await waitForMetric(name, "reach \(value)", timeout: timeout) { $0 >= value }
+    }
+
+    func waitForMetric(_ name: String, atMost value: Double, timeout: Duration = .seconds(20)) async throws {
+        try await waitForMetric(name, "fall to \(value)", timeout: timeout) { $0 <= value }
+    }
+
+    private func waitForMetric(_ name: String, _ what: String, timeout: Duration, until holds: (Double) -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
-        while (try? await metric(name)).flatMap({ $0 }).map({ $0 < value }) ?? true {
-            guard ContinuousClock.now < deadline else { throw TestFailure("\(name) did not reach \(value); stderr:\n\(stderr)") }
+        while !((try? await metric(name)).flatMap({ $0 }).map(holds) ?? false) {
+            guard ContinuousClock.now < deadline else { throw TestFailure("\(name) did not \(what); stderr:\n\(stderr)") }
             try await Task.sleep(for: .milliseconds(20))
         }
     }
