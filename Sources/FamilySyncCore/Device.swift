@@ -64,3 +64,27 @@ public struct AuthenticatedDevice: Sendable, Equatable {
         self.status = status
     }
 }
+
+/// What a caller wants of a child device's zone, which decides the child devices it may name.
+public enum ChildZoneUse: Sendable {
+    /// Send it commands (§7.1): only an active child.
+    case sendCommands
+    /// Read what it holds (commands, usage, summaries, reports): a confirmed child, revoked ones
+    /// too, so that its history stays readable.
+    case readHistory
+
+    /// `NOT_FOUND` for a device that is no child of the family (`role` nil: no such device);
+    /// `CONFLICT` for a child that cannot be used so: one awaiting confirmation has no zone yet,
+    /// and a revoked one takes no commands.
+    public func check(role: DeviceRole?, status: DeviceStatus?) throws(FamilySyncError) {
+        guard role == .child, let status else { throw .notFound("No such child device.") }
+        switch (self, status) {
+        case (.sendCommands, .awaitingConfirmation), (.sendCommands, .revoked):
+            throw FamilySyncError(.conflict, "The child device is \(status.rawValue.replacingOccurrences(of: "_", with: " ")); commands go to active ones.")
+        case (.readHistory, .awaitingConfirmation):
+            throw FamilySyncError(.conflict, "The child device awaits a parent's confirmation; it holds nothing yet.")
+        default:
+            return
+        }
+    }
+}

@@ -47,3 +47,60 @@ public struct Pairing: Sendable, Equatable {
     public static let ttlRange = 60...86_400
     public static let defaultTTLSeconds = 600
 }
+
+extension Pairing {
+    /// A parent's decision on a pairing (PROTOCOL §3.3–§3.4).
+    public enum Decision: String, Sendable, CaseIterable {
+        case confirm, reject, revoke
+
+        /// The status a pairing must have for the decision: an accepted one is confirmed or
+        /// rejected, a pending one revoked.
+        public var requiredStatus: PairingStatus { self == .revoke ? .pending : .accepted }
+
+        public var resultingStatus: PairingStatus {
+            switch self {
+            case .confirm: .confirmed
+            case .reject: .rejected
+            case .revoke: .revoked
+            }
+        }
+
+        var pastTense: String {
+            switch self {
+            case .confirm: "confirmed"
+            case .reject: "rejected"
+            case .revoke: "revoked"
+            }
+        }
+    }
+
+    /// The pairing after `decision` at `now`; `PAIRING_EXPIRED` once its time ran out, `CONFLICT`
+    /// from any other status than the one the decision needs. What it does to the device (activate
+    /// it, give a child its zone, or revoke it) follows from the result.
+    public func deciding(_ decision: Decision, at now: Date) throws(FamilySyncError) -> Pairing {
+        let status = status(at: now)
+        let required = decision.requiredStatus
+        guard status == required else {
+            if status == .expired {
+                throw FamilySyncError(.pairingExpired, "This pairing expired at \(expiresAt); ask for a new QR code.")
+            }
+            throw FamilySyncError(.conflict, "This pairing is \(status.rawValue); only a\(required == .accepted ? "n accepted" : " pending") one can be \(decision.pastTense).")
+        }
+        var decided = self
+        decided.storedStatus = decision.resultingStatus
+        return decided
+    }
+
+    /// A token presented for this pairing: `PAIRING_EXPIRED` unless it is still pending. Whether the
+    /// token matches is the store's to check (in constant time, against the stored hash).
+    public func checkAcceptable(at now: Date) throws(FamilySyncError) {
+        guard status(at: now) == .pending else {
+            throw FamilySyncError(.pairingExpired, "This pairing is \(status(at: now).rawValue); ask for a new QR code.")
+        }
+    }
+
+    /// The stored status after a wrong token: the last allowed attempt burns the pairing.
+    public static func statusAfterWrongToken(failedAttemptsBefore: Int) -> PairingStatus {
+        failedAttemptsBefore + 1 >= maximumTokenAttempts ? .burned : .pending
+    }
+}

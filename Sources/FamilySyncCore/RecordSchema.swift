@@ -1,10 +1,9 @@
 import Foundation
 
-/// The record types of PROTOCOL §5.2: where each may live, who may write it through
-/// `records/modify`, and what its fields must be. One table, so that every write is checked the
-/// same way.
+/// The write rules of PROTOCOL §5.2 for `records/modify`, from the record types' declarations in
+/// `RecordTypeRegistry`, so that every write is checked the same way.
 public enum RecordSchema {
-    public enum ZoneKind: Sendable, Equatable {
+    public enum ZoneKind: Sendable, Hashable {
         /// `child-<deviceId>`
         case child
         /// `family`
@@ -13,25 +12,20 @@ public enum RecordSchema {
         case custom
     }
 
-    public struct Rule: Sendable {
-        public var zones: Set<ZoneKindKey>
-        /// Roles that may write it through `records/modify`; empty: only through its own endpoint.
-        public var writers: Set<DeviceRole>
-        public var writtenElsewhere: String?
-    }
-
-    public enum ZoneKindKey: Sendable, Hashable { case child, family, custom }
-
     /// Largest `fields` of one record, serialised (PROTOCOL §9).
     public static let maximumFieldsBytes = 256 * 1024
 
-    public static let rules: [String: Rule] = [
-        "AppConfiguration": Rule(zones: [.child], writers: [.parent]),
-        "DeviceSettings": Rule(zones: [.child, .family], writers: [.parent]),
-        "ConfigurationCommand": Rule(zones: [.child], writers: [], writtenElsewhere: "POST /v1/devices/{id}/commands and POST /v1/commands/{id}/result"),
-        "UsageRecord": Rule(zones: [.child], writers: [], writtenElsewhere: "POST /v1/usage"),
-        "DailySummary": Rule(zones: [.child], writers: [], writtenElsewhere: "the server (it derives them from usage)"),
-    ]
+    /// A record's fields as stored: JSON text with sorted keys (what jsonb is given).
+    public static func serializedFields(_ fields: [String: JSONValue]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(fields), as: UTF8.self)
+    }
+
+    /// The size `maximumFieldsBytes` limits.
+    public static func serializedSize(of fields: [String: JSONValue]) -> Int {
+        ((try? serializedFields(fields)) ?? "").utf8.count
+    }
 
     /// Custom types: any JSON object, parents only, any zone.
     public static func isCustom(_ type: String) -> Bool { type.hasPrefix("x-") }
@@ -43,29 +37,26 @@ public enum RecordSchema {
             guard role == .parent else { throw FamilySyncError(.accessDenied, "Only a parent writes custom records.") }
             return
         }
-        guard let rule = rules[type] else {
+        guard let declared = RecordTypeRegistry.types[type] else {
             throw .badRequest("Unknown record type '\(type.prefix(64))'; custom types start with x-.", field: field)
         }
-        if let elsewhere = rule.writtenElsewhere {
+        switch declared.route {
+        case .endpoint(let elsewhere):
             throw FamilySyncError(.accessDenied, "\(type) records are written by \(elsewhere), not through records/modify.")
+        case .modify(let writers):
+            guard writers.contains(role) else {
+                throw FamilySyncError(.accessDenied, "A \(role.rawValue) device may not write \(type) records.")
+            }
         }
-        guard rule.writers.contains(role) else {
-            throw FamilySyncError(.accessDenied, "A \(role.rawValue) device may not write \(type) records.")
-        }
-        let key: ZoneKindKey = switch zone { case .child: .child; case .family: .family; case .custom: .custom }
-        guard rule.zones.contains(key) else {
+        guard declared.zones.contains(zone) else {
             throw .badRequest("\(type) records do not belong in this zone.", field: field)
         }
     }
 
-    /// Checks the fields a record of `type` will hold (after an update's merge).
+    /// Checks the fields a record of `type` will hold (after an update's merge). Types without
+    /// rules of their own (DeviceSettings, x- types) are free-form objects, limited only in size.
     public static func validate(type: String, fields: [String: JSONValue], field: String) throws(FamilySyncError) {
-        switch type {
-        case "AppConfiguration":
-            try AppConfigurationFields.validate(fields, field: field)
-        default:
-            return  // DeviceSettings and x- types are free-form objects, limited only in size.
-        }
+        try RecordTypeRegistry.types[type]?.validate?(fields, field)
     }
 }
 

@@ -7,12 +7,12 @@ import PostgresNIO
 /// written through the record engine's `commit`, so each step reaches parents through change
 /// tokens and wakes their polls, and `request_sync` wakes the child.
 public struct PostgresCommandStore: Sendable {
-    let client: PostgresClient
+    let changeLog: ChangeLog
     let clock: any WallClock
     let logger: Logger
 
     public init(client: PostgresClient, clock: any WallClock, logger: Logger) {
-        self.client = client
+        self.changeLog = ChangeLog(client: client, logger: logger)
         self.clock = clock
         self.logger = logger
     }
@@ -36,16 +36,16 @@ public struct PostgresCommandStore: Sendable {
     public func create(_ new: NewCommand, to childID: UUID, by parent: AuthenticatedDevice) async throws -> Command {
         let now = clock.now()
         let logger = logger
-        return try await client.inTransaction(logger: logger) { connection in
-            _ = try await PostgresRecordStore.lockFamily(parent.familyID, on: connection, logger: logger)
-            let zone = try await Self.childZone(childID, of: parent.familyID, on: connection, logger: logger)
+        return try await changeLog.write(family: parent.familyID) { family in
+            let connection = family.connection
+            let zone = try await ZoneRows.childZone(childID, of: family.id, for: .sendCommands, on: connection, logger: logger)
             let command = Command(
                 commandID: UUID(), targetDeviceID: childID, commandType: new.commandType, payload: new.payload, status: .pending,
                 createdAt: now, createdBy: parent.deviceID, expiresAt: now.addingTimeInterval(TimeInterval(new.expiresInSeconds))
             )
             var records = try await Self.configurationRecords(new.configuration, zone: zone, by: parent, now: now, on: connection, logger: logger)
             records.append(Self.record(command, by: parent.deviceID, role: parent.role.rawValue, createdAt: now, now: now))
-            _ = try await PostgresRecordStore.commit(records, familyID: parent.familyID, zoneName: zone, on: connection, logger: logger)
+            try await family.commit(records, into: zone)
             return command
         }
     }
@@ -56,9 +56,9 @@ public struct PostgresCommandStore: Sendable {
     public func list(childID: UUID, caller: AuthenticatedDevice, status: CommandStatusFilter?) async throws -> [Command] {
         let now = clock.now()
         let logger = logger
-        return try await client.inTransaction(logger: logger) { connection in
-            _ = try await PostgresRecordStore.lockFamily(caller.familyID, on: connection, logger: logger)
-            let zone = try await Self.childZone(childID, of: caller.familyID, allowRevoked: true, on: connection, logger: logger)
+        return try await changeLog.write(family: caller.familyID) { family in
+            let connection = family.connection
+            let zone = try await ZoneRows.childZone(childID, of: family.id, for: .readHistory, on: connection, logger: logger)
             let rows = try await connection.query(
                 """
                 SELECT \(unescaped: RecordRow.columns) FROM records
@@ -82,7 +82,7 @@ public struct PostgresCommandStore: Sendable {
                 if listed { commands.append(command) }
             }
             if !changed.isEmpty {
-                _ = try await PostgresRecordStore.commit(changed, familyID: caller.familyID, zoneName: zone, on: connection, logger: logger)
+                try await family.commit(changed, into: zone)
             }
             return commands.sorted { ($0.createdAt, $0.commandID.lowercased) < ($1.createdAt, $1.commandID.lowercased) }
         }
@@ -92,9 +92,8 @@ public struct PostgresCommandStore: Sendable {
     public func apply(_ event: Command.Event, to commandID: UUID, by caller: AuthenticatedDevice) async throws -> Command {
         let now = clock.now()
         let logger = logger
-        return try await client.inTransaction(logger: logger) { connection in
-            _ = try await PostgresRecordStore.lockFamily(caller.familyID, on: connection, logger: logger)
-            let rows = try await connection.query(
+        return try await changeLog.write(family: caller.familyID) { family in
+            let rows = try await family.connection.query(
                 """
                 SELECT zone_name, \(unescaped: RecordRow.columns) FROM records
                 WHERE family_id = \(caller.familyID) AND record_name = \(Command.recordName(commandID))
@@ -112,7 +111,7 @@ public struct PostgresCommandStore: Sendable {
             }
             guard let command = try stored.applying(event, at: now) else { return stored }
             let written = Self.record(command, by: caller.deviceID, role: caller.role.rawValue, createdAt: record.createdAt, now: now)
-            _ = try await PostgresRecordStore.commit([written], familyID: caller.familyID, zoneName: zone, on: connection, logger: logger)
+            try await family.commit([written], into: zone)
             return command
         }
     }
@@ -124,23 +123,6 @@ public struct PostgresCommandStore: Sendable {
             recordName: command.recordName, recordType: "ConfigurationCommand", fields: command.fields, changeTag: "", deleted: false,
             createdAt: createdAt, createdBy: command.createdBy, modifiedAt: now, modifiedBy: device, modifiedRole: role, clientModifiedAt: now
         )
-    }
-
-    /// The zone of a child device of the family; 404 for anything else. Commands go only to an
-    /// active child; a revoked child's commands stay readable.
-    static func childZone(_ childID: UUID, of familyID: UUID, allowRevoked: Bool = false, on connection: PostgresConnection, logger: Logger) async throws -> String {
-        let rows = try await connection.query(
-            "SELECT role, status FROM devices WHERE family_id = \(familyID) AND device_id = \(childID)", logger: logger
-        )
-        guard let (role, status) = try await rows.decode((String, String).self).first(where: { _ in true }), role == DeviceRole.child.rawValue else {
-            throw FamilySyncError.notFound("No such child device.")
-        }
-        if status == DeviceStatus.awaitingConfirmation.rawValue || (status == DeviceStatus.revoked.rawValue && !allowRevoked) {
-            throw FamilySyncError(.conflict, "The child device is \(status.replacingOccurrences(of: "_", with: " ")); commands go to active ones.")
-        }
-        let zone = Device.zoneName(forChild: childID)
-        _ = try await PostgresRecordStore.zone(familyID, zone, on: connection, logger: logger)
-        return zone
     }
 
     /// The `AppConfiguration` records a command carries: each replaces the zone's record of the

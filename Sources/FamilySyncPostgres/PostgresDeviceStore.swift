@@ -7,6 +7,7 @@ import PostgresNIO
 /// family is simply not found.
 public struct PostgresDeviceStore: Sendable {
     let client: PostgresClient
+    let changeLog: ChangeLog
     let clock: any WallClock
     let logger: Logger
 
@@ -15,6 +16,7 @@ public struct PostgresDeviceStore: Sendable {
 
     public init(client: PostgresClient, clock: any WallClock, logger: Logger) {
         self.client = client
+        self.changeLog = ChangeLog(client: client, logger: logger)
         self.clock = clock
         self.logger = logger
     }
@@ -81,8 +83,8 @@ public struct PostgresDeviceStore: Sendable {
     /// Changes the members given; `childName` only on a child device.
     public func update(familyID: UUID, deviceID: UUID, name: String?, childName: String?, timeZone: String?) async throws -> Device {
         let logger = logger
-        return try await client.inTransaction(logger: logger) { connection in
-            _ = try await PostgresRecordStore.lockFamily(familyID, on: connection, logger: logger)
+        return try await changeLog.write(family: familyID) { family in
+            let connection = family.connection
             var device = try await Self.lockedDevice(familyID: familyID, deviceID: deviceID, on: connection, logger: logger)
             if childName != nil, device.role != .child {
                 throw FamilySyncError.badRequest("Only a child device has a child name.", field: "childName")
@@ -97,7 +99,7 @@ public struct PostgresDeviceStore: Sendable {
                 """,
                 logger: logger
             )
-            try await ChangePublisher.deviceChanged(deviceID, of: familyID, on: connection, logger: logger)
+            try await family.deviceChanged(deviceID)
             return device
         }
     }
@@ -106,9 +108,9 @@ public struct PostgresDeviceStore: Sendable {
     /// in it go too. The family's last active parent cannot be revoked: delete the family instead.
     public func revoke(familyID: UUID, deviceID: UUID, purge: Bool) async throws {
         let logger = logger
-        try await client.inTransaction(logger: logger) { connection in
-            // The family's row first, as every writer, then the device's.
-            _ = try await PostgresRecordStore.lockFamily(familyID, on: connection, logger: logger)
+        let now = clock.now()
+        try await changeLog.write(family: familyID) { family in
+            let connection = family.connection
             let device = try await Self.lockedDevice(familyID: familyID, deviceID: deviceID, on: connection, logger: logger)
             if device.role == .parent, device.status == .active {
                 let others = try await connection.query(
@@ -122,23 +124,18 @@ public struct PostgresDeviceStore: Sendable {
                     throw FamilySyncError(.conflict, "This is the family's last parent device; delete the family instead.")
                 }
             }
-            try await connection.query(
-                "UPDATE devices SET status = 'revoked', credential_hash = NULL WHERE family_id = \(familyID) AND device_id = \(deviceID)",
-                logger: logger
-            )
-            // Its held polls answer 401 at once.
-            try await ChangePublisher.deviceChanged(deviceID, of: familyID, on: connection, logger: logger)
+            try await Self.revoke(deviceID, in: family, logger: logger)
             // An invitation it accepted and nobody decided on is decided now.
             try await connection.query(
                 """
-                UPDATE pairings SET status = 'revoked', decided_at = \(clock.now())
+                UPDATE pairings SET status = 'revoked', decided_at = \(now)
                 WHERE family_id = \(familyID) AND device_id = \(deviceID) AND status = 'accepted'
                 """,
                 logger: logger
             )
             if purge {
                 // Tombstoned, not removed, so that parents' database change feeds show the deletion.
-                try await PostgresRecordStore.tombstoneZone(familyID, Device.zoneName(forChild: deviceID), now: clock.now(), on: connection, logger: logger)
+                try await family.tombstoneZone(Device.zoneName(forChild: deviceID), now: now)
             }
         }
     }
@@ -161,6 +158,14 @@ public struct PostgresDeviceStore: Sendable {
             }
         }
         return credential
+    }
+
+    /// Revoked: the credential erased, and its held polls answer 401 at once.
+    static func revoke(_ deviceID: UUID, in family: LockedFamily, logger: Logger) async throws {
+        try await family.connection.query(
+            "UPDATE devices SET status = 'revoked', credential_hash = NULL WHERE family_id = \(family.id) AND device_id = \(deviceID)", logger: logger
+        )
+        try await family.deviceChanged(deviceID)
     }
 
     static func lockedDevice(familyID: UUID, deviceID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Device {

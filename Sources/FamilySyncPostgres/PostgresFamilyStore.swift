@@ -41,9 +41,9 @@ public struct PostgresFamilyStore: Sendable {
     /// polls wake and find their devices gone.
     public func delete(familyID: UUID) async throws {
         let logger = logger
-        try await client.inTransaction(logger: logger) { connection in
-            try await connection.query("DELETE FROM families WHERE family_id = \(familyID)", logger: logger)
-            try await ChangePublisher.publish([.family(familyID)], on: connection, logger: logger)
+        try await ChangeLog(client: client, logger: logger).write(family: familyID) { family in
+            try await family.connection.query("DELETE FROM families WHERE family_id = \(familyID)", logger: logger)
+            try await family.publish([.family(familyID)])
         }
     }
 }

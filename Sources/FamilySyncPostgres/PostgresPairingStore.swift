@@ -7,11 +7,13 @@ import PostgresNIO
 /// a parent then confirms or rejects.
 public struct PostgresPairingStore: Sendable {
     let client: PostgresClient
+    let changeLog: ChangeLog
     let clock: any WallClock
     let logger: Logger
 
     public init(client: PostgresClient, clock: any WallClock, logger: Logger) {
         self.client = client
+        self.changeLog = ChangeLog(client: client, logger: logger)
         self.clock = clock
         self.logger = logger
     }
@@ -83,66 +85,14 @@ public struct PostgresPairingStore: Sendable {
     public func accept(pairingID: UUID, token: PairingToken, parentDeviceID: UUID?, name: String, platform: DevicePlatform, timeZone: String) async throws -> Acceptance {
         let now = clock.now()
         let logger = logger
-        enum Outcome: Sendable {
-            case accepted(Acceptance)
-            case wrongToken
-        }
-        let outcome: Outcome = try await client.inTransaction(logger: logger) { connection in
-            // The family's row first, as every writer. An unknown family answers as a wrong token.
-            do {
-                _ = try await PostgresRecordStore.lockFamily(token.familyID, on: connection, logger: logger)
-            } catch let error as FamilySyncError where error.code == .notFound {
-                throw FamilySyncError.notFound("No such pairing, or the token does not match.")
+        let outcome: Outcome
+        do {
+            outcome = try await changeLog.write(family: token.familyID) { family in
+                try await Self.accept(pairingID: pairingID, token: token, parentDeviceID: parentDeviceID, name: name, platform: platform, timeZone: timeZone, now: now, in: family, logger: logger)
             }
-            let rows = try await connection.query(
-                """
-                SELECT \(unescaped: Self.columns), token_hash, failed_attempts FROM pairings
-                WHERE family_id = \(token.familyID) AND pairing_id = \(pairingID) FOR UPDATE
-                """,
-                logger: logger
-            )
-            guard let row = try await rows.collect({ $0 }).first else {
-                throw FamilySyncError.notFound("No such pairing, or the token does not match.")
-            }
-            var pairing = try Self.decode(row)
-            let columns = row.makeRandomAccess()
-            let storedHash = try columns["token_hash"].decode(ByteBuffer.self)
-            let attempts = try columns["failed_attempts"].decode(Int.self)
-            guard pairing.status(at: now) == .pending else {
-                throw FamilySyncError(.pairingExpired, "This pairing is \(pairing.status(at: now).rawValue); ask for a new QR code.")
-            }
-            guard constantTimeEquals(storedHash.readableBytesView, token.hash), parentDeviceID.map({ $0 == pairing.createdBy }) ?? true else {
-                let burned = attempts + 1 >= Pairing.maximumTokenAttempts
-                try await connection.query(
-                    """
-                    UPDATE pairings SET failed_attempts = failed_attempts + 1, status = \(burned ? "burned" : "pending")
-                    WHERE family_id = \(token.familyID) AND pairing_id = \(pairingID)
-                    """,
-                    logger: logger
-                )
-                return .wrongToken
-            }
-            let credentialDeviceID = UUID()
-            let credential = DeviceCredential.generate(familyID: token.familyID, deviceID: credentialDeviceID)
-            let device = Device(
-                id: credentialDeviceID, familyID: token.familyID, role: pairing.role, name: name, childName: pairing.childName,
-                platform: platform, timeZone: timeZone, status: .awaitingConfirmation, registeredAt: now, lastSeenAt: now, lastSyncAt: nil
-            )
-            // A new device: parents' polls wake to show the emoji.
-            let sequence = try await PostgresRecordStore.advance(token.familyID, by: 1, on: connection, logger: logger)
-            try await PostgresDeviceStore.insert(device, credentialHash: credential.hash, changedSequence: sequence, on: connection, logger: logger)
-            try await ChangePublisher.publish([.device(device.id, of: token.familyID)], on: connection, logger: logger)
-            pairing.storedStatus = .accepted
-            pairing.deviceID = device.id
-            pairing.verificationEmoji = EmojiCode.derive(token: token.token, pairingID: pairingID, parentDeviceID: pairing.createdBy, childDeviceID: device.id)
-            try await connection.query(
-                """
-                UPDATE pairings SET status = 'accepted', device_id = \(device.id), verification_emoji = \(pairing.verificationEmoji)
-                WHERE family_id = \(token.familyID) AND pairing_id = \(pairingID)
-                """,
-                logger: logger
-            )
-            return .accepted(Acceptance(pairing: pairing, device: device, credential: credential))
+        } catch let error as FamilySyncError where error.code == .notFound {
+            // An unknown family answers as a wrong token.
+            throw FamilySyncError.notFound("No such pairing, or the token does not match.")
         }
         switch outcome {
         case .accepted(let acceptance): return acceptance
@@ -150,28 +100,73 @@ public struct PostgresPairingStore: Sendable {
         }
     }
 
-    public enum Decision: Sendable {
-        case confirm, reject, revoke
+    private enum Outcome: Sendable {
+        case accepted(Acceptance)
+        case wrongToken
+    }
+
+    private static func accept(
+        pairingID: UUID, token: PairingToken, parentDeviceID: UUID?, name: String, platform: DevicePlatform, timeZone: String, now: Date,
+        in family: LockedFamily, logger: Logger
+    ) async throws -> Outcome {
+        let connection = family.connection
+        let rows = try await connection.query(
+            """
+            SELECT \(unescaped: Self.columns), token_hash, failed_attempts FROM pairings
+            WHERE family_id = \(token.familyID) AND pairing_id = \(pairingID) FOR UPDATE
+            """,
+            logger: logger
+        )
+        guard let row = try await rows.collect({ $0 }).first else {
+            throw FamilySyncError.notFound("No such pairing, or the token does not match.")
+        }
+        var pairing = try Self.decode(row)
+        let columns = row.makeRandomAccess()
+        let storedHash = try columns["token_hash"].decode(ByteBuffer.self)
+        let attempts = try columns["failed_attempts"].decode(Int.self)
+        try pairing.checkAcceptable(at: now)
+        guard constantTimeEquals(storedHash.readableBytesView, token.hash), parentDeviceID.map({ $0 == pairing.createdBy }) ?? true else {
+            try await connection.query(
+                """
+                UPDATE pairings SET failed_attempts = failed_attempts + 1, status = \(Pairing.statusAfterWrongToken(failedAttemptsBefore: attempts).rawValue)
+                WHERE family_id = \(token.familyID) AND pairing_id = \(pairingID)
+                """,
+                logger: logger
+            )
+            return .wrongToken
+        }
+        let credentialDeviceID = UUID()
+        let credential = DeviceCredential.generate(familyID: token.familyID, deviceID: credentialDeviceID)
+        let device = Device(
+            id: credentialDeviceID, familyID: token.familyID, role: pairing.role, name: name, childName: pairing.childName,
+            platform: platform, timeZone: timeZone, status: .awaitingConfirmation, registeredAt: now, lastSeenAt: now, lastSyncAt: nil
+        )
+        // A new device: parents' polls wake to show the emoji.
+        let sequence = try await family.advance()
+        try await PostgresDeviceStore.insert(device, credentialHash: credential.hash, changedSequence: sequence, on: connection, logger: logger)
+        try await family.publish([.device(device.id, of: token.familyID)])
+        pairing.storedStatus = .accepted
+        pairing.deviceID = device.id
+        pairing.verificationEmoji = EmojiCode.derive(token: token.token, pairingID: pairingID, parentDeviceID: pairing.createdBy, childDeviceID: device.id)
+        try await connection.query(
+            """
+            UPDATE pairings SET status = 'accepted', device_id = \(device.id), verification_emoji = \(pairing.verificationEmoji)
+            WHERE family_id = \(token.familyID) AND pairing_id = \(pairingID)
+            """,
+            logger: logger
+        )
+        return .accepted(Acceptance(pairing: pairing, device: device, credential: credential))
     }
 
     /// Confirms or rejects an accepted pairing, or revokes a pending one. Confirming activates the
     /// device and, for a child, creates its zone `child-<deviceId>`, shared with it; rejecting
     /// revokes the device.
-    public func decide(_ decision: Decision, familyID: UUID, pairingID: UUID) async throws -> Pairing {
+    public func decide(_ decision: Pairing.Decision, familyID: UUID, pairingID: UUID) async throws -> Pairing {
         let now = clock.now()
         let logger = logger
-        return try await client.inTransaction(logger: logger) { connection in
-            _ = try await PostgresRecordStore.lockFamily(familyID, on: connection, logger: logger)
-            var pairing = try await lockedPairing(familyID: familyID, pairingID: pairingID, on: connection)
-            let status = pairing.status(at: now)
-            let expected: PairingStatus = decision == .revoke ? .pending : .accepted
-            guard status == expected else {
-                if status == .expired {
-                    throw FamilySyncError(.pairingExpired, "This pairing expired at \(pairing.expiresAt); ask for a new QR code.")
-                }
-                throw FamilySyncError(.conflict, "This pairing is \(status.rawValue); only a\(expected == .accepted ? "n accepted" : " pending") one can be \(decision.pastTense).")
-            }
-            pairing.storedStatus = decision.resultingStatus
+        return try await changeLog.write(family: familyID) { family in
+            let connection = family.connection
+            let pairing = try await lockedPairing(familyID: familyID, pairingID: pairingID, on: connection).deciding(decision, at: now)
             try await connection.query(
                 """
                 UPDATE pairings SET status = \(pairing.storedStatus.rawValue), decided_at = \(now)
@@ -186,25 +181,11 @@ public struct PostgresPairingStore: Sendable {
                     "UPDATE devices SET status = 'active' WHERE family_id = \(familyID) AND device_id = \(deviceID)",
                     logger: logger
                 )
-                try await ChangePublisher.deviceChanged(deviceID, of: familyID, on: connection, logger: logger)
-                if pairing.role == .child {
-                    // A change of the database: parents' feeds must show the new zone.
-                    let sequence = try await PostgresRecordStore.advance(familyID, by: 1, on: connection, logger: logger)
-                    try await connection.query(
-                        """
-                        INSERT INTO zones (family_id, zone_name, child_device_id, created_at, changed_seq)
-                        VALUES (\(familyID), \(Device.zoneName(forChild: deviceID)), \(deviceID), \(now), \(sequence))
-                        """,
-                        logger: logger
-                    )
-                    try await ChangePublisher.publish([.zone(Device.zoneName(forChild: deviceID), of: familyID)], on: connection, logger: logger)
-                }
+                try await family.deviceChanged(deviceID)
+                // A change of the database: parents' feeds must show the new zone.
+                if pairing.role == .child { try await family.createChildZone(for: deviceID, now: now) }
             case .reject, .revoke:
-                try await connection.query(
-                    "UPDATE devices SET status = 'revoked', credential_hash = NULL WHERE family_id = \(familyID) AND device_id = \(deviceID)",
-                    logger: logger
-                )
-                try await ChangePublisher.deviceChanged(deviceID, of: familyID, on: connection, logger: logger)
+                try await PostgresDeviceStore.revoke(deviceID, in: family, logger: logger)
             }
             return pairing
         }
@@ -219,23 +200,5 @@ public struct PostgresPairingStore: Sendable {
             throw FamilySyncError.notFound("No such pairing.")
         }
         return pairing
-    }
-}
-
-extension PostgresPairingStore.Decision {
-    var resultingStatus: PairingStatus {
-        switch self {
-        case .confirm: .confirmed
-        case .reject: .rejected
-        case .revoke: .revoked
-        }
-    }
-
-    var pastTense: String {
-        switch self {
-        case .confirm: "confirmed"
-        case .reject: "rejected"
-        case .revoke: "revoked"
-        }
     }
 }

@@ -56,11 +56,11 @@ public struct PostgresPollStore: Sendable {
         guard status == .active else {
             return Check(status: status, sequence: 0, zones: [], devices: [])
         }
-        let family = (sequence: row.3, horizon: row.4)
+        let family = ChangeLogPosition(sequence: row.3, horizon: row.4)
         guard let after else {
             return Check(status: status, sequence: family.sequence, zones: [], devices: [])
         }
-        try PostgresRecordStore.checkTokenSequence(after, family: family)
+        try family.checkDatabaseToken(after)
         let access = ZoneAccess(AuthenticatedDevice(familyID: caller.familyID, deviceID: caller.deviceID, role: role, status: status))
         var zones: [String] = []
         for (name, (child, deleted)) in zip(row.5, zip(row.6, row.7)) {

@@ -8,11 +8,13 @@ import PostgresNIO
 /// through the record engine's `commit`, so parents get both through change tokens.
 public struct PostgresUsageStore: Sendable {
     let client: PostgresClient
+    let changeLog: ChangeLog
     let clock: any WallClock
     let logger: Logger
 
     public init(client: PostgresClient, clock: any WallClock, logger: Logger) {
         self.client = client
+        self.changeLog = ChangeLog(client: client, logger: logger)
         self.clock = clock
         self.logger = logger
     }
@@ -22,23 +24,23 @@ public struct PostgresUsageStore: Sendable {
         public var duplicates: Int
         /// Every day the upload's records touch, as stored after it.
         public var summaries: [DailySummary]
-        public var zone: PostgresRecordStore.Zone
+        public var zone: Zone
         public var sequence: Int64
     }
 
     /// Stores the sessions a child uploads for itself, idempotently by `recordID`: one already
     /// stored with the same content is a duplicate, with other content `409 CONFLICT` (and nothing
-    /// is stored). The summaries of the days they touch are recomputed from every stored session
-    /// of those days, in `timeZone` (the device's when nil), in the same transaction.
+    /// is stored). The change log derives the summaries of the days they touch
+    /// (`DailySummary.derivation`), in `timeZone` (the device's when nil), in the same transaction.
     public func upload(_ sessions: [UsageSession], timeZone: String?, child: AuthenticatedDevice) async throws -> Upload {
         let now = clock.now()
         let logger = logger
         let familyID = child.familyID
-        return try await client.inTransaction(logger: logger) { connection in
-            // The family's row first, as every writer: uploads of one family queue, so overlapping
-            // retries cannot both store a record, and cannot deadlock.
-            _ = try await PostgresRecordStore.lockFamily(familyID, on: connection, logger: logger)
-            var zone = try await PostgresRecordStore.zone(familyID, Device.zoneName(forChild: child.deviceID), on: connection, logger: logger)
+        // Under the family's lock: uploads of one family queue, so overlapping retries cannot both
+        // store a record.
+        return try await changeLog.write(family: familyID) { family in
+            let connection = family.connection
+            var zone = try await family.zone(Device.zoneName(forChild: child.deviceID))
             let zoneName = zone.name
             let rows = try await connection.query(
                 "SELECT time_zone FROM devices WHERE family_id = \(familyID) AND device_id = \(child.deviceID)", logger: logger
@@ -59,45 +61,23 @@ public struct PostgresUsageStore: Sendable {
                 }
             }
 
-            // The days touched. Only those the new records touch change: they are recomputed from
-            // every session stored for them and the new ones; the others are read as stored.
-            func daysTouched(by sessions: [UsageSession]) -> [String] {
-                var days: Set<String> = []
-                for session in sessions { days.formUnion(DailySummaryCalculator.days(of: session, in: tz)) }
-                return days.sorted()
-            }
-            let days = daysTouched(by: sessions)
-            let changing = daysTouched(by: fresh)
-            var summaries: [DailySummary] = []
-            var written: [Record] = fresh.map { Self.record($0, by: child.deviceID, now: now) }
-            let previous = try await Self.summaries(for: days, familyID: familyID, zone: zoneName, on: connection, logger: logger)
-            for day in days where !changing.contains(day) {
-                summaries.append(previous[day]?.record ?? .empty(date: day, deviceID: child.deviceID, at: now))
-            }
-            if let first = changing.first.flatMap({ DailySummaryCalculator.interval(of: $0, in: tz) }),
-                let last = changing.last.flatMap({ DailySummaryCalculator.interval(of: $0, in: tz) }) {
-                let known = try await Self.sessions(overlapping: DateInterval(start: first.start, end: last.end), familyID: familyID, zone: zoneName, on: connection, logger: logger)
-                let computed = DailySummaryCalculator.summaries(of: known + fresh, days: changing, deviceID: child.deviceID, timeZone: tz, at: now)
-                for summary in computed {
-                    if let before = previous[summary.date], before.record.sameContent(as: summary) {
-                        summaries.append(before.record)
-                    } else if previous[summary.date] == nil, summary.byApp.isEmpty {
-                        summaries.append(summary)  // nothing stored, nothing to store
-                    } else {
-                        summaries.append(summary)
-                        written.append(Self.record(summary, createdAt: previous[summary.date]?.createdAt ?? now, by: child.deviceID, now: now))
-                    }
-                }
-            }
-            summaries.sort { $0.date < $1.date }
             try await connection.query(
                 "UPDATE devices SET last_sync_at = \(now) WHERE family_id = \(familyID) AND device_id = \(child.deviceID)", logger: logger
             )
+            // The new records, and the summaries of the days they touch (their type's derivation).
+            var derived: [String: DailySummary] = [:]
             var sequence = zone.changedSequence
-            if !written.isEmpty {
-                sequence = try await PostgresRecordStore.commit(written, familyID: familyID, zoneName: zoneName, on: connection, logger: logger).sequence
+            if !fresh.isEmpty {
+                let commit = try await family.commit(fresh.map { Self.record($0, by: child.deviceID, now: now) }, into: zone, derivingIn: tz)
+                for record in commit.derived { if let summary = DailySummary(fields: record.fields) { derived[summary.date] = summary } }
+                sequence = commit.sequence
                 zone.changedSequence = sequence
             }
+            // The answer has every day the upload touches; those not written again are as stored.
+            let days = DailySummary.days(touchedBy: sessions, in: tz)
+            let unchanged = days.filter { derived[$0] == nil }
+            let asStored = unchanged.isEmpty ? [:] : try await Self.summaries(for: unchanged, familyID: familyID, zone: zoneName, on: connection, logger: logger)
+            let summaries = days.map { derived[$0] ?? asStored[$0] ?? .empty(date: $0, deviceID: child.deviceID, at: now) }
             return Upload(accepted: fresh.count, duplicates: sessions.count - fresh.count, summaries: summaries, zone: zone, sequence: sequence)
         }
     }
@@ -126,9 +106,8 @@ public struct PostgresUsageStore: Sendable {
             ).map { try $0.decode((UUID, String).self) }
             if zones.isEmpty { return deleted }
             for (familyID, zone) in zones {
-                deleted += try await client.inTransaction(logger: logger) { connection in
-                    _ = try await PostgresRecordStore.lockFamily(familyID, on: connection, logger: logger)
-                    let rows = try await connection.query(
+                deleted += try await changeLog.write(family: familyID) { family in
+                    let rows = try await family.connection.query(
                         """
                         SELECT \(unescaped: RecordRow.columns) FROM records
                         WHERE family_id = \(familyID) AND zone_name = \(zone) AND record_type = 'UsageRecord' AND NOT deleted
@@ -147,7 +126,7 @@ public struct PostgresUsageStore: Sendable {
                         return tombstone
                     }
                     guard !tombstones.isEmpty else { return 0 }
-                    _ = try await PostgresRecordStore.commit(tombstones, familyID: familyID, zoneName: zone, on: connection, logger: logger)
+                    try await family.commit(tombstones, into: zone)
                     return tombstones.count
                 }
             }
@@ -160,8 +139,8 @@ public struct PostgresUsageStore: Sendable {
     public func summaries(of childID: UUID, familyID: UUID, dates: [String]) async throws -> [String: DailySummary] {
         let logger = logger
         return try await client.inSnapshot(logger: logger) { connection in
-            let zone = try await Self.childZone(childID, of: familyID, on: connection, logger: logger)
-            return try await Self.summaries(for: dates, familyID: familyID, zone: zone, on: connection, logger: logger).mapValues(\.record)
+            let zone = try await ZoneRows.childZone(childID, of: familyID, for: .readHistory, on: connection, logger: logger)
+            return try await Self.summaries(for: dates, familyID: familyID, zone: zone, on: connection, logger: logger)
         }
     }
 
@@ -182,7 +161,7 @@ public struct PostgresUsageStore: Sendable {
     public func usage(of childID: UUID, familyID: UUID, from: Date, to: Date, after cursor: Cursor?, limit: Int) async throws -> (sessions: [UsageSession], next: Cursor?) {
         let logger = logger
         return try await client.inSnapshot(logger: logger) { connection in
-            let zone = try await Self.childZone(childID, of: familyID, on: connection, logger: logger)
+            let zone = try await ZoneRows.childZone(childID, of: familyID, for: .readHistory, on: connection, logger: logger)
             let afterEnd = cursor?.sessionEnd ?? "", afterName = cursor?.recordName ?? ""
             let rows = try await connection.query(
                 """
@@ -206,28 +185,12 @@ public struct PostgresUsageStore: Sendable {
         }
     }
 
-    /// The zone of a child device of the family, revoked ones included; 404 for anything else.
-    static func childZone(_ childID: UUID, of familyID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> String {
-        let rows = try await connection.query("SELECT role FROM devices WHERE family_id = \(familyID) AND device_id = \(childID)", logger: logger)
-        guard try await rows.decode(String.self).first(where: { _ in true }) == DeviceRole.child.rawValue else {
-            throw FamilySyncError.notFound("No such child device.")
-        }
-        return try await PostgresRecordStore.zone(familyID, Device.zoneName(forChild: childID), on: connection, logger: logger).name
-    }
-
     // MARK: - Helpers
 
     static func record(_ session: UsageSession, by device: UUID, now: Date) -> Record {
         Record(
             recordName: session.recordName, recordType: "UsageRecord", fields: session.fields, changeTag: "", deleted: false,
             createdAt: now, createdBy: device, modifiedAt: now, modifiedBy: device, modifiedRole: DeviceRole.child.rawValue, clientModifiedAt: now
-        )
-    }
-
-    static func record(_ summary: DailySummary, createdAt: Date, by device: UUID, now: Date) -> Record {
-        Record(
-            recordName: summary.recordName, recordType: "DailySummary", fields: summary.fields, changeTag: "", deleted: false,
-            createdAt: createdAt, createdBy: device, modifiedAt: now, modifiedBy: device, modifiedRole: "server", clientModifiedAt: now
         )
     }
 
@@ -246,36 +209,19 @@ public struct PostgresUsageStore: Sendable {
         return found
     }
 
-    /// Stored sessions that overlap `interval`. Instants are stored as fixed-width UTC text, so text
-    /// order is time order and the expression index on `sessionEnd` serves the range.
-    static func sessions(overlapping interval: DateInterval, familyID: UUID, zone: String, on connection: PostgresConnection, logger: Logger) async throws -> [UsageSession] {
+    /// The stored summaries among `days`, by date.
+    static func summaries(for days: [String], familyID: UUID, zone: String, on connection: PostgresConnection, logger: Logger) async throws -> [String: DailySummary] {
         let rows = try await connection.query(
             """
             SELECT fields::text FROM records
-            WHERE family_id = \(familyID) AND zone_name = \(zone) AND record_type = 'UsageRecord' AND NOT deleted
-              AND fields ->> 'sessionEnd' >= \(Instant.format(interval.start)) AND fields ->> 'sessionStart' < \(Instant.format(interval.end))
-            """,
-            logger: logger
-        )
-        var sessions: [UsageSession] = []
-        for try await fields in rows.decode(String.self) {
-            if let session = UsageSession(fields: try JSONDecoder().decode([String: JSONValue].self, from: Data(fields.utf8))) { sessions.append(session) }
-        }
-        return sessions
-    }
-
-    static func summaries(for days: [String], familyID: UUID, zone: String, on connection: PostgresConnection, logger: Logger) async throws -> [String: (record: DailySummary, createdAt: Date)] {
-        let rows = try await connection.query(
-            """
-            SELECT fields::text, created_at FROM records
             WHERE family_id = \(familyID) AND zone_name = \(zone) AND record_name = ANY(\(days.map(DailySummary.recordName))) AND NOT deleted
             """,
             logger: logger
         )
-        var found: [String: (DailySummary, Date)] = [:]
-        for try await (fields, createdAt) in rows.decode((String, Date).self) {
+        var found: [String: DailySummary] = [:]
+        for try await fields in rows.decode(String.self) {
             if let summary = DailySummary(fields: try JSONDecoder().decode([String: JSONValue].self, from: Data(fields.utf8))) {
-                found[summary.date] = (summary, createdAt)
+                found[summary.date] = summary
             }
         }
         return found

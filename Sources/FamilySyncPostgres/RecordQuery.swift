@@ -119,7 +119,7 @@ extension PostgresRecordStore {
         let logger = logger
         let sql = try query.sql(familyID: familyID, zoneName: zoneName)
         return try await client.inSnapshot(logger: logger) { connection in
-            let zone = try await Self.zone(familyID, zoneName, on: connection, logger: logger)
+            let zone = try await ZoneRows.zone(familyID, zoneName, on: connection, logger: logger)
             guard access.canRead(zone: zone.name, childDeviceID: zone.childDeviceID) else {
                 throw FamilySyncError(.zoneNotFound, "No such zone.")
             }

@@ -32,8 +32,6 @@ enum RecordRow {
 
     /// `fields` as the JSON text PostgreSQL takes for jsonb.
     static func json(_ fields: [String: JSONValue]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return String(decoding: try encoder.encode(fields), as: UTF8.self)
+        try RecordSchema.serializedFields(fields)
     }
 }

@@ -79,7 +79,7 @@ struct PairingController {
             }
             return try JSONResponse(PairingBody(pairing, at: clock.now()))
         }
-        for (path, decision) in [("pairings/:id/confirm", PostgresPairingStore.Decision.confirm), ("pairings/:id/reject", .reject)] {
+        for (path, decision) in [("pairings/:id/confirm", Pairing.Decision.confirm), ("pairings/:id/reject", .reject)] {
             group.post(RouterPath(path)) { _, context in
                 try await decide(decision, context)
             }
@@ -89,7 +89,7 @@ struct PairingController {
         }
     }
 
-    private func decide(_ decision: PostgresPairingStore.Decision, _ context: FamilySyncRequestContext) async throws -> JSONResponse<PairingBody> {
+    private func decide(_ decision: Pairing.Decision, _ context: FamilySyncRequestContext) async throws -> JSONResponse<PairingBody> {
         let caller = try context.requireDevice()
         try AccessPolicy.check(caller, decision == .revoke ? .revokePairing : .decidePairing)
         let pairing = try await pairings.decide(decision, familyID: caller.familyID, pairingID: try Self.pairingID(context))

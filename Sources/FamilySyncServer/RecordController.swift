@@ -28,7 +28,7 @@ struct RecordController {
                 guard seen.insert(operation.record.recordName).inserted else {
                     throw FamilySyncError.badRequest("At most one operation per record in a request.", field: "\(path).record.recordName")
                 }
-                return PostgresRecordStore.Operation(
+                return RecordWrite(
                     type: operation.operationType, recordName: operation.record.recordName, recordType: operation.record.recordType,
                     fields: operation.record.fields, changeTag: operation.record.recordChangeTag,
                     clientModifiedAt: operation.record.clientModifiedAt, path: path
@@ -38,7 +38,7 @@ struct RecordController {
             let results = outcome.results.map { result in
                 switch result {
                 case .saved(let record, let outcome, let incomingWon):
-                    RecordResult(record: RecordBody(record, outcome: outcome, resolution: incomingWon ? "incomingWon" : nil))
+                    RecordResult(record: RecordBody(record, outcome: outcome.rawValue, resolution: incomingWon ? "incomingWon" : nil))
                 case .failed(let name, let error, let server):
                     RecordResult(recordName: name, error: error, serverRecord: server.map { RecordBody($0) })
                 }

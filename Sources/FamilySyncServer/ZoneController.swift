@@ -78,7 +78,7 @@ struct ZoneController {
         }
     }
 
-    static func token(_ caller: AuthenticatedDevice, _ zone: PostgresRecordStore.Zone, _ sequence: Int64) -> ChangeToken {
+    static func token(_ caller: AuthenticatedDevice, _ zone: Zone, _ sequence: Int64) -> ChangeToken {
         ChangeToken(familyID: caller.familyID, deviceID: caller.deviceID, scope: .zone(name: zone.name, incarnation: zone.incarnation), sequence: sequence)
     }
 

@@ -41,3 +41,20 @@ import Testing
         #expect(performing: { try AccessPolicy.check(Self.device(.child, .active), .createPairing) }, throws: { ($0 as? FamilySyncError)?.code == .accessDenied })
     }
 }
+
+/// Which child devices a use of their zone may name: one rule for commands and for reads.
+@Suite struct ChildZoneUseTests {
+    @Test func onlyChildrenAndOnlyActiveOnesTakeCommands() {
+        func code(_ use: ChildZoneUse, _ role: DeviceRole?, _ status: DeviceStatus?) -> FamilySyncError.Code? {
+            do { try use.check(role: role, status: status); return nil } catch { return error.code }
+        }
+        #expect(code(.sendCommands, nil, nil) == .notFound)
+        #expect(code(.readHistory, .parent, .active) == .notFound)
+        #expect(code(.sendCommands, .child, .active) == nil)
+        #expect(code(.sendCommands, .child, .revoked) == .conflict)
+        #expect(code(.sendCommands, .child, .awaitingConfirmation) == .conflict)
+        #expect(code(.readHistory, .child, .active) == nil)
+        #expect(code(.readHistory, .child, .revoked) == nil)
+        #expect(code(.readHistory, .child, .awaitingConfirmation) == .conflict)
+    }
+}

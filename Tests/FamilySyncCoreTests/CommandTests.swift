@@ -92,3 +92,44 @@ import Testing
         #expect(throws: FamilySyncError.self) { try Command.checkType(type, field: "commandType") }
     }
 }
+
+/// §3's pairing decisions as a table, next to the command lifecycle: every decision from every status.
+@Suite struct PairingDecisionTests {
+    static let created = Date(timeIntervalSince1970: 1_800_000_000)
+
+    static func pairing(_ status: PairingStatus) -> Pairing {
+        Pairing(
+            id: UUID(), familyID: UUID(), role: .child, childName: "C", storedStatus: status, createdBy: UUID(), deviceID: UUID(),
+            verificationEmoji: nil, createdAt: created, expiresAt: created.addingTimeInterval(600)
+        )
+    }
+
+    @Test(arguments: PairingStatus.allCases, Pairing.Decision.allCases)
+    func decision(_ status: PairingStatus, _ decision: Pairing.Decision) {
+        let now = Self.created.addingTimeInterval(60)
+        let required: PairingStatus = decision == .revoke ? .pending : .accepted
+        do {
+            let decided = try Self.pairing(status).deciding(decision, at: now)
+            #expect(status == required)
+            #expect(decided.storedStatus == decision.resultingStatus)
+        } catch {
+            #expect(status != required)
+            #expect(error.code == (status == .expired ? .pairingExpired : .conflict))
+        }
+    }
+
+    @Test func aPairingPastItsTimeIsExpiredForEveryDecisionAndForAToken() {
+        let late = Self.created.addingTimeInterval(600)
+        for decision in Pairing.Decision.allCases {
+            let status: PairingStatus = decision == .revoke ? .pending : .accepted
+            #expect(throws: FamilySyncError.self) { try Self.pairing(status).deciding(decision, at: late) }
+        }
+        #expect(throws: FamilySyncError.self) { try Self.pairing(.pending).checkAcceptable(at: late) }
+        #expect(throws: Never.self) { try Self.pairing(.pending).checkAcceptable(at: Self.created) }
+    }
+
+    @Test func theLastAllowedWrongTokenBurnsThePairing() {
+        #expect(Pairing.statusAfterWrongToken(failedAttemptsBefore: Pairing.maximumTokenAttempts - 2) == .pending)
+        #expect(Pairing.statusAfterWrongToken(failedAttemptsBefore: Pairing.maximumTokenAttempts - 1) == .burned)
+    }
+}

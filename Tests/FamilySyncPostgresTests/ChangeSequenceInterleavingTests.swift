@@ -10,7 +10,7 @@ import Testing
 /// B wants to write. With nextval(), B would take n+1, commit first, and a reader would advance its
 /// token to n+1 and never see A's n. Here B cannot take a number until A commits, so the reader's
 /// token never passes an uncommitted change.
-@Suite struct ChangeSequenceInterleavingTests {
+@Suite(.timeLimit(.minutes(1))) struct ChangeSequenceInterleavingTests {
     @Test func aWriterThatCommitsLateIsNotSkipped() async throws {
         try await withTestDatabase { client, url in
             let family = try await RecordEnginePropertyTests.makeFamily(client)
@@ -26,14 +26,13 @@ import Testing
                 id: 99, logger: testLogger
             )
             try await writerA.query("BEGIN", logger: testLogger)
-            let numberA = try await PostgresRecordStore.advance(family.child.familyID, by: 1, on: writerA, logger: testLogger)
-            var recordA = Record(
-                recordName: "from-a", recordType: "AppConfiguration", fields: RecordEnginePropertyTests.config("a", 1), changeTag: String(numberA, radix: 36),
+            let lockedByA = try await LockedFamily.lock(family.child.familyID, on: writerA, logger: testLogger)
+            let recordA = Record(
+                recordName: "from-a", recordType: "AppConfiguration", fields: RecordEnginePropertyTests.config("a", 1), changeTag: "",
                 deleted: false, createdAt: Date(), createdBy: family.parents[0].deviceID, modifiedAt: Date(), modifiedBy: family.parents[0].deviceID,
                 modifiedRole: "parent", clientModifiedAt: Date()
             )
-            recordA.changeTag = String(numberA, radix: 36)
-            try await PostgresRecordStore.write([(recordA, numberA)], familyID: family.child.familyID, zoneName: family.zone, on: writerA, logger: testLogger)
+            let numberA = try await lockedByA.commit([recordA], into: family.zone).sequence
 
             // Writer B, through the store, starts now and must wait for A.
             let writerB = Task {
@@ -41,7 +40,11 @@ import Testing
                     RecordEnginePropertyTests.operation(.create, "from-b", fields: RecordEnginePropertyTests.config("b", 2))
                 ], atomic: true)
             }
-            try await Task.sleep(for: .milliseconds(300))
+            // Until B is seen waiting for A's lock: a sleep would pass with B not yet started.
+            while try await client.query("SELECT count(*)::int FROM pg_stat_activity WHERE wait_event_type = 'Lock'", logger: testLogger)
+                .decode(Int.self).first(where: { _ in true }) == 0 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
 
             // A reader now sees neither, and its token does not pass A's number.
             let during = try await store.zoneChanges(access: parent, zoneName: family.zone, since: startToken, limit: 100)

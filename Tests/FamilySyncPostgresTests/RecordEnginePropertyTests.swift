@@ -40,7 +40,7 @@ import Testing
         ["logicalID": .string(name), "displayName": .string("v\(value)"), "category": .string("learning"), "isEnabled": .bool(true), "blockingEnabled": .bool(value % 2 == 0)]
     }
 
-    static func operation(_ type: RecordOperationType, _ name: String, fields: [String: JSONValue]? = nil, tag: String? = nil, at time: Date? = nil) -> PostgresRecordStore.Operation {
+    static func operation(_ type: RecordOperationType, _ name: String, fields: [String: JSONValue]? = nil, tag: String? = nil, at time: Date? = nil) -> RecordWrite {
         .init(type: type, recordName: name, recordType: "AppConfiguration", fields: fields, changeTag: tag, clientModifiedAt: time, path: "operations[0]")
     }
 

@@ -1,4 +1,3 @@
-import FamilySyncCore
 import Foundation
 
 /// Which zones a device sees (PROTOCOL §4): a parent the family's private database; an active child

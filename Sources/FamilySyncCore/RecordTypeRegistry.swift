@@ -1,0 +1,146 @@
+import Foundation
+
+/// A record type of PROTOCOL §5.2, declared once: the zones it may live in, who writes it through
+/// which route, what its fields must be, and the records derived from it in the same transaction.
+public struct RecordType: Sendable {
+    public enum Route: Sendable, Equatable {
+        /// Written through `records/modify` by these roles.
+        case modify(writers: Set<DeviceRole>)
+        /// Written only through its own endpoint, or by the server; named in the refusal.
+        case endpoint(String)
+    }
+
+    public var name: String
+    public var zones: Set<RecordSchema.ZoneKind>
+    public var route: Route
+    /// Checks a record's fields (`field` is the path to name in the error); nil: free-form.
+    public var validate: (@Sendable (_ fields: [String: JSONValue], _ field: String) throws(FamilySyncError) -> Void)?
+    public var derivation: Derivation?
+
+    public init(
+        _ name: String, zones: Set<RecordSchema.ZoneKind>, route: Route,
+        validate: (@Sendable (_ fields: [String: JSONValue], _ field: String) throws(FamilySyncError) -> Void)? = nil, derivation: Derivation? = nil
+    ) {
+        self.name = name
+        self.zones = zones
+        self.route = route
+        self.validate = validate
+        self.derivation = derivation
+    }
+}
+
+/// The record types the server knows. A new type is one declaration here, plus its pure
+/// validation and derivation where it has them; the change log runs the derivations of whatever
+/// it commits.
+public enum RecordTypeRegistry {
+    public static let types: [String: RecordType] = Dictionary(uniqueKeysWithValues: [
+        RecordType("AppConfiguration", zones: [.child], route: .modify(writers: [.parent]), validate: AppConfigurationFields.validate),
+        RecordType("DeviceSettings", zones: [.child, .family], route: .modify(writers: [.parent])),
+        RecordType("ConfigurationCommand", zones: [.child], route: .endpoint("POST /v1/devices/{id}/commands and POST /v1/commands/{id}/result")),
+        RecordType("UsageRecord", zones: [.child], route: .endpoint("POST /v1/usage"), derivation: DailySummary.derivation),
+        RecordType("DailySummary", zones: [.child], route: .endpoint("the server (it derives them from usage)")),
+    ].map { ($0.name, $0) })
+}
+
+/// Records a type derives from what is written, in the same transaction (`UsageRecord` →
+/// `DailySummary`). Pure: for the live records of its type being committed it makes a plan, the
+/// change log runs the plan's reads on the zone and hands their rows to `derive`, and commits what
+/// that returns with the records that caused it.
+public struct Derivation: Sendable {
+    public struct Plan: Sendable {
+        /// The zone's stored records it needs (as they are before this write).
+        public var reads: [StoredRecordQuery]
+        /// The records to write besides, from what the reads found.
+        public var derive: @Sendable (_ stored: [Record]) -> [Record]
+
+        public init(reads: [StoredRecordQuery], derive: @escaping @Sendable (_ stored: [Record]) -> [Record]) {
+            self.reads = reads
+            self.derive = derive
+        }
+
+        /// Nothing to read, nothing to write.
+        public static let none = Plan(reads: []) { _ in [] }
+    }
+
+    public var plan: @Sendable (_ written: [Record], _ context: DerivationContext) -> Plan
+
+    public init(plan: @escaping @Sendable (_ written: [Record], _ context: DerivationContext) -> Plan) {
+        self.plan = plan
+    }
+}
+
+/// What a derivation knows besides the records: where, whose, in which time zone, when.
+public struct DerivationContext: Sendable {
+    public var zone: Zone
+    /// The device whose write this is.
+    public var writer: UUID
+    /// The local days of the zone's owner (a child's device, or the upload's `timeZone`).
+    public var timeZone: TimeZone
+    public var now: Date
+
+    public init(zone: Zone, writer: UUID, timeZone: TimeZone, now: Date) {
+        self.zone = zone
+        self.writer = writer
+        self.timeZone = timeZone
+        self.now = now
+    }
+}
+
+/// A read of live records of the zone a derivation asks for.
+public enum StoredRecordQuery: Sendable, Equatable {
+    /// Records by name.
+    case named([String])
+    /// Records of `type` whose instants `[startField, endField)` overlap `interval` (instants are
+    /// stored as fixed-width UTC text, so text order is time order).
+    case overlapping(type: String, startField: String, endField: String, interval: DateInterval)
+}
+
+extension DailySummary {
+    /// `UsageRecord` → `DailySummary`: the days the new sessions touch are recomputed from every
+    /// session stored for them and the new ones (`DailySummaryCalculator`); a day whose summary
+    /// comes out as stored is not written again, nor an empty day that has none.
+    public static let derivation = Derivation { written, context in
+        let fresh = written.compactMap(UsageSession.init(record:))
+        let changing = days(touchedBy: fresh, in: context.timeZone)
+        guard let child = context.zone.childDeviceID,
+            let first = changing.first.flatMap({ DailySummaryCalculator.interval(of: $0, in: context.timeZone) }),
+            let last = changing.last.flatMap({ DailySummaryCalculator.interval(of: $0, in: context.timeZone) })
+        else { return .none }
+        let reads: [StoredRecordQuery] = [
+            .overlapping(type: "UsageRecord", startField: "sessionStart", endField: "sessionEnd", interval: DateInterval(start: first.start, end: last.end)),
+            .named(changing.map(recordName)),
+        ]
+        return Derivation.Plan(reads: reads) { stored in
+            let names = Set(written.map(\.recordName))
+            let known = stored.filter { $0.recordType == "UsageRecord" && !names.contains($0.recordName) }.compactMap(UsageSession.init(record:))
+            var previous: [String: Record] = [:]
+            for record in stored where record.recordType == "DailySummary" { previous[record.recordName] = record }
+            let computed = DailySummaryCalculator.summaries(of: known + fresh, days: changing, deviceID: child, timeZone: context.timeZone, at: context.now)
+            return computed.compactMap { summary in
+                let before = previous[summary.recordName]
+                if let before, let stored = DailySummary(fields: before.fields), stored.sameContent(as: summary) { return nil }
+                if before == nil, summary.byApp.isEmpty { return nil }  // nothing stored, nothing to store
+                return Record(
+                    recordName: summary.recordName, recordType: "DailySummary", fields: summary.fields, changeTag: "", deleted: false,
+                    createdAt: before?.createdAt ?? context.now, createdBy: context.writer, modifiedAt: context.now, modifiedBy: context.writer,
+                    modifiedRole: "server", clientModifiedAt: context.now
+                )
+            }
+        }
+    }
+
+    /// The local days sessions count on, in order.
+    public static func days(touchedBy sessions: [UsageSession], in timeZone: TimeZone) -> [String] {
+        var days: Set<String> = []
+        for session in sessions { days.formUnion(DailySummaryCalculator.days(of: session, in: timeZone)) }
+        return days.sorted()
+    }
+}
+
+extension UsageSession {
+    /// A live `UsageRecord`'s session; nil for other records and tombstones.
+    public init?(record: Record) {
+        guard record.recordType == "UsageRecord", !record.deleted else { return nil }
+        self.init(fields: record.fields)
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// A record zone (PROTOCOL §4): a parent's own, `family`, or a child's `child-<deviceId>`.
+public struct Zone: Sendable, Equatable {
+    public var name: String
+    /// The child whose zone this is; nil for other zones.
+    public var childDeviceID: UUID?
+    /// Changes when a deleted zone is made again, so old tokens of it are refused.
+    public var incarnation: UUID
+    /// The family's sequence number of its last change.
+    public var changedSequence: Int64
+    public var deleted: Bool
+
+    public init(name: String, childDeviceID: UUID?, incarnation: UUID, changedSequence: Int64, deleted: Bool) {
+        self.name = name
+        self.childDeviceID = childDeviceID
+        self.incarnation = incarnation
+        self.changedSequence = changedSequence
+        self.deleted = deleted
+    }
+}
+
+/// Where a family's change log stands: its last change, and the horizon before which tombstones
+/// have been purged (a token from before it may have missed a deletion).
+public struct ChangeLogPosition: Sendable, Equatable {
+    public var sequence: Int64
+    public var horizon: Int64
+
+    public init(sequence: Int64, horizon: Int64) {
+        self.sequence = sequence
+        self.horizon = horizon
+    }
+
+    /// A database token's sequence must lie within what the family kept: not before the horizon,
+    /// not after the family's sequence. A token at 0 has seen nothing (a device awaiting
+    /// confirmation holds one), so it cannot have missed anything.
+    public func checkDatabaseToken(_ tokenSequence: Int64) throws(FamilySyncError) {
+        guard tokenSequence == 0 || tokenSequence >= horizon, tokenSequence <= sequence else { throw Self.expired }
+    }
+
+    /// A zone token's sequence must lie within what the family kept.
+    public func checkZoneToken(_ tokenSequence: Int64) throws(FamilySyncError) {
+        guard tokenSequence >= horizon, tokenSequence <= sequence else { throw Self.expired }
+    }
+
+    static let expired = FamilySyncError(.changeTokenExpired, "The change token is older than the tombstone horizon; fetch again without one.")
+}

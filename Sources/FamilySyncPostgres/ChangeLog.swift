@@ -1,0 +1,257 @@
+import FamilySyncCore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The one way to change a family's data (docs/architecture.md, "One change log"): a transaction
+/// that first takes the family's row lock, then numbers every change from the family's sequence,
+/// writes records and tombstones, and tells the polls on commit. Every writer takes the locks in
+/// that order, so two writers of a family queue instead of deadlocking, and readers see a family's
+/// changes in sequence order with no gaps (schema 0003).
+public struct ChangeLog: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// Runs `body` in one transaction that holds `familyID`'s lock from the start; 404 for a
+    /// family that does not exist.
+    public func write<Result: Sendable>(family familyID: UUID, _ body: @escaping @Sendable (LockedFamily) async throws -> Result) async throws -> Result {
+        let logger = logger
+        return try await client.inTransaction(logger: logger) { connection in
+            let family = try await LockedFamily.lock(familyID, on: connection, logger: logger)
+            return try await body(family)
+        }
+    }
+}
+
+/// A family whose row lock this transaction holds: its zones, records and devices change only
+/// through here.
+public struct LockedFamily: Sendable {
+    public let id: UUID
+    public let connection: PostgresConnection
+    let logger: Logger
+    /// The family's change sequence when the lock was taken.
+    public let sequenceAtLock: Int64
+
+    static func lock(_ familyID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> LockedFamily {
+        let rows = try await connection.query("SELECT change_seq FROM families WHERE family_id = \(familyID) FOR UPDATE", logger: logger)
+        guard let sequence = try await rows.decode(Int64.self).first(where: { _ in true }) else {
+            throw FamilySyncError.notFound("No such family.")
+        }
+        return LockedFamily(id: familyID, connection: connection, logger: logger, sequenceAtLock: sequence)
+    }
+
+    /// Takes `count` numbers of the family's change sequence and returns the last.
+    public func advance(by count: Int64 = 1) async throws -> Int64 {
+        let rows = try await connection.query(
+            "UPDATE families SET change_seq = change_seq + \(count) WHERE family_id = \(id) RETURNING change_seq", logger: logger
+        )
+        guard let sequence = try await rows.decode(Int64.self).first(where: { _ in true }) else {
+            throw FamilySyncError.notFound("No such family.")
+        }
+        return sequence
+    }
+
+    /// A live zone of the family; `ZONE_NOT_FOUND` otherwise.
+    public func zone(_ name: String) async throws -> Zone {
+        try await ZoneRows.zone(id, name, on: connection, logger: logger)
+    }
+
+    /// Writes decided records into a zone, and what their types derive from them
+    /// (`RecordTypeRegistry`): takes numbers of the family's sequence, stamps each record's change
+    /// tag with its number, advances the zone and tells the polls. Every write of records goes
+    /// through here (modify, commands, usage, retention). Derivations see the zone's local days in
+    /// `timeZone`, by default its child device's.
+    @discardableResult
+    public func commit(_ records: [Record], into zoneName: String, derivingIn timeZone: TimeZone? = nil) async throws -> Commit {
+        try await commit(records, into: .named(zoneName), derivingIn: timeZone)
+    }
+
+    /// As `commit(_:into:derivingIn:)`, into a zone already read (spares the read derivations need).
+    @discardableResult
+    public func commit(_ records: [Record], into zone: Zone, derivingIn timeZone: TimeZone? = nil) async throws -> Commit {
+        try await commit(records, into: .read(zone), derivingIn: timeZone)
+    }
+
+    private enum Target {
+        case named(String)
+        case read(Zone)
+
+        var name: String {
+            switch self {
+            case .named(let name): name
+            case .read(let zone): zone.name
+            }
+        }
+    }
+
+    private func commit(_ records: [Record], into target: Target, derivingIn timeZone: TimeZone?) async throws -> Commit {
+        let zoneName = target.name
+        let derived = try await derivations(of: records, in: target, timeZone: timeZone)
+        let all = records + derived
+        let count = Int64(all.count)
+        let last = try await advance(by: count)
+        let first = last - count + 1
+        var written: [(record: Record, sequence: Int64)] = []
+        for (offset, record) in all.enumerated() {
+            var record = record
+            record.changeTag = String(first + Int64(offset), radix: 36)
+            written.append((record, first + Int64(offset)))
+        }
+        try await write(written, into: zoneName)
+        try await connection.query("UPDATE zones SET changed_seq = \(last) WHERE family_id = \(id) AND zone_name = \(zoneName)", logger: logger)
+        try await publish([.zone(zoneName, of: id)])
+        return Commit(records: written.map(\.record), derivedCount: derived.count, sequence: last)
+    }
+
+    public struct Commit: Sendable {
+        /// As written, change tags set: the records given, then the derived ones.
+        public var records: [Record]
+        public var derivedCount: Int
+        /// The family's sequence after the commit (the zone's `changed_seq`).
+        public var sequence: Int64
+
+        public var derived: ArraySlice<Record> { records.suffix(derivedCount) }
+    }
+
+    /// The records the written ones' types derive, from the zone as it is before the write.
+    private func derivations(of records: [Record], in target: Target, timeZone: TimeZone?) async throws -> [Record] {
+        let live = records.filter { !$0.deleted }
+        let derivations = Dictionary(grouping: live, by: \.recordType).compactMap { type, written in
+            RecordTypeRegistry.types[type]?.derivation.map { (type, $0, written) }
+        }.sorted { $0.0 < $1.0 }
+        guard !derivations.isEmpty, let writer = live.first else { return [] }
+        let zone: Zone
+        switch target {
+        case .named(let name): zone = try await self.zone(name)
+        case .read(let read): zone = read
+        }
+        var local = timeZone
+        if local == nil { local = try await localTimeZone(of: zone) }
+        let context = DerivationContext(zone: zone, writer: writer.modifiedBy, timeZone: local ?? .gmt, now: writer.modifiedAt)
+        var derived: [Record] = []
+        for (_, derivation, written) in derivations {
+            let plan = derivation.plan(written, context)
+            var stored: [Record] = []
+            for query in plan.reads { stored += try await read(query, in: zone.name) }
+            derived += plan.derive(stored)
+        }
+        return derived
+    }
+
+    /// The time zone of a child zone's device; UTC for other zones.
+    private func localTimeZone(of zone: Zone) async throws -> TimeZone {
+        guard let child = zone.childDeviceID else { return .gmt }
+        let rows = try await connection.query("SELECT time_zone FROM devices WHERE family_id = \(id) AND device_id = \(child)", logger: logger)
+        return try await rows.decode(String.self).first(where: { _ in true }).flatMap(TimeZone.init(identifier:)) ?? .gmt
+    }
+
+    /// Live records of the zone that a derivation asks for.
+    func read(_ query: StoredRecordQuery, in zoneName: String) async throws -> [Record] {
+        switch query {
+        case .named(let names):
+            return try await connection.query(
+                "SELECT \(unescaped: RecordRow.columns) FROM records WHERE family_id = \(id) AND zone_name = \(zoneName) AND record_name = ANY(\(names)) AND NOT deleted",
+                logger: logger
+            ).collect(RecordRow.decode)
+        case .overlapping(let type, let startField, let endField, let interval):
+            // Written into the statement, not bound, so that it matches the expression index of
+            // `schema/` (a partial index on the type); they are names from Core's declarations.
+            guard [type, startField, endField].allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isLetter } }) else {
+                throw FamilySyncError(.internalError, "A derivation asked for an unusable field.")
+            }
+            return try await connection.query(
+                """
+                SELECT \(unescaped: RecordRow.columns) FROM records
+                WHERE family_id = \(id) AND zone_name = \(zoneName) AND record_type = '\(unescaped: type)' AND NOT deleted
+                  AND fields ->> '\(unescaped: endField)' >= \(Instant.format(interval.start)) AND fields ->> '\(unescaped: startField)' < \(Instant.format(interval.end))
+                """,
+                logger: logger
+            ).collect(RecordRow.decode)
+        }
+    }
+
+    /// A new zone a parent made, or one deleted before made again (a new incarnation); `EXISTS`
+    /// for a live one.
+    public func createZone(_ name: String, now: Date) async throws -> Zone {
+        let sequence = try await advance()
+        let rows = try await connection.query(
+            """
+            INSERT INTO zones (family_id, zone_name, child_device_id, created_at, incarnation, changed_seq)
+            VALUES (\(id), \(name), NULL, \(now), gen_random_uuid(), \(sequence))
+            ON CONFLICT (family_id, zone_name) DO UPDATE
+                SET deleted_at = NULL, incarnation = gen_random_uuid(), changed_seq = EXCLUDED.changed_seq, created_at = EXCLUDED.created_at
+                WHERE zones.deleted_at IS NOT NULL
+            RETURNING incarnation
+            """,
+            logger: logger
+        )
+        guard let incarnation = try await rows.decode(UUID.self).first(where: { _ in true }) else {
+            throw FamilySyncError(.exists, "A zone named '\(name)' exists.")
+        }
+        try await publish([.zone(name, of: id)])
+        return Zone(name: name, childDeviceID: nil, incarnation: incarnation, changedSequence: sequence, deleted: false)
+    }
+
+    /// A confirmed child's own zone, `child-<deviceId>`, shared with it.
+    public func createChildZone(for deviceID: UUID, now: Date) async throws {
+        let sequence = try await advance()
+        let name = Device.zoneName(forChild: deviceID)
+        try await connection.query(
+            "INSERT INTO zones (family_id, zone_name, child_device_id, created_at, changed_seq) VALUES (\(id), \(name), \(deviceID), \(now), \(sequence))",
+            logger: logger
+        )
+        try await publish([.zone(name, of: id)])
+    }
+
+    /// Deletes a zone's records; the zone stays as a tombstone for the database change feed.
+    public func tombstoneZone(_ name: String, now: Date) async throws {
+        let sequence = try await advance()
+        try await connection.query("DELETE FROM records WHERE family_id = \(id) AND zone_name = \(name)", logger: logger)
+        try await connection.query(
+            "UPDATE zones SET deleted_at = \(now), changed_seq = \(sequence) WHERE family_id = \(id) AND zone_name = \(name)", logger: logger
+        )
+        try await publish([.zone(name, of: id)])
+    }
+
+    /// A device's status, role or name changed: stamps it with a number of the family's sequence
+    /// and tells the polls that can see it.
+    public func deviceChanged(_ deviceID: UUID) async throws {
+        let sequence = try await advance()
+        try await connection.query("UPDATE devices SET changed_seq = \(sequence) WHERE family_id = \(id) AND device_id = \(deviceID)", logger: logger)
+        try await publish([.device(deviceID, of: id)])
+    }
+
+    /// Tells every instance's polls what changed, on commit (`pg_notify` in this transaction).
+    public func publish(_ notices: [ChangeNotice]) async throws {
+        try await ChangePublisher.publish(notices, on: connection, logger: logger)
+    }
+
+    /// Records in one statement (one round trip for a whole batch), inserting new ones and
+    /// overwriting stored ones and tombstones.
+    private func write(_ records: [(record: Record, sequence: Int64)], into zoneName: String) async throws {
+        let list = records.map(\.record)
+        try await connection.query(
+            """
+            INSERT INTO records (family_id, zone_name, record_name, record_type, fields, change_tag, deleted, created_at, created_by,
+                                 modified_at, modified_by, modified_role, client_modified_at, seq)
+            SELECT \(id), \(zoneName), name, type, body::jsonb, tag, gone, created, creator, modified, modifier, role, client, seq
+            FROM unnest(\(list.map(\.recordName))::text[], \(list.map(\.recordType))::text[], \(try list.map { try RecordRow.json($0.fields) })::text[],
+                        \(list.map(\.changeTag))::text[], \(list.map(\.deleted))::bool[], \(list.map(\.createdAt))::timestamptz[],
+                        \(list.map(\.createdBy))::uuid[], \(list.map(\.modifiedAt))::timestamptz[], \(list.map(\.modifiedBy))::uuid[],
+                        \(list.map(\.modifiedRole))::text[], \(list.map(\.clientModifiedAt))::timestamptz[], \(records.map(\.sequence))::bigint[])
+                AS u(name, type, body, tag, gone, created, creator, modified, modifier, role, client, seq)
+            ON CONFLICT (family_id, zone_name, record_name) DO UPDATE SET
+                record_type = EXCLUDED.record_type, fields = EXCLUDED.fields, change_tag = EXCLUDED.change_tag, deleted = EXCLUDED.deleted,
+                created_at = EXCLUDED.created_at, created_by = EXCLUDED.created_by, modified_at = EXCLUDED.modified_at,
+                modified_by = EXCLUDED.modified_by, modified_role = EXCLUDED.modified_role,
+                client_modified_at = EXCLUDED.client_modified_at, seq = EXCLUDED.seq
+            """,
+            logger: logger
+        )
+    }
+}

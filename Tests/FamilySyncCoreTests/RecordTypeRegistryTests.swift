@@ -1,0 +1,74 @@
+import FamilySyncCore
+import Foundation
+import Testing
+
+/// The registry's declarations and the one derivation they hold today (`UsageRecord` →
+/// `DailySummary`), run as the change log runs them, without a database.
+@Suite struct RecordTypeRegistryTests {
+    static let child = UUID()
+    static let now = Instant.parse("2026-11-21T12:00:00Z")!
+    static let context = DerivationContext(
+        zone: Zone(name: Device.zoneName(forChild: child), childDeviceID: child, incarnation: UUID(), changedSequence: 1, deleted: false),
+        writer: child, timeZone: TimeZone(identifier: "America/Chicago")!, now: now
+    )
+
+    static func usage(_ app: String, _ start: String, _ end: String, seconds: Int) -> Record {
+        let session = UsageSession(
+            recordID: UUID(), logicalID: app, displayName: app, category: .learning, sessionStart: Instant.parse(start)!, sessionEnd: Instant.parse(end)!,
+            totalSeconds: seconds, earnedPoints: 0
+        )
+        return Record(
+            recordName: session.recordName, recordType: "UsageRecord", fields: session.fields, changeTag: "", deleted: false, createdAt: now,
+            createdBy: child, modifiedAt: now, modifiedBy: child, modifiedRole: "child", clientModifiedAt: now
+        )
+    }
+
+    @Test func everyTypeOfTheProtocolIsDeclaredAndOnlyUsageDerives() {
+        #expect(Set(RecordTypeRegistry.types.keys) == ["AppConfiguration", "DeviceSettings", "ConfigurationCommand", "UsageRecord", "DailySummary"])
+        #expect(RecordTypeRegistry.types.values.filter { $0.derivation != nil }.map(\.name) == ["UsageRecord"])
+    }
+
+    @Test func usageAcrossMidnightReadsBothDaysAndDerivesBothSummaries() throws {
+        let derivation = try #require(RecordTypeRegistry.types["UsageRecord"]?.derivation)
+        // 23:30 to 00:30 in Chicago.
+        let written = [Self.usage("khan", "2026-11-20T05:30:00Z", "2026-11-20T06:30:00Z", seconds: 3000)]
+        let plan = derivation.plan(written, Self.context)
+        let reads = plan.reads
+        #expect(reads.contains(.named(["summary-2026-11-19", "summary-2026-11-20"])))
+        #expect(reads.contains(.overlapping(
+            type: "UsageRecord", startField: "sessionStart", endField: "sessionEnd",
+            interval: DateInterval(start: Instant.parse("2026-11-19T06:00:00Z")!, end: Instant.parse("2026-11-21T06:00:00Z")!)
+        )))
+        let derived = plan.derive([])
+        #expect(derived.map(\.recordName) == ["summary-2026-11-19", "summary-2026-11-20"])
+        #expect(derived.allSatisfy { $0.recordType == "DailySummary" && $0.modifiedRole == "server" && $0.createdBy == Self.child })
+        #expect(derived.compactMap { DailySummary(fields: $0.fields)?.totalLearningSeconds } == [1500, 1500])
+    }
+
+    @Test func storedSessionsCountAndAnUnchangedDayIsNotWrittenAgain() throws {
+        let derivation = try #require(RecordTypeRegistry.types["UsageRecord"]?.derivation)
+        let earlier = Self.usage("khan", "2026-11-20T15:00:00Z", "2026-11-20T15:10:00Z", seconds: 600)
+        let first = derivation.plan([earlier], Self.context).derive([])
+        #expect(first.compactMap { DailySummary(fields: $0.fields)?.totalLearningSeconds } == [600])
+
+        // A later session of another app: the day is recomputed over both.
+        let later = Self.usage("chess", "2026-11-20T16:00:00Z", "2026-11-20T16:05:00Z", seconds: 300)
+        let second = derivation.plan([later], Self.context).derive([earlier] + first)
+        #expect(second.compactMap { DailySummary(fields: $0.fields)?.totalLearningSeconds } == [900])
+        #expect(second.first?.createdAt == first.first?.createdAt, "a summary written again keeps its creation")
+
+        // The same session counted again under another id adds nothing: the day stays as stored.
+        var again = earlier
+        again.recordName = "usage-\(UUID().lowercased)"
+        var fields = again.fields
+        fields["recordID"] = .string(String(again.recordName.dropFirst("usage-".count)))
+        again.fields = fields
+        #expect(derivation.plan([again], Self.context).derive([earlier, later] + second).isEmpty)
+    }
+
+    @Test func aSessionWithNothingToCountOnADayWithoutSummaryWritesNothing() throws {
+        let derivation = try #require(RecordTypeRegistry.types["UsageRecord"]?.derivation)
+        let empty = Self.usage("khan", "2026-11-20T15:00:00Z", "2026-11-20T15:00:00Z", seconds: 0)
+        #expect(derivation.plan([empty], Self.context).derive([]).isEmpty)
+    }
+}
