@@ -8,9 +8,15 @@ public enum DatabaseErrorTranslation {
     /// 08 connection exception, 53 insufficient resources, 57P01–57P03 shutdown/cannot connect now.
     static let unavailableStates: Set<String> = ["57P01", "57P02", "57P03"]
 
-    /// `TRY_AGAIN_LATER` for a database that cannot be reached or is going away; nil for anything
-    /// else, which the caller treats as a bug (`INTERNAL_ERROR`).
+    /// `TRY_AGAIN_LATER` for a database that cannot be reached or is going away, or a transaction
+    /// that collided with another (40001, 40P01); `CONFLICT` for a unique key taken by a concurrent
+    /// writer (23505); nil for anything else, which the caller treats as a bug (`INTERNAL_ERROR`).
+    /// A `FamilySyncError` is itself: every lease of the pool has translated what it throws
+    /// already, and a caller asking again must get the same answer.
     public static func translate(_ error: any Error) -> FamilySyncError? {
+        if let error = error as? FamilySyncError {
+            return error
+        }
         if let error = error as? PostgresTransactionError {
             return (error.closureError ?? error.beginError ?? error.commitError).flatMap(translate)
         }
@@ -32,6 +38,10 @@ public enum DatabaseErrorTranslation {
             }
             if state == "40001" || state == "40P01" {
                 return .unavailable("The request collided with another; retry it.", retryAfter: 1)
+            }
+            // A unique key taken by a concurrent writer: the domain's conflict, not a bug.
+            if state == "23505" {
+                return FamilySyncError(.conflict, "Another request made the same thing at the same moment; read it again.")
             }
             return nil
         default:

@@ -298,7 +298,8 @@ extension TestServer.Reply {
                     try await embedded.stop()
                     try await embedded.start()
                     try await server.configureRetrying(zone, by: parent)
-                    let answer = try #require(try await held.value.poll)
+                    let reply = try await held.value
+                    let answer = try #require(reply.poll, "the poll: \(reply.status) \(String(buffer: reply.body))")
                     #expect(answer.changed)
                     #expect(answer.zones == [zone])
 
