@@ -17,7 +17,7 @@ enum BenchServer {
         let postgres = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: logger)
         let app = buildApplication(
             configuration: .init(port: 0, unauthenticatedRateLimit: RateLimit(burst: 1_000_000, perMinute: 1_000_000)),
-            postgres: postgres, listener: try url.connectionConfiguration(), metricsRegistry: PrometheusCollectorRegistry(), logger: logger
+            dependencies: ServerDependencies(postgres: postgres, listener: try url.connectionConfiguration(), metricsRegistry: PrometheusCollectorRegistry(), logger: logger)
         ) { channel in
             FileHandle.standardOutput.write(Data("port=\(channel.localAddress?.port ?? 0)\n".utf8))
         }

@@ -72,7 +72,7 @@ struct InProcessServer {
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = buildApplication(
             configuration: .init(port: 0, limits: limits, unauthenticatedRateLimit: RateLimit(burst: 1000, perMinute: 1000)),
-            postgres: postgres, listener: try url.connectionConfiguration(), metricsRegistry: PrometheusCollectorRegistry(), logger: logger
+            dependencies: ServerDependencies(postgres: postgres, listener: try url.connectionConfiguration(), metricsRegistry: PrometheusCollectorRegistry(), logger: logger)
         ) { channel in portContinuation.yield(channel.localAddress?.port ?? 0) }
         let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
         let running = Task { try await group.run() }

@@ -59,9 +59,8 @@ struct ServeCommand: AsyncParsableCommand {
         let (url, embedded) = try await EmbeddedDatabaseLauncher.open(source, logger: logger)
         do {
             let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: logger)
-            let app = buildApplication(
-                configuration: server, postgres: client, listener: try url.connectionConfiguration(), metricsRegistry: registry, logger: logger
-            ) { channel in
+            let dependencies = ServerDependencies(postgres: client, listener: try url.connectionConfiguration(), metricsRegistry: registry, logger: logger)
+            let app = buildApplication(configuration: server, dependencies: dependencies) { channel in
                 logger.notice("listening", metadata: [
                     "address": "http://\(server.host):\(channel.localAddress?.port ?? server.port)",
                     "startup_ms": "\(Int((ContinuousClock.now - started) / .milliseconds(1)))",

@@ -14,16 +14,17 @@ import Testing
         let url = try await TestPostgres.shared.makeDatabase()
         let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: testLogger)
         let server = ServerConfiguration(host: "127.0.0.1", port: 0)
-        let router = buildRouter(configuration: server, postgres: client, metricsRegistry: testMetricsRegistry, logger: testLogger)
         let (started, requestArrived) = AsyncStream.makeStream(of: Void.self)
-        router.get("/test/slow") { _, _ -> String in
-            requestArrived.yield()
-            try await Task.sleep(for: .milliseconds(500))
-            return "finished"
-        }
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = makeApplication(router: router, configuration: server, postgres: client, logger: testLogger) { channel in
+        let dependencies = ServerDependencies(postgres: client, listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, logger: testLogger)
+        let app = buildApplication(configuration: server, dependencies: dependencies) { channel in
             portContinuation.yield(channel.localAddress?.port ?? 0)
+        } routes: { router in
+            router.get("/test/slow") { _, _ -> String in
+                requestArrived.yield()
+                try await Task.sleep(for: .milliseconds(500))
+                return "finished"
+            }
         }
         let group = ServiceGroup(configuration: .init(services: [app], logger: testLogger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in

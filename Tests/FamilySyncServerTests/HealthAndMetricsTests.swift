@@ -33,7 +33,10 @@ import Testing
     @Test func startMigratesAnEmptyDatabase() async throws {
         let url = try await TestPostgres.shared.makeDatabase(migrated: false)
         let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: testLogger)
-        let app = buildApplication(configuration: .init(port: 0), postgres: client, listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, logger: testLogger)
+        let app = buildApplication(
+            configuration: .init(port: 0),
+            dependencies: ServerDependencies(postgres: client, listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, logger: testLogger)
+        )
         try await app.test(.router) { client in
             try await client.execute(uri: "/health/ready", method: .get) { response in
                 #expect(response.status == .ok)

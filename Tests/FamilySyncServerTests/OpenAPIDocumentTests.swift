@@ -31,8 +31,12 @@ import Testing
     }
 
     @Test func listsExactlyTheServedRoutes() throws {
-        let client = PostgresClient(configuration: .init(unixSocketPath: "/nonexistent", username: "x", password: nil, database: nil))
-        let served = buildRoutes(configuration: .init(), postgres: client, metricsRegistry: .init(), logger: testLogger).table.routes
+        let nowhere = PostgresClient.Configuration(unixSocketPath: "/nonexistent", username: "x", password: nil, database: nil)
+        let dependencies = ServerDependencies(
+            postgres: PostgresClient(configuration: nowhere), listener: .init(unixSocketPath: "/nonexistent", username: "x", password: nil, database: nil),
+            metricsRegistry: .init(), logger: testLogger
+        )
+        let served = buildRouter(configuration: .init(), dependencies: dependencies).table.routes
         var servedByPath: [String: Set<String>] = [:]
         for route in served {
             // RouterPath prints parameters as OpenAPI does: "{id}".

@@ -29,10 +29,12 @@ func withTestApplication<Result: Sendable>(
     configuration.options.maximumConnections = 4
     configuration.options.connectTimeout = .seconds(1)
     let client = PostgresClient(configuration: configuration, backgroundLogger: testLogger)
-    let server = ServerConfiguration(host: "127.0.0.1", port: 0, limits: limits)
-    let router = buildRouter(configuration: server, postgres: client, metricsRegistry: testMetricsRegistry, logger: testLogger)
-    extraRoutes(router, client)
     // A database that is down cannot be migrated; such a test starts the server without.
-    let app = makeApplication(router: router, configuration: server, postgres: client, logger: testLogger, migrateOnStart: databaseURL == nil)
+    let dependencies = ServerDependencies(
+        postgres: client, listener: try url!.connectionConfiguration(), metricsRegistry: testMetricsRegistry, logger: testLogger, migrateOnStart: databaseURL == nil
+    )
+    let app = buildApplication(configuration: ServerConfiguration(host: "127.0.0.1", port: 0, limits: limits), dependencies: dependencies, routes: { router in
+        extraRoutes(router, client)
+    })
     return try await body(app)
 }

@@ -112,15 +112,12 @@ private func runTestServer<Result: Sendable>(
     postgresConfiguration.options.maximumConnections = 4
     let postgres = PostgresClient(configuration: postgresConfiguration, backgroundLogger: testLogger)
     let clock = ManualClock()
-    let polling = LongPolling(registry: testMetricsRegistry)
-    let listener = PostgresChangeListener(
-        configuration: try url.connectionConfiguration(), sink: polling.sink, logger: testLogger,
-        initialBackoff: listenerBackoff, maximumBackoff: max(listenerBackoff, .seconds(2))
+    let dependencies = ServerDependencies(
+        postgres: postgres, listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, clock: clock, logger: testLogger,
+        listenerBackoff: listenerBackoff, listenerMaximumBackoff: max(listenerBackoff, .seconds(2))
     )
-    let app = buildApplication(
-        configuration: configuration, postgres: postgres, listener: listener, longPolling: polling,
-        metricsRegistry: testMetricsRegistry, clock: clock, logger: testLogger, onServerRunning: { _ in }
-    )
+    let polling = dependencies.longPolling
+    let app = buildApplication(configuration: configuration, dependencies: dependencies)
     return try await app.test(.live) { client in
         try await body(TestServer(postgres: postgres, clock: clock, port: client.port!, polling: polling, databaseURL: url))
     }

@@ -1,0 +1,59 @@
+import FamilySyncCore
+import FamilySyncPostgres
+import Logging
+import NIOCore
+import PostgresNIO
+import Prometheus
+
+/// What the application is built from, each part made once: the database client, the stores over
+/// it, the long-poll machinery and its listener, the token keyring, metrics, clock and logger.
+/// `familysync serve`, the benchmarks and the tests build it the same way; tests override the
+/// parts they must control (a manual clock, a slow listener, no migration for a database that is
+/// down).
+public struct ServerDependencies: Sendable {
+    public let postgres: PostgresClient
+    public let metricsRegistry: PrometheusCollectorRegistry
+    public let clock: any WallClock
+    public let logger: Logger
+    /// The one LISTEN connection that wakes long polls (§6), a service of the application.
+    public let listener: PostgresChangeListener
+    /// Whether the migrations are applied before the server accepts a request.
+    public let migrateOnStart: Bool
+    let longPolling: LongPolling
+    let keyring = ChangeTokenKeyring()
+    let migrator: Migrator
+    let families: PostgresFamilyStore
+    let devices: PostgresDeviceStore
+    let pairings: PostgresPairingStore
+    let records: PostgresRecordStore
+    let commands: PostgresCommandStore
+    let usage: PostgresUsageStore
+    let polls: PostgresPollStore
+
+    /// `listener` is the database of the LISTEN connection: the same database as `postgres`'s,
+    /// on a connection of its own.
+    public init(
+        postgres: PostgresClient, listener: PostgresConnection.Configuration, metricsRegistry: PrometheusCollectorRegistry,
+        clock: any WallClock = SystemWallClock(), logger: Logger, listenerBackoff: Duration = .milliseconds(100),
+        listenerMaximumBackoff: Duration = .seconds(5), migrateOnStart: Bool = true
+    ) {
+        self.postgres = postgres
+        self.metricsRegistry = metricsRegistry
+        self.clock = clock
+        self.logger = logger
+        self.migrateOnStart = migrateOnStart
+        let longPolling = LongPolling(registry: metricsRegistry)
+        self.longPolling = longPolling
+        self.listener = PostgresChangeListener(
+            configuration: listener, sink: longPolling.sink, logger: logger, initialBackoff: listenerBackoff, maximumBackoff: listenerMaximumBackoff
+        )
+        migrator = Migrator(logger: logger)
+        families = PostgresFamilyStore(client: postgres, clock: clock, logger: logger)
+        devices = PostgresDeviceStore(client: postgres, clock: clock, logger: logger)
+        pairings = PostgresPairingStore(client: postgres, clock: clock, logger: logger)
+        records = PostgresRecordStore(client: postgres, clock: clock, logger: logger)
+        commands = PostgresCommandStore(client: postgres, clock: clock, logger: logger)
+        usage = PostgresUsageStore(client: postgres, clock: clock, logger: logger)
+        polls = PostgresPollStore(client: postgres, logger: logger)
+    }
+}
