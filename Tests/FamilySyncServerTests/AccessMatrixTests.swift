@@ -1,5 +1,6 @@
 import FamilySyncCore
 import FamilySyncProtocol
+@testable import FamilySyncServer
 import FamilySyncTestSupport
 import Foundation
 import HTTPTypes
@@ -27,6 +28,7 @@ import Testing
         Endpoint(name: "GET /v1/devices", method: .get, uri: { _ in "/v1/devices" }, expected: [200, 200, 403, 401, 200, 401]),
         Endpoint(name: "GET /v1/devices/me", method: .get, uri: { _ in "/v1/devices/me" }, expected: [200, 200, 200, 401, 200, 401]),
         Endpoint(name: "PATCH /v1/devices/{child}", method: .patch, uri: { "/v1/devices/\($0.child.deviceID.lowercased)" }, json: { _ in #"{"name":"Renamed"}"# }, expected: [200, 200, 403, 401, 404, 401]),
+        Endpoint(name: "PATCH /v1/devices/me", method: .patch, uri: { _ in "/v1/devices/me" }, json: { _ in #"{"name":"Renamed"}"# }, expected: [200, 200, 403, 401, 200, 401]),
         Endpoint(name: "DELETE /v1/devices/{child}", method: .delete, uri: { "/v1/devices/\($0.child.deviceID.lowercased)" }, expected: [204, 403, 403, 401, 404, 401]),
         Endpoint(name: "POST /v1/devices/me/credential", method: .post, uri: { _ in "/v1/devices/me/credential" }, expected: [200, 200, 403, 401, 200, 401]),
         Endpoint(name: "DELETE /v1/families/me", method: .delete, uri: { _ in "/v1/families/me" }, expected: [204, 403, 403, 401, 204, 401]),
@@ -39,6 +41,7 @@ import Testing
         Endpoint(name: "DELETE /v1/pairings/{pending}", method: .delete, uri: { "/v1/pairings/\($0.pendingPairingID.lowercased)" }, expected: [200, 403, 403, 401, 404, 401]),
         Endpoint(name: "GET /v1/zones", method: .get, uri: { _ in "/v1/zones" }, expected: [200, 200, 403, 401, 200, 401]),
         Endpoint(name: "POST /v1/zones", method: .post, uri: { _ in "/v1/zones" }, json: { _ in #"{"zoneName":"extra"}"# }, expected: [201, 403, 403, 401, 201, 401]),
+        Endpoint(name: "DELETE /v1/zones/{revoked child's zone}", method: .delete, uri: { "/v1/zones/child-\($0.revoked.deviceID.lowercased)" }, expected: [204, 403, 403, 401, 404, 401]),
         Endpoint(name: "GET /v1/zones/{child zone}/changes", method: .get, uri: { "/v1/zones/\($0.childZone)/changes" }, expected: [200, 200, 403, 401, 404, 401]),
         Endpoint(name: "POST /v1/zones/{child zone}/records/modify", method: .post, uri: { "/v1/zones/\($0.childZone)/records/modify" }, json: { _ in
             #"{"operations":[{"operationType":"create","record":{"recordName":"app","recordType":"AppConfiguration","fields":{"logicalID":"a","displayName":"A","category":"reward","isEnabled":true,"blockingEnabled":true}}}]}"#
@@ -70,9 +73,14 @@ import Testing
         zip(Caller.allCases, endpoint.expected).map { Cell(endpoint: endpoint, caller: $0, expected: $1) }
     }
 
-    @Test func everyEndpointHasARowAndTheRowsCoverTheServedRoutes() {
+    /// The rows are the router's own table: a route added without its row (or a row left for a
+    /// route that went) fails here. Parameters are compared by position, whatever the row calls them.
+    @Test func everyServedRouteHasARowOfEveryCaller() {
+        func shape(_ route: String) -> String { route.replacing(/\{[^}]*\}/, with: "{}") }
+        let served = Set(servedRoutes().filter { $0.key.hasPrefix("/v1/") }.flatMap { path, methods in methods.map { shape("\($0) \(path)") } })
+        let rows = Set(Self.endpoints.map { shape($0.name) })
+        #expect(rows == served, "served without a row: \(served.subtracting(rows).sorted()); rows of nothing served: \(rows.subtracting(served).sorted())")
         #expect(Self.endpoints.allSatisfy { $0.expected.count == Caller.allCases.count })
-        #expect(Self.cells.count == 180)
     }
 
     @Test(arguments: cells)

@@ -38,3 +38,18 @@ func withTestApplication<Result: Sendable>(
     })
     return try await body(app)
 }
+
+/// What the router serves, by path ("{id}" for parameters, as OpenAPI writes them): the methods of
+/// each. Built as `serve` builds it, over a database nobody reaches (building connects to nothing).
+func servedRoutes() -> [String: Set<String>] {
+    let nowhere = PostgresConnection.Configuration(unixSocketPath: "/nonexistent", username: "x", password: nil, database: nil)
+    let dependencies = ServerDependencies(
+        postgres: PostgresClient(configuration: .init(unixSocketPath: "/nonexistent", username: "x", password: nil, database: nil)), listener: nowhere,
+        metricsRegistry: .init(), logger: testLogger
+    )
+    var servedByPath: [String: Set<String>] = [:]
+    for route in buildRouter(configuration: .init(), dependencies: dependencies).table.routes {
+        servedByPath[route.path] = Set(route.methods.map(\.rawValue))
+    }
+    return servedByPath
+}
