@@ -37,6 +37,7 @@ let package = Package(
             name: "FamilySyncPostgres",
             dependencies: [
                 "FamilySyncCore",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 // Only for the pool's error type, which PostgresNIO throws as it is.
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
@@ -55,6 +56,7 @@ let package = Package(
                 "FamilySyncCore",
                 "FamilySyncProtocol",
                 "FamilySyncPostgres",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -69,6 +71,7 @@ let package = Package(
         .target(
             name: "FamilySyncClient",
             dependencies: [
+                "FamilySyncCore",
                 "FamilySyncProtocol",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -106,6 +109,7 @@ let package = Package(
                 "FamilySyncPostgres",
                 "FamilySyncProtocol",
                 "FamilySyncClient",
+                "FamilySyncCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -127,19 +131,30 @@ let package = Package(
             ],
             path: "Tests/FamilySyncTestSupport"
         ),
-        .testTarget(name: "FamilySyncCoreTests", dependencies: ["FamilySyncCore"]),
+        .testTarget(name: "FamilySyncCoreTests", dependencies: ["FamilySyncCore", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "FamilySyncPostgresTests",
-            dependencies: ["FamilySyncPostgres", "FamilySyncTestSupport"]
+            dependencies: [
+                "FamilySyncCore",
+                "FamilySyncPostgres",
+                "FamilySyncTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "FamilySyncServerTests",
             dependencies: [
+                "FamilySyncCore",
+                "FamilySyncProtocol",
+                "FamilySyncPostgres",
                 "FamilySyncServer",
                 "FamilySyncClient",
                 "FamilySyncTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -152,6 +167,9 @@ let package = Package(
             name: "familysyncTests",
             dependencies: [
                 "familysync",
+                "FamilySyncCore",
+                "FamilySyncProtocol",
+                "FamilySyncPostgres",
                 "FamilySyncClient",
                 "FamilySyncTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

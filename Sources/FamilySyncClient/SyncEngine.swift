@@ -36,6 +36,10 @@ public actor SyncEngine {
     /// token of a page, only when the consumer asks for the next event.
     public nonisolated var events: SyncEvents { SyncEvents(channel: handoff) }
 
+    /// Whether the engine is waiting for the app to ask for the next event (it holds one): until
+    /// then it saves no token and holds no poll.
+    nonisolated var isWaitingForTheApp: Bool { handoff.senderAwaitsConsumer }
+
     /// `credentialReference` names the credential `client` holds (see `SyncState`); state saved
     /// under another reference is started over.
     public init(

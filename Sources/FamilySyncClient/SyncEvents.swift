@@ -57,6 +57,12 @@ final class EventHandoff: Sendable {
         }
     }
 
+    /// Whether the sender is parked until the consumer asks for the next event: the consumer
+    /// holds the last one.
+    var senderAwaitsConsumer: Bool {
+        state.withLock { $0.held != nil }
+    }
+
     func next() async -> SyncEvent? {
         state.withLock { state in
             defer { state.held = nil }
