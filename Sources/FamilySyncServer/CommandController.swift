@@ -17,9 +17,9 @@ struct CommandController {
             let caller = try context.requireDevice()
             try AccessPolicy.check(caller, .sendCommand)
             let childID = try DeviceController.deviceID(context)
-            let body = try await request.decodeJSON(as: CreateCommandRequest.self, context: context)
+            let body = try await request.decode(as: CreateCommandRequest.self, context: context)
             let command = try await commands.create(try Self.validate(body), to: childID, by: caller)
-            return try JSONResponse(CommandBody(command), status: .created)
+            return EditedResponse(status: .created, response: CommandBody(command))
         }
         group.get("devices/:id/commands") { request, context in
             let caller = try context.requireDevice()
@@ -32,21 +32,21 @@ struct CommandController {
                 return status
             }
             let list = try await commands.list(childID: childID, caller: caller, status: status)
-            return try JSONResponse(CommandList(commands: list.map(CommandBody.init)))
+            return CommandList(commands: list.map(CommandBody.init))
         }
         group.post("commands/:id/result") { request, context in
             let caller = try context.requireDevice()
             try AccessPolicy.check(caller, .reportCommandResult)
             let id = try Validation.uuid(context.parameters.get("id") ?? "", field: "id")
-            let body = try await request.decodeJSON(as: CommandResultRequest.self, context: context)
+            let body = try await request.decode(as: CommandResultRequest.self, context: context)
             let event = try Self.result(body)
-            return try JSONResponse(CommandBody(try await commands.apply(event, to: id, by: caller)))
+            return try CommandBody(try await commands.apply(event, to: id, by: caller))
         }
         group.post("commands/:id/cancel") { _, context in
             let caller = try context.requireDevice()
             try AccessPolicy.check(caller, .sendCommand)
             let id = try Validation.uuid(context.parameters.get("id") ?? "", field: "id")
-            return try JSONResponse(CommandBody(try await commands.apply(.cancel, to: id, by: caller)))
+            return try CommandBody(try await commands.apply(.cancel, to: id, by: caller))
         }
     }
 

@@ -14,12 +14,12 @@ struct DeviceController {
             try AccessPolicy.check(caller, .listDevices)
             // A parent sees the family; a child sees itself.
             let list = try await devices.list(familyID: caller.familyID, onlyDevice: caller.role == .parent ? nil : caller.deviceID)
-            return try JSONResponse(DeviceList(devices: list.map(DeviceBody.init)))
+            return DeviceList(devices: list.map(DeviceBody.init))
         }
         group.get("devices/me") { _, context in
             let caller = try context.requireDevice()
             try AccessPolicy.check(caller, .readOwnDevice)
-            return try JSONResponse(DeviceBody(try await devices.get(familyID: caller.familyID, deviceID: caller.deviceID)))
+            return try DeviceBody(try await devices.get(familyID: caller.familyID, deviceID: caller.deviceID))
         }
         group.patch("devices/me") { request, context in
             try await update(request, context, target: context.requireDevice().deviceID)
@@ -38,13 +38,13 @@ struct DeviceController {
             let caller = try context.requireDevice()
             try AccessPolicy.check(caller, .rotateOwnCredential)
             let credential = try await devices.rotateCredential(familyID: caller.familyID, deviceID: caller.deviceID)
-            return try JSONResponse(CredentialResponse(credential: credential.token))
+            return CredentialResponse(credential: credential.token)
         }
     }
 
-    private func update(_ request: Request, _ context: FamilySyncRequestContext, target: UUID) async throws -> JSONResponse<DeviceBody> {
+    private func update(_ request: Request, _ context: FamilySyncRequestContext, target: UUID) async throws -> DeviceBody {
         let caller = try context.requireDevice()
-        let body = try await request.decodeJSON(as: UpdateDeviceRequest.self, context: context)
+        let body = try await request.decode(as: UpdateDeviceRequest.self, context: context)
         var members = Set<AccessPolicy.DeviceMember>()
         if body.name != nil { members.insert(.name) }
         if body.childName != nil { members.insert(.childName) }
@@ -59,7 +59,7 @@ struct DeviceController {
             childName: try body.childName.map { name throws(FamilySyncError) in try Validation.name(name, field: "childName") },
             timeZone: try body.timeZone.map { zone throws(FamilySyncError) in try Validation.timeZone(zone, field: "timeZone") }
         )
-        return try JSONResponse(DeviceBody(device))
+        return DeviceBody(device)
     }
 
     static func deviceID(_ context: FamilySyncRequestContext) throws(FamilySyncError) -> UUID {

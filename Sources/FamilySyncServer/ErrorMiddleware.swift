@@ -48,7 +48,7 @@ struct ErrorMiddleware: RouterMiddleware {
         case let error as HTTPError:
             return translate(error, request: request)
         case is NIOTooManyBytesError:
-            // A body read elsewhere than `decodeJSON` that passed its limit.
+            // A body read elsewhere than the context's decoder that passed its limit.
             return .limitExceeded("The request body is larger than the server accepts.")
         case let error as DecodingError:
             return .badRequest(error.reasonForClient, field: error.fieldPath)

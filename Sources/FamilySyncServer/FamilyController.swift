@@ -9,15 +9,12 @@ struct FamilyController {
 
     func addOpenRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.post("families") { request, context in
-            let body = try await request.decodeJSON(as: CreateFamilyRequest.self, context: context)
+            let body = try await request.decode(as: CreateFamilyRequest.self, context: context)
             let registration = try DeviceRegistrationInput(body.device, field: "device")
             let (device, credential) = try await families.create(
                 parentName: registration.name, platform: registration.platform, timeZone: registration.timeZone
             )
-            return try JSONResponse(
-                CreateFamilyResponse(family: .init(id: device.familyID), device: DeviceBody(device), credential: credential.token),
-                status: .created
-            )
+            return EditedResponse(status: .created, response: CreateFamilyResponse(family: .init(id: device.familyID), device: DeviceBody(device), credential: credential.token))
         }
     }
 

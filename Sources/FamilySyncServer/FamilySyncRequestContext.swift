@@ -14,6 +14,10 @@ public struct FamilySyncRequestContext: RequestContext {
     /// Set by `AuthenticationMiddleware` on the routes that need a credential.
     public var device: AuthenticatedDevice?
 
+    /// Request bodies are decoded strictly (PROTOCOL §1), responses written as the wire writes JSON.
+    public var requestDecoder: WireRequestDecoder { WireRequestDecoder() }
+    public var responseEncoder: WireResponseEncoder { WireResponseEncoder() }
+
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.clientAddress = source.channel.remoteAddress?.ipAddress

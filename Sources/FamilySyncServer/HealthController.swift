@@ -9,11 +9,11 @@ struct HealthController {
 
     func addRoutes(to router: some RouterMethods<FamilySyncRequestContext>) {
         router.get("/health/live") { _, _ in
-            try JSONResponse(HealthStatus(status: "live"))
+            HealthStatus(status: "live")
         }
         router.get("/health/ready") { _, _ in
             let version = try await readiness.check()
-            return try JSONResponse(HealthStatus(status: "ready", schemaVersion: version))
+            return HealthStatus(status: "ready", schemaVersion: version)
         }
     }
 }

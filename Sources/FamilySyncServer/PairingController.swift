@@ -13,7 +13,7 @@ struct PairingController {
 
     func addOpenRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.post("pairings/accept") { request, context in
-            let body = try await request.decodeJSON(as: AcceptPairingRequest.self, context: context)
+            let body = try await request.decode(as: AcceptPairingRequest.self, context: context)
             let registration = try DeviceRegistrationInput(body.device, field: "device")
             let (pairingID, tokenText, parentDeviceID) = try Self.invitation(body)
             // A token that does not parse cannot match: answered like a wrong one.
@@ -24,11 +24,11 @@ struct PairingController {
                 pairingID: pairingID, token: token, parentDeviceID: parentDeviceID,
                 name: registration.name, platform: registration.platform, timeZone: registration.timeZone
             )
-            return try JSONResponse(AcceptPairingResponse(
+            return AcceptPairingResponse(
                 pairing: PairingBody(acceptance.pairing, at: clock.now()),
                 device: DeviceBody(acceptance.device),
                 credential: acceptance.credential.token
-            ))
+            )
         }
     }
 
@@ -36,7 +36,7 @@ struct PairingController {
         group.post("pairings") { request, context in
             let caller = try context.requireDevice()
             try AccessPolicy.check(caller, .createPairing)
-            let body = try await request.decodeJSON(as: CreatePairingRequest.self, context: context)
+            let body = try await request.decode(as: CreatePairingRequest.self, context: context)
             let ttl = body.ttlSeconds ?? Pairing.defaultTTLSeconds
             guard Pairing.ttlRange.contains(ttl) else {
                 throw FamilySyncError.badRequest("ttlSeconds must be from \(Pairing.ttlRange.lowerBound) to \(Pairing.ttlRange.upperBound).", field: "ttlSeconds")
@@ -49,10 +49,7 @@ struct PairingController {
                 familyID: caller.familyID, createdBy: caller.deviceID, role: body.role, childName: childName, ttlSeconds: ttl
             )
             let payload = QRPayload(serverURL: serverURL(request), pairingID: pairing.id, parentDeviceID: caller.deviceID, token: token.token)
-            return try JSONResponse(
-                CreatePairingResponse(pairing: PairingBody(pairing, at: clock.now()), token: token.token, qrPayload: payload.string),
-                status: .created
-            )
+            return EditedResponse(status: .created, response: CreatePairingResponse(pairing: PairingBody(pairing, at: clock.now()), token: token.token, qrPayload: payload.string))
         }
         group.get("pairings") { request, context in
             let caller = try context.requireDevice()
@@ -65,7 +62,7 @@ struct PairingController {
             }
             let now = clock.now()
             let list = try await pairings.list(familyID: caller.familyID, status: status)
-            return try JSONResponse(PairingList(pairings: list.map { PairingBody($0, at: now) }))
+            return PairingList(pairings: list.map { PairingBody($0, at: now) })
         }
         group.get("pairings/:id") { _, context in
             let caller = try context.requireDevice()
@@ -77,7 +74,7 @@ struct PairingController {
                 if acceptedBy != nil { throw FamilySyncError(.accessDenied, "A device may read only the pairing it accepted.") }
                 throw FamilySyncError.notFound("No such pairing.")
             }
-            return try JSONResponse(PairingBody(pairing, at: clock.now()))
+            return PairingBody(pairing, at: clock.now())
         }
         for (path, decision) in [("pairings/:id/confirm", Pairing.Decision.confirm), ("pairings/:id/reject", .reject)] {
             group.post(RouterPath(path)) { _, context in
@@ -89,11 +86,11 @@ struct PairingController {
         }
     }
 
-    private func decide(_ decision: Pairing.Decision, _ context: FamilySyncRequestContext) async throws -> JSONResponse<PairingBody> {
+    private func decide(_ decision: Pairing.Decision, _ context: FamilySyncRequestContext) async throws -> PairingBody {
         let caller = try context.requireDevice()
         try AccessPolicy.check(caller, decision == .revoke ? .revokePairing : .decidePairing)
         let pairing = try await pairings.decide(decision, familyID: caller.familyID, pairingID: try Self.pairingID(context))
-        return try JSONResponse(PairingBody(pairing, at: clock.now()))
+        return PairingBody(pairing, at: clock.now())
     }
 
     private func serverURL(_ request: Request) -> String {

@@ -32,7 +32,7 @@ struct PollController {
                 let answer = try await request.body.consumeWithCancellationOnInboundClose { _ in
                     try await poll(caller, since: since, sinceText: sinceText, timeout: timeout)
                 }
-                var response = try JSONResponse(answer).response(from: request, context: context)
+                var response = try answer.response(from: request, context: context)
                 response.headers[.connection] = "close"
                 return response
             } catch is CancellationError {

@@ -16,7 +16,7 @@ struct RecordController {
             let caller = try context.requireDevice()
             try AccessPolicy.check(caller, .writeRecords)
             let zoneName = try ZoneController.zoneName(context)
-            let body = try await request.decodeJSON(as: ModifyRecordsRequest.self, context: context)
+            let body = try await request.decode(as: ModifyRecordsRequest.self, context: context)
             guard !body.operations.isEmpty else { throw FamilySyncError.badRequest("Send at least one operation.", field: "operations") }
             guard body.operations.count <= Self.maximumOperations else {
                 throw FamilySyncError.limitExceeded("At most \(Self.maximumOperations) operations a request; this has \(body.operations.count).", field: "operations")
@@ -47,13 +47,13 @@ struct RecordController {
                 familyID: caller.familyID, deviceID: caller.deviceID,
                 scope: .zone(name: zoneName, incarnation: outcome.zone.incarnation), sequence: outcome.sequence
             )
-            return try JSONResponse(ModifyRecordsResponse(records: results, changeToken: try keyring.encode(token)))
+            return try ModifyRecordsResponse(records: results, changeToken: try keyring.encode(token))
         }
         group.post("zones/:zone/records/query") { request, context in
             let caller = try context.requireDevice()
             try AccessPolicy.check(caller, .readZones)
             let zoneName = try ZoneController.zoneName(context)
-            let body = try await request.decodeJSON(as: QueryRecordsRequest.self, context: context)
+            let body = try await request.decode(as: QueryRecordsRequest.self, context: context)
             let limit = body.resultsLimit ?? 200
             guard (1...1000).contains(limit) else { throw FamilySyncError.badRequest("resultsLimit must be from 1 to 1000.", field: "resultsLimit") }
             guard (body.filterBy?.count ?? 0) <= 20, (body.sortBy?.count ?? 0) <= 5 else {
@@ -74,13 +74,13 @@ struct RecordController {
             let (found, moreComing) = try await records.query(access: ZoneAccess(caller), zoneName: zoneName, query)
             // The marker is the position of the next page; it is opaque to clients.
             let marker = moreComing ? Data("o:\(offset + found.count)".utf8).base64EncodedString() : nil
-            return try JSONResponse(QueryRecordsResponse(records: found.map { RecordBody($0) }, continuationMarker: marker))
+            return QueryRecordsResponse(records: found.map { RecordBody($0) }, continuationMarker: marker)
         }
         group.post("zones/:zone/records/lookup") { request, context in
             let caller = try context.requireDevice()
             try AccessPolicy.check(caller, .readZones)
             let zoneName = try ZoneController.zoneName(context)
-            let body = try await request.decodeJSON(as: LookupRecordsRequest.self, context: context)
+            let body = try await request.decode(as: LookupRecordsRequest.self, context: context)
             guard body.recordNames.count <= Self.maximumOperations else {
                 throw FamilySyncError.limitExceeded("At most \(Self.maximumOperations) records a lookup.", field: "recordNames")
             }
@@ -88,10 +88,10 @@ struct RecordController {
                 try RecordNames.checkRecordName(name, field: "recordNames[\(index)]")
             }
             let found = try await records.lookup(access: ZoneAccess(caller), zoneName: zoneName, names: body.recordNames)
-            return try JSONResponse(LookupRecordsResponse(records: zip(body.recordNames, found).map { name, record in
+            return LookupRecordsResponse(records: zip(body.recordNames, found).map { name, record in
                 record.map { RecordResult(record: RecordBody($0)) }
                     ?? RecordResult(recordName: name, error: .notFound("No record named '\(name)'."))
-            }))
+            })
         }
     }
 }

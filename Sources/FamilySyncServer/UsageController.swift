@@ -16,14 +16,14 @@ struct UsageController {
         group.post("usage") { request, context in
             let caller = try context.requireDevice()
             try AccessPolicy.check(caller, .uploadUsage)
-            let body = try await request.decodeJSON(as: UsageUploadRequest.self, context: context)
+            let body = try await request.decode(as: UsageUploadRequest.self, context: context)
             let timeZone = try body.timeZone.map { name throws(FamilySyncError) in try Validation.timeZone(name, field: "timeZone") }
             let sessions = try Self.sessions(body.records, caller: caller, now: clock.now(), retention: retention)
             let upload = try await usage.upload(sessions, timeZone: timeZone, child: caller)
-            return try JSONResponse(UsageUploadResponse(
+            return try UsageUploadResponse(
                 accepted: upload.accepted, duplicates: upload.duplicates, summaries: upload.summaries.map(DailySummaryBody.init),
                 changeToken: try keyring.encode(ZoneController.token(caller, upload.zone, upload.sequence))
-            ))
+            )
         }
     }
 
@@ -32,9 +32,9 @@ struct UsageController {
             let (caller, childID) = try Self.reader(context)
             let dates = try Self.dates(request)
             let stored = try await usage.summaries(of: childID, familyID: caller.familyID, dates: dates)
-            return try JSONResponse(SummaryList(summaries: dates.map { date in
+            return SummaryList(summaries: dates.map { date in
                 stored[date].map(DailySummaryBody.init) ?? DailySummaryBody(emptyDay: date, deviceID: childID)
-            }))
+            })
         }
         group.get("devices/:id/usage") { request, context in
             let (caller, childID) = try Self.reader(context)
@@ -49,7 +49,7 @@ struct UsageController {
             guard from < to else { throw FamilySyncError.badRequest("to is after from.", field: "to") }
             let cursor = try parameters.get("cursor").map { text throws(FamilySyncError) in try Self.cursor(text) }
             let page = try await usage.usage(of: childID, familyID: caller.familyID, from: from, to: to, after: cursor, limit: try ZoneController.limit(request))
-            return try JSONResponse(UsageList(records: page.sessions.map { UsageRecordBody($0, deviceID: childID) }, cursor: page.next.map(Self.cursorText)))
+            return UsageList(records: page.sessions.map { UsageRecordBody($0, deviceID: childID) }, cursor: page.next.map(Self.cursorText))
         }
         group.get("devices/:id/report") { request, context -> Response in
             let (caller, childID) = try Self.reader(context)
@@ -66,7 +66,7 @@ struct UsageController {
                     body: .init(byteBuffer: ByteBuffer(string: report.csv))
                 )
             }
-            return try JSONResponse(ReportBody(report)).response(from: request, context: context)
+            return try ReportBody(report).response(from: request, context: context)
         }
     }
 

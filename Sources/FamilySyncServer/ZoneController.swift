@@ -16,26 +16,23 @@ struct ZoneController {
             try AccessPolicy.check(caller, .readZones)
             let access = ZoneAccess(caller)
             let zones = try await records.zones(for: access)
-            return try JSONResponse(ZoneList(zones: try zones.map { zone in
+            return try ZoneList(zones: try zones.map { zone in
                 ZoneBody(
                     zoneName: zone.name, scope: access.isParent ? "private" : "shared", childDeviceId: zone.childDeviceID?.lowercased,
                     changeToken: try keyring.encode(Self.token(caller, zone, zone.changedSequence))
                 )
-            }))
+            })
         }
         group.post("zones") { request, context in
             let caller = try context.requireDevice()
             try AccessPolicy.check(caller, .manageZones)
-            let body = try await request.decodeJSON(as: CreateZoneRequest.self, context: context)
+            let body = try await request.decode(as: CreateZoneRequest.self, context: context)
             try RecordNames.checkZoneName(body.zoneName, field: "zoneName")
             if body.zoneName.hasPrefix("child-") {
                 throw FamilySyncError.badRequest("Zone names starting with child- are made by pairing a child.", field: "zoneName")
             }
             let zone = try await records.createZone(familyID: caller.familyID, name: body.zoneName)
-            return try JSONResponse(
-                ZoneBody(zoneName: zone.name, scope: "private", childDeviceId: nil, changeToken: try keyring.encode(Self.token(caller, zone, zone.changedSequence))),
-                status: .created
-            )
+            return try EditedResponse(status: .created, response: ZoneBody(zoneName: zone.name, scope: "private", childDeviceId: nil, changeToken: try keyring.encode(Self.token(caller, zone, zone.changedSequence))))
         }
         group.delete("zones/:zone") { _, context -> Response in
             let caller = try context.requireDevice()
@@ -53,9 +50,9 @@ struct ZoneController {
             let changes = try await records.zoneChanges(access: ZoneAccess(caller), zoneName: name, since: since, limit: try Self.limit(request))
             try await devices.markSynced(familyID: caller.familyID, deviceID: caller.deviceID)
             let bodies = changes.records.map { $0.deleted ? RecordBody(deletedName: $0.recordName, recordType: $0.recordType) : RecordBody($0) }
-            return try JSONResponse(ZoneChangesResponse(
+            return try ZoneChangesResponse(
                 records: bodies, changeToken: try keyring.encode(Self.token(caller, changes.zone, changes.sequence)), moreComing: changes.moreComing
-            ))
+            )
         }
         group.get("changes") { request, context in
             let caller = try context.requireDevice()
@@ -67,14 +64,14 @@ struct ZoneController {
             let limit = try Self.limit(request)
             let changes = try await records.databaseChanges(access: ZoneAccess(caller), since: since, limit: limit)
             try await devices.markSynced(familyID: caller.familyID, deviceID: caller.deviceID)
-            return try JSONResponse(DatabaseChangesResponse(
+            return try DatabaseChangesResponse(
                 zones: try changes.zones.filter { !$0.deleted }.map { zone in
                     .init(zoneName: zone.name, changeToken: try keyring.encode(Self.token(caller, zone, zone.changedSequence)))
                 },
                 deletedZones: changes.zones.filter(\.deleted).map(\.name),
                 changeToken: try keyring.encode(ChangeToken(familyID: caller.familyID, deviceID: caller.deviceID, scope: .database, sequence: changes.sequence)),
                 moreComing: changes.moreComing
-            ))
+            )
         }
     }
 

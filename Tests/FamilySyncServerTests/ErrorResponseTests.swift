@@ -25,7 +25,7 @@ import Testing
     /// Routes that reach the shared machinery the way later endpoints will.
     static func probeRoutes(_ router: Router<FamilySyncRequestContext>, _ postgres: PostgresClient) {
         router.post("/test/json") { request, context in
-            let greeting = try await request.decodeJSON(as: Greeting.self, context: context)
+            let greeting = try await request.decode(as: Greeting.self, context: context)
             return "\(greeting.name) \(greeting.age)"
         }
         router.get("/test/boom") { _, _ -> String in throw Boom() }

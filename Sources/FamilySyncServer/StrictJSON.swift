@@ -1,24 +1,6 @@
 import FamilySyncCore
 import FamilySyncProtocol
 import Foundation
-import Hummingbird
-import NIOCore
-
-extension Request {
-    /// Reads the body (refusing more than the context's limit with 413) and decodes it strictly:
-    /// malformed JSON, wrong types, unknown members and `null` where none is allowed are
-    /// `BAD_REQUEST` naming the field.
-    func decodeJSON<Value: Decodable & DeclaresMembers>(as type: Value.Type, context: FamilySyncRequestContext) async throws -> Value {
-        let buffer: ByteBuffer
-        do {
-            // Counted while it streams: a chunked body stops being read once it passes the limit.
-            buffer = try await body.collect(upTo: context.maxBodyBytes)
-        } catch is NIOTooManyBytesError {
-            throw FamilySyncError.limitExceeded("The request body is larger than the limit of \(context.maxBodyBytes) bytes.")
-        }
-        return try StrictJSON.decode(Value.self, from: Data(buffer.readableBytesView))
-    }
-}
 
 /// JSON decoding that holds a body to the members its type declares (PROTOCOL §1): a member the
 /// type does not know is refused even when its value is `null`, and `null` is refused for a

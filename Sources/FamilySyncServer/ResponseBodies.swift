@@ -1,0 +1,28 @@
+import FamilySyncProtocol
+import Hummingbird
+
+// The wire types a handler answers with, written by the request context's `responseEncoder`.
+// (FamilySyncProtocol is shared with the SDK and knows nothing of Hummingbird.)
+extension AcceptPairingResponse: ResponseEncodable {}
+extension CommandBody: ResponseEncodable {}
+extension CommandList: ResponseEncodable {}
+extension CreateFamilyResponse: ResponseEncodable {}
+extension CreatePairingResponse: ResponseEncodable {}
+extension CredentialResponse: ResponseEncodable {}
+extension DatabaseChangesResponse: ResponseEncodable {}
+extension DeviceBody: ResponseEncodable {}
+extension DeviceList: ResponseEncodable {}
+extension HealthStatus: ResponseEncodable {}
+extension LookupRecordsResponse: ResponseEncodable {}
+extension ModifyRecordsResponse: ResponseEncodable {}
+extension PairingBody: ResponseEncodable {}
+extension PairingList: ResponseEncodable {}
+extension PollResponse: ResponseEncodable {}
+extension QueryRecordsResponse: ResponseEncodable {}
+extension ReportBody: ResponseEncodable {}
+extension SummaryList: ResponseEncodable {}
+extension UsageList: ResponseEncodable {}
+extension UsageUploadResponse: ResponseEncodable {}
+extension ZoneBody: ResponseEncodable {}
+extension ZoneChangesResponse: ResponseEncodable {}
+extension ZoneList: ResponseEncodable {}
