@@ -11,13 +11,12 @@ public struct Record: Sendable, Equatable {
     public var createdBy: UUID
     public var modifiedAt: Date
     public var modifiedBy: UUID
-    /// `parent`, `child`, or `server` for records the server derives.
-    public var modifiedRole: String
+    public var modifiedRole: WriterRole
     public var clientModifiedAt: Date
 
     public init(
         recordName: String, recordType: String, fields: [String: JSONValue], changeTag: String, deleted: Bool,
-        createdAt: Date, createdBy: UUID, modifiedAt: Date, modifiedBy: UUID, modifiedRole: String, clientModifiedAt: Date
+        createdAt: Date, createdBy: UUID, modifiedAt: Date, modifiedBy: UUID, modifiedRole: WriterRole, clientModifiedAt: Date
     ) {
         self.recordName = recordName
         self.recordType = recordType
@@ -34,8 +33,33 @@ public struct Record: Sendable, Equatable {
 
     /// The stamp a conflict is resolved by (§5.4); the server's own writes rank as a parent's.
     public var stamp: WriteStamp {
-        WriteStamp(clientModifiedAt: clientModifiedAt, role: modifiedRole == "child" ? .child : .parent, deviceID: modifiedBy)
+        WriteStamp(clientModifiedAt: clientModifiedAt, role: modifiedRole == .child ? .child : .parent, deviceID: modifiedBy)
     }
+}
+
+/// Who wrote a record's current version (`modified.role` on the wire): a device of a role, or the
+/// server itself (derived records, commands it delivered or expired, usage it expired).
+public enum WriterRole: String, Sendable, Codable, CaseIterable {
+    case parent, child, server
+
+    public init(_ role: DeviceRole) {
+        switch role {
+        case .parent: self = .parent
+        case .child: self = .child
+        }
+    }
+}
+
+/// How a write that came with a stale change tag was settled (`resolution` in modify results).
+public enum WriteResolution: String, Sendable, Codable {
+    /// It won by §5.4's rule (later `clientModifiedAt`, parent on a tie) and was applied.
+    case incomingWon
+}
+
+/// How a device sees a zone (`scope` in zone listings, PROTOCOL §4): a parent's own database, or
+/// one shared with a child.
+public enum ZoneScope: String, Sendable, Codable {
+    case `private`, shared
 }
 
 /// The seven operations of `records/modify` (PROTOCOL §5.3).

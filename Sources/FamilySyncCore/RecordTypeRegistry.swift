@@ -123,7 +123,7 @@ extension DailySummary {
                 return Record(
                     recordName: summary.recordName, recordType: "DailySummary", fields: summary.fields, changeTag: "", deleted: false,
                     createdAt: before?.createdAt ?? context.now, createdBy: context.writer, modifiedAt: context.now, modifiedBy: context.writer,
-                    modifiedRole: "server", clientModifiedAt: context.now
+                    modifiedRole: .server, clientModifiedAt: context.now
                 )
             }
         }

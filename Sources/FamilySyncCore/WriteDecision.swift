@@ -106,7 +106,7 @@ public enum WriteDecision {
         let record = Record(
             recordName: operation.recordName, recordType: type, fields: fields, changeTag: "", deleted: operation.type.isDelete,
             createdAt: isNew ? now : stored?.createdAt ?? now, createdBy: isNew ? caller.deviceID : stored?.createdBy ?? caller.deviceID,
-            modifiedAt: now, modifiedBy: caller.deviceID, modifiedRole: caller.role.rawValue, clientModifiedAt: stamp.clientModifiedAt
+            modifiedAt: now, modifiedBy: caller.deviceID, modifiedRole: WriterRole(caller.role), clientModifiedAt: stamp.clientModifiedAt
         )
         let outcome: WriteOutcome = operation.type.isDelete ? .deleted : (isNew ? .created : .updated)
         return (record, outcome, incomingWon)

@@ -243,7 +243,7 @@ public struct LockedFamily: Sendable {
             FROM unnest(\(list.map(\.recordName))::text[], \(list.map(\.recordType))::text[], \(try list.map { try RecordRow.json($0.fields) })::text[],
                         \(list.map(\.changeTag))::text[], \(list.map(\.deleted))::bool[], \(list.map(\.createdAt))::timestamptz[],
                         \(list.map(\.createdBy))::uuid[], \(list.map(\.modifiedAt))::timestamptz[], \(list.map(\.modifiedBy))::uuid[],
-                        \(list.map(\.modifiedRole))::text[], \(list.map(\.clientModifiedAt))::timestamptz[], \(records.map(\.sequence))::bigint[])
+                        \(list.map(\.modifiedRole.rawValue))::text[], \(list.map(\.clientModifiedAt))::timestamptz[], \(records.map(\.sequence))::bigint[])
                 AS u(name, type, body, tag, gone, created, creator, modified, modifier, role, client, seq)
             ON CONFLICT (family_id, zone_name, record_name) DO UPDATE SET
                 record_type = EXCLUDED.record_type, fields = EXCLUDED.fields, change_tag = EXCLUDED.change_tag, deleted = EXCLUDED.deleted,

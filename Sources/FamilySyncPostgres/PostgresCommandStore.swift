@@ -44,7 +44,7 @@ public struct PostgresCommandStore: Sendable {
                 createdAt: now, createdBy: parent.deviceID, expiresAt: now.addingTimeInterval(TimeInterval(new.expiresInSeconds))
             )
             var records = try await Self.configurationRecords(new.configuration, zone: zone, by: parent, now: now, on: connection, logger: logger)
-            records.append(Self.record(command, by: parent.deviceID, role: parent.role.rawValue, createdAt: now, now: now))
+            records.append(Self.record(command, by: parent.deviceID, role: WriterRole(parent.role), createdAt: now, now: now))
             try await family.commit(records, into: zone)
             return command
         }
@@ -77,7 +77,7 @@ public struct PostgresCommandStore: Sendable {
                 // Delivered means the child has it: only what this answer hands over.
                 if listed, caller.deviceID == childID, let delivered = try command.applying(.delivered, at: now) { command = delivered }
                 if command != stored {
-                    changed.append(Self.record(command, by: caller.deviceID, role: "server", createdAt: record.createdAt, now: now))
+                    changed.append(Self.record(command, by: caller.deviceID, role: .server, createdAt: record.createdAt, now: now))
                 }
                 if listed { commands.append(command) }
             }
@@ -110,7 +110,7 @@ public struct PostgresCommandStore: Sendable {
                 throw FamilySyncError.notFound("No such command.")
             }
             guard let command = try stored.applying(event, at: now) else { return stored }
-            let written = Self.record(command, by: caller.deviceID, role: caller.role.rawValue, createdAt: record.createdAt, now: now)
+            let written = Self.record(command, by: caller.deviceID, role: WriterRole(caller.role), createdAt: record.createdAt, now: now)
             try await family.commit([written], into: zone)
             return command
         }
@@ -118,7 +118,7 @@ public struct PostgresCommandStore: Sendable {
 
     // MARK: - Helpers
 
-    static func record(_ command: Command, by device: UUID, role: String, createdAt: Date, now: Date) -> Record {
+    static func record(_ command: Command, by device: UUID, role: WriterRole, createdAt: Date, now: Date) -> Record {
         Record(
             recordName: command.recordName, recordType: "ConfigurationCommand", fields: command.fields, changeTag: "", deleted: false,
             createdAt: createdAt, createdBy: command.createdBy, modifiedAt: now, modifiedBy: device, modifiedRole: role, clientModifiedAt: now
@@ -152,7 +152,7 @@ public struct PostgresCommandStore: Sendable {
             return Record(
                 recordName: stored?.recordName ?? "config-\(UUID().lowercased)", recordType: "AppConfiguration", fields: fields, changeTag: "",
                 deleted: false, createdAt: stored.map { $0.deleted ? now : $0.createdAt } ?? now, createdBy: stored?.createdBy ?? parent.deviceID,
-                modifiedAt: now, modifiedBy: parent.deviceID, modifiedRole: parent.role.rawValue, clientModifiedAt: now
+                modifiedAt: now, modifiedBy: parent.deviceID, modifiedRole: WriterRole(parent.role), clientModifiedAt: now
             )
         }
     }

@@ -121,7 +121,7 @@ public struct PostgresUsageStore: Sendable {
                         tombstone.deleted = true
                         tombstone.fields = [:]
                         tombstone.modifiedAt = now
-                        tombstone.modifiedRole = "server"
+                        tombstone.modifiedRole = .server
                         tombstone.clientModifiedAt = now
                         return tombstone
                     }
@@ -190,7 +190,7 @@ public struct PostgresUsageStore: Sendable {
     static func record(_ session: UsageSession, by device: UUID, now: Date) -> Record {
         Record(
             recordName: session.recordName, recordType: "UsageRecord", fields: session.fields, changeTag: "", deleted: false,
-            createdAt: now, createdBy: device, modifiedAt: now, modifiedBy: device, modifiedRole: DeviceRole.child.rawValue, clientModifiedAt: now
+            createdAt: now, createdBy: device, modifiedAt: now, modifiedBy: device, modifiedRole: .child, clientModifiedAt: now
         )
     }
 

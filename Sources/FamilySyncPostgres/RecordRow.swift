@@ -21,8 +21,13 @@ enum RecordRow {
             changeTag: try cells[offset + 3].decode(String.self), deleted: try cells[offset + 4].decode(Bool.self),
             createdAt: try cells[offset + 5].decode(Date.self), createdBy: try cells[offset + 6].decode(UUID.self),
             modifiedAt: try cells[offset + 7].decode(Date.self), modifiedBy: try cells[offset + 8].decode(UUID.self),
-            modifiedRole: try cells[offset + 9].decode(String.self), clientModifiedAt: try cells[offset + 10].decode(Date.self)
+            modifiedRole: try writerRole(cells[offset + 9].decode(String.self)), clientModifiedAt: try cells[offset + 10].decode(Date.self)
         )
+    }
+
+    static func writerRole(_ text: String) throws -> WriterRole {
+        guard let role = WriterRole(rawValue: text) else { throw FamilySyncError(.internalError, "A record has an unknown writer role.") }
+        return role
     }
 
     /// The first column of a row whose record columns follow it.

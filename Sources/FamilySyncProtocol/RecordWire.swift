@@ -34,7 +34,7 @@ public struct RecordBody: Codable, Sendable, Equatable {
         recordChangeTag = record.changeTag
         deleted = record.deleted
         created = Created(timestamp: record.createdAt, deviceId: record.createdBy.lowercased)
-        modified = Modified(timestamp: record.modifiedAt, deviceId: record.modifiedBy.lowercased, role: record.modifiedRole)
+        modified = Modified(timestamp: record.modifiedAt, deviceId: record.modifiedBy.lowercased, role: record.modifiedRole.rawValue)
         clientModifiedAt = record.clientModifiedAt
         self.outcome = outcome
         self.resolution = resolution

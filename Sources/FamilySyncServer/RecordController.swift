@@ -38,7 +38,7 @@ struct RecordController {
             let results = outcome.results.map { result in
                 switch result {
                 case .saved(let record, let outcome, let incomingWon):
-                    RecordResult(record: RecordBody(record, outcome: outcome.rawValue, resolution: incomingWon ? "incomingWon" : nil))
+                    RecordResult(record: RecordBody(record, outcome: outcome.rawValue, resolution: incomingWon ? WriteResolution.incomingWon.rawValue : nil))
                 case .failed(let name, let error, let server):
                     RecordResult(recordName: name, error: error, serverRecord: server.map { RecordBody($0) })
                 }

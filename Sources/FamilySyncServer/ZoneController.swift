@@ -18,7 +18,7 @@ struct ZoneController {
             let zones = try await records.zones(for: access)
             return try ZoneList(zones: try zones.map { zone in
                 ZoneBody(
-                    zoneName: zone.name, scope: access.isParent ? "private" : "shared", childDeviceId: zone.childDeviceID?.lowercased,
+                    zoneName: zone.name, scope: (access.isParent ? ZoneScope.private : .shared).rawValue, childDeviceId: zone.childDeviceID?.lowercased,
                     changeToken: try keyring.encode(Self.token(caller, zone, zone.changedSequence))
                 )
             })
@@ -32,7 +32,7 @@ struct ZoneController {
                 throw FamilySyncError.badRequest("Zone names starting with child- are made by pairing a child.", field: "zoneName")
             }
             let zone = try await records.createZone(familyID: caller.familyID, name: body.zoneName)
-            return try EditedResponse(status: .created, response: ZoneBody(zoneName: zone.name, scope: "private", childDeviceId: nil, changeToken: try keyring.encode(Self.token(caller, zone, zone.changedSequence))))
+            return try EditedResponse(status: .created, response: ZoneBody(zoneName: zone.name, scope: ZoneScope.private.rawValue, childDeviceId: nil, changeToken: try keyring.encode(Self.token(caller, zone, zone.changedSequence))))
         }
         group.delete("zones/:zone") { _, context -> Response in
             let caller = try context.requireDevice()

@@ -19,7 +19,7 @@ import Testing
         )
         return Record(
             recordName: session.recordName, recordType: "UsageRecord", fields: session.fields, changeTag: "", deleted: false, createdAt: now,
-            createdBy: child, modifiedAt: now, modifiedBy: child, modifiedRole: "child", clientModifiedAt: now
+            createdBy: child, modifiedAt: now, modifiedBy: child, modifiedRole: .child, clientModifiedAt: now
         )
     }
 
@@ -41,7 +41,7 @@ import Testing
         )))
         let derived = plan.derive([])
         #expect(derived.map(\.recordName) == ["summary-2026-11-19", "summary-2026-11-20"])
-        #expect(derived.allSatisfy { $0.recordType == "DailySummary" && $0.modifiedRole == "server" && $0.createdBy == Self.child })
+        #expect(derived.allSatisfy { $0.recordType == "DailySummary" && $0.modifiedRole == .server && $0.createdBy == Self.child })
         #expect(derived.compactMap { DailySummary(fields: $0.fields)?.totalLearningSeconds } == [1500, 1500])
     }
 

@@ -17,7 +17,7 @@ import Testing
     static func stored(_ type: String = "AppConfiguration", tag: String = "7", deleted: Bool = false, by writer: AuthenticatedDevice = otherParent, at time: Date) -> Record {
         Record(
             recordName: "r", recordType: type, fields: fields, changeTag: tag, deleted: deleted, createdAt: time, createdBy: writer.deviceID,
-            modifiedAt: time, modifiedBy: writer.deviceID, modifiedRole: writer.role.rawValue, clientModifiedAt: time
+            modifiedAt: time, modifiedBy: writer.deviceID, modifiedRole: WriterRole(writer.role), clientModifiedAt: time
         )
     }
 
@@ -35,7 +35,7 @@ import Testing
         #expect(decision.outcome == .created)
         #expect(!decision.incomingWon)
         #expect(decision.record.createdBy == Self.parent.deviceID && decision.record.createdAt == Self.now)
-        #expect(decision.record.modifiedRole == "parent")
+        #expect(decision.record.modifiedRole == .parent)
     }
 
     @Test func aCreateOverALiveRecordFailsWithTheServerRecord() {

@@ -30,7 +30,7 @@ import Testing
             let recordA = Record(
                 recordName: "from-a", recordType: "AppConfiguration", fields: RecordEnginePropertyTests.config("a", 1), changeTag: "",
                 deleted: false, createdAt: Date(), createdBy: family.parents[0].deviceID, modifiedAt: Date(), modifiedBy: family.parents[0].deviceID,
-                modifiedRole: "parent", clientModifiedAt: Date()
+                modifiedRole: .parent, clientModifiedAt: Date()
             )
             let numberA = try await lockedByA.commit([recordA], into: family.zone).sequence
 
