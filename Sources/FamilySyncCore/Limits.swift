@@ -9,6 +9,18 @@ public struct Limits: Sendable, Equatable {
     public init(maxBodyBytes: Int = Limits.defaultMaxBodyBytes) {
         self.maxBodyBytes = maxBodyBytes
     }
+
+    /// Operations of one `records/modify`, and names of one `records/lookup`.
+    public static let maximumOperations = 400
+    /// Records a page of changes, usage or a query may hold (`limit`, `resultsLimit`).
+    public static let pageSizes = 1...1000
+    public static let defaultPageSize = 200
+    /// Filters and sort fields of one `records/query`.
+    public static let maximumQueryFilters = 20
+    public static let maximumQuerySorts = 5
+    /// `AppConfiguration` records that travel with one command, and the size of its payload.
+    public static let maximumCommandConfigurations = 400
+    public static let maximumCommandPayloadBytes = 64 * 1024
 }
 
 /// A rate limit: `burst` requests at once, then `perMinute` a minute.

@@ -9,21 +9,19 @@ struct CommandController {
     let commands: PostgresCommandStore
 
     /// Most configurations one command carries, like a modify's operations.
-    static let maximumConfigurations = 400
-    static let maximumPayloadBytes = 64 * 1024
 
     func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.post("devices/:id/commands") { request, context in
             let caller = try context.requireDevice()
             try AccessPolicy.check(caller, .sendCommand)
-            let childID = try DeviceController.deviceID(context)
+            let childID = try context.pathID()
             let body = try await request.decode(as: CreateCommandRequest.self, context: context)
             let command = try await commands.create(try Self.validate(body), to: childID, by: caller)
             return EditedResponse(status: .created, response: CommandBody(command))
         }
         group.get("devices/:id/commands") { request, context in
             let caller = try context.requireDevice()
-            let childID = try DeviceController.deviceID(context)
+            let childID = try context.pathID()
             try AccessPolicy.check(caller, .readCommands(child: childID))
             let status = try request.uri.queryParameters.get("status").map { text throws(FamilySyncError) in
                 guard let status = CommandStatusFilter(rawValue: text) else {
@@ -37,7 +35,7 @@ struct CommandController {
         group.post("commands/:id/result") { request, context in
             let caller = try context.requireDevice()
             try AccessPolicy.check(caller, .reportCommandResult)
-            let id = try Validation.uuid(context.parameters.get("id") ?? "", field: "id")
+            let id = try context.pathID()
             let body = try await request.decode(as: CommandResultRequest.self, context: context)
             let event = try Self.result(body)
             return try CommandBody(try await commands.apply(event, to: id, by: caller))
@@ -45,7 +43,7 @@ struct CommandController {
         group.post("commands/:id/cancel") { _, context in
             let caller = try context.requireDevice()
             try AccessPolicy.check(caller, .sendCommand)
-            let id = try Validation.uuid(context.parameters.get("id") ?? "", field: "id")
+            let id = try context.pathID()
             return try CommandBody(try await commands.apply(.cancel, to: id, by: caller))
         }
     }
@@ -54,16 +52,16 @@ struct CommandController {
         try Command.checkType(body.commandType, field: "commandType")
         let payload = body.payload ?? [:]
         let payloadBytes = (try? JSONEncoder().encode(payload).count) ?? .max
-        guard payloadBytes <= maximumPayloadBytes else {
-            throw .limitExceeded("payload is \(payloadBytes) bytes; the limit is \(maximumPayloadBytes).")
+        guard payloadBytes <= Limits.maximumCommandPayloadBytes else {
+            throw .limitExceeded("payload is \(payloadBytes) bytes; the limit is \(Limits.maximumCommandPayloadBytes).")
         }
         let expiry = body.expiresInSeconds ?? Command.defaultExpirySeconds
         guard Command.expiry.contains(expiry) else {
             throw .badRequest("expiresInSeconds is from 1 to \(Command.expiry.upperBound) (30 days).", field: "expiresInSeconds")
         }
         let configuration = body.configuration ?? []
-        guard configuration.count <= maximumConfigurations else {
-            throw .limitExceeded("At most \(maximumConfigurations) configurations go with one command.")
+        guard configuration.count <= Limits.maximumCommandConfigurations else {
+            throw .limitExceeded("At most \(Limits.maximumCommandConfigurations) configurations go with one command.")
         }
         var seen: Set<String> = []
         for (index, fields) in configuration.enumerated() {

@@ -25,13 +25,13 @@ struct DeviceController {
             try await update(request, context, target: context.requireDevice().deviceID)
         }
         group.patch("devices/:id") { request, context in
-            try await update(request, context, target: try Self.deviceID(context))
+            try await update(request, context, target: try context.pathID())
         }
         group.delete("devices/:id") { request, context -> Response in
             let caller = try context.requireDevice()
             try AccessPolicy.check(caller, .revokeDevice)
             let purge = try Self.purgeFlag(request)
-            try await devices.revoke(familyID: caller.familyID, deviceID: try Self.deviceID(context), purge: purge)
+            try await devices.revoke(familyID: caller.familyID, deviceID: try context.pathID(), purge: purge)
             return Response(status: .noContent)
         }
         group.post("devices/me/credential") { _, context in
@@ -60,10 +60,6 @@ struct DeviceController {
             timeZone: try body.timeZone.map { zone throws(FamilySyncError) in try Validation.timeZone(zone, field: "timeZone") }
         )
         return DeviceBody(device)
-    }
-
-    static func deviceID(_ context: FamilySyncRequestContext) throws(FamilySyncError) -> UUID {
-        try Validation.uuid(context.parameters.get("id") ?? "", field: "id")
     }
 
     static func purgeFlag(_ request: Request) throws(FamilySyncError) -> Bool {

@@ -67,7 +67,7 @@ struct PairingController {
         group.get("pairings/:id") { _, context in
             let caller = try context.requireDevice()
             try AccessPolicy.check(caller, .readPairing)
-            let id = try Self.pairingID(context)
+            let id = try context.pathID()
             // A parent reads any pairing of its family; another device only the one it accepted.
             let acceptedBy = caller.role == .parent && caller.status == .active ? nil : caller.deviceID
             guard let pairing = try await pairings.get(familyID: caller.familyID, pairingID: id, acceptedBy: acceptedBy) else {
@@ -89,17 +89,13 @@ struct PairingController {
     private func decide(_ decision: Pairing.Decision, _ context: FamilySyncRequestContext) async throws -> PairingBody {
         let caller = try context.requireDevice()
         try AccessPolicy.check(caller, decision == .revoke ? .revokePairing : .decidePairing)
-        let pairing = try await pairings.decide(decision, familyID: caller.familyID, pairingID: try Self.pairingID(context))
+        let pairing = try await pairings.decide(decision, familyID: caller.familyID, pairingID: try context.pathID())
         return PairingBody(pairing, at: clock.now())
     }
 
     private func serverURL(_ request: Request) -> String {
         if let publicURL { return publicURL }
         return "http://" + (request.head.authority ?? "127.0.0.1")
-    }
-
-    static func pairingID(_ context: FamilySyncRequestContext) throws(FamilySyncError) -> UUID {
-        try Validation.uuid(context.parameters.get("id") ?? "", field: "id")
     }
 
     /// The pairing id, token and (from a QR payload) parent device id of an accept request.

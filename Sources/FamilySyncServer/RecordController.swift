@@ -9,17 +9,16 @@ struct RecordController {
     let records: PostgresRecordStore
     let keyring: ChangeTokenKeyring
 
-    static let maximumOperations = 400
 
     func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.post("zones/:zone/records/modify") { request, context in
             let caller = try context.requireDevice()
             try AccessPolicy.check(caller, .writeRecords)
-            let zoneName = try ZoneController.zoneName(context)
+            let zoneName = try context.pathZoneName()
             let body = try await request.decode(as: ModifyRecordsRequest.self, context: context)
             guard !body.operations.isEmpty else { throw FamilySyncError.badRequest("Send at least one operation.", field: "operations") }
-            guard body.operations.count <= Self.maximumOperations else {
-                throw FamilySyncError.limitExceeded("At most \(Self.maximumOperations) operations a request; this has \(body.operations.count).", field: "operations")
+            guard body.operations.count <= Limits.maximumOperations else {
+                throw FamilySyncError.limitExceeded("At most \(Limits.maximumOperations) operations a request; this has \(body.operations.count).", field: "operations")
             }
             var seen = Set<String>()
             let operations = try body.operations.enumerated().map { index, operation throws(FamilySyncError) in
@@ -52,11 +51,13 @@ struct RecordController {
         group.post("zones/:zone/records/query") { request, context in
             let caller = try context.requireDevice()
             try AccessPolicy.check(caller, .readZones)
-            let zoneName = try ZoneController.zoneName(context)
+            let zoneName = try context.pathZoneName()
             let body = try await request.decode(as: QueryRecordsRequest.self, context: context)
-            let limit = body.resultsLimit ?? 200
-            guard (1...1000).contains(limit) else { throw FamilySyncError.badRequest("resultsLimit must be from 1 to 1000.", field: "resultsLimit") }
-            guard (body.filterBy?.count ?? 0) <= 20, (body.sortBy?.count ?? 0) <= 5 else {
+            let limit = body.resultsLimit ?? Limits.defaultPageSize
+            guard Limits.pageSizes.contains(limit) else {
+                throw FamilySyncError.badRequest("resultsLimit must be from \(Limits.pageSizes.lowerBound) to \(Limits.pageSizes.upperBound).", field: "resultsLimit")
+            }
+            guard (body.filterBy?.count ?? 0) <= Limits.maximumQueryFilters, (body.sortBy?.count ?? 0) <= Limits.maximumQuerySorts else {
                 throw FamilySyncError.badRequest("At most 20 filters and 5 sort fields.", field: "filterBy")
             }
             let offset = try body.continuationMarker.map { marker throws(FamilySyncError) in
@@ -79,10 +80,10 @@ struct RecordController {
         group.post("zones/:zone/records/lookup") { request, context in
             let caller = try context.requireDevice()
             try AccessPolicy.check(caller, .readZones)
-            let zoneName = try ZoneController.zoneName(context)
+            let zoneName = try context.pathZoneName()
             let body = try await request.decode(as: LookupRecordsRequest.self, context: context)
-            guard body.recordNames.count <= Self.maximumOperations else {
-                throw FamilySyncError.limitExceeded("At most \(Self.maximumOperations) records a lookup.", field: "recordNames")
+            guard body.recordNames.count <= Limits.maximumOperations else {
+                throw FamilySyncError.limitExceeded("At most \(Limits.maximumOperations) records a lookup.", field: "recordNames")
             }
             for (index, name) in body.recordNames.enumerated() {
                 try RecordNames.checkRecordName(name, field: "recordNames[\(index)]")

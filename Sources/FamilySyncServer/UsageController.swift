@@ -48,7 +48,7 @@ struct UsageController {
             let from = try instant("from"), to = try instant("to")
             guard from < to else { throw FamilySyncError.badRequest("to is after from.", field: "to") }
             let cursor = try parameters.get("cursor").map { text throws(FamilySyncError) in try Self.cursor(text) }
-            let page = try await usage.usage(of: childID, familyID: caller.familyID, from: from, to: to, after: cursor, limit: try ZoneController.limit(request))
+            let page = try await usage.usage(of: childID, familyID: caller.familyID, from: from, to: to, after: cursor, limit: try request.pageLimit())
             return UsageList(records: page.sessions.map { UsageRecordBody($0, deviceID: childID) }, cursor: page.next.map(Self.cursorText))
         }
         group.get("devices/:id/report") { request, context -> Response in
@@ -72,7 +72,7 @@ struct UsageController {
 
     static func reader(_ context: FamilySyncRequestContext) throws(FamilySyncError) -> (AuthenticatedDevice, UUID) {
         let caller = try context.requireDevice()
-        let childID = try DeviceController.deviceID(context)
+        let childID = try context.pathID()
         try AccessPolicy.check(caller, .readUsage(child: childID))
         return (caller, childID)
     }

@@ -37,7 +37,7 @@ struct ZoneController {
         group.delete("zones/:zone") { _, context -> Response in
             let caller = try context.requireDevice()
             try AccessPolicy.check(caller, .manageZones)
-            let name = try Self.zoneName(context)
+            let name = try context.pathZoneName()
             if name == "family" { throw FamilySyncError(.conflict, "The family zone cannot be deleted.") }
             try await records.deleteZone(familyID: caller.familyID, name: name)
             return Response(status: .noContent)
@@ -45,9 +45,9 @@ struct ZoneController {
         group.get("zones/:zone/changes") { request, context in
             let caller = try context.requireDevice()
             try AccessPolicy.check(caller, .readZones)
-            let name = try Self.zoneName(context)
+            let name = try context.pathZoneName()
             let since = try request.uri.queryParameters.get("since").map { text throws(FamilySyncError) in try keyring.decode(text, for: caller) }
-            let changes = try await records.zoneChanges(access: ZoneAccess(caller), zoneName: name, since: since, limit: try Self.limit(request))
+            let changes = try await records.zoneChanges(access: ZoneAccess(caller), zoneName: name, since: since, limit: try request.pageLimit())
             try await devices.markSynced(familyID: caller.familyID, deviceID: caller.deviceID)
             let bodies = changes.records.map { $0.deleted ? RecordBody(deletedName: $0.recordName, recordType: $0.recordType) : RecordBody($0) }
             return try ZoneChangesResponse(
@@ -61,7 +61,7 @@ struct ZoneController {
             if let since, since.scope != .database {
                 throw FamilySyncError(.badChangeToken, "This is a zone's change token, not the database's.", field: "since")
             }
-            let limit = try Self.limit(request)
+            let limit = try request.pageLimit()
             let changes = try await records.databaseChanges(access: ZoneAccess(caller), since: since, limit: limit)
             try await devices.markSynced(familyID: caller.familyID, deviceID: caller.deviceID)
             return try DatabaseChangesResponse(
@@ -77,20 +77,5 @@ struct ZoneController {
 
     static func token(_ caller: AuthenticatedDevice, _ zone: Zone, _ sequence: Int64) -> ChangeToken {
         ChangeToken(familyID: caller.familyID, deviceID: caller.deviceID, scope: .zone(name: zone.name, incarnation: zone.incarnation), sequence: sequence)
-    }
-
-    static func zoneName(_ context: FamilySyncRequestContext) throws(FamilySyncError) -> String {
-        let name = context.parameters.get("zone") ?? ""
-        try RecordNames.checkZoneName(name, field: "zone")
-        return name
-    }
-
-    /// `limit`: 1–1000, default 200.
-    static func limit(_ request: Request) throws(FamilySyncError) -> Int {
-        guard let text = request.uri.queryParameters.get("limit") else { return 200 }
-        guard let limit = Int(text), (1...1000).contains(limit) else {
-            throw .badRequest("limit must be a whole number from 1 to 1000.", field: "limit")
-        }
-        return limit
     }
 }
