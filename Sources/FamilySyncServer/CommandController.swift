@@ -8,44 +8,52 @@ import Hummingbird
 struct CommandController {
     let commands: PostgresCommandStore
 
-    /// Most configurations one command carries, like a modify's operations.
-
     func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
-        group.post("devices/:id/commands") { request, context in
-            let caller = try context.requireDevice()
-            try AccessPolicy.check(caller, .sendCommand)
-            let childID = try context.pathID()
-            let body = try await request.decode(as: CreateCommandRequest.self, context: context)
-            let command = try await commands.create(try Self.validate(body), to: childID, by: caller)
-            return EditedResponse(status: .created, response: CommandBody(command))
-        }
-        group.get("devices/:id/commands") { request, context in
-            let caller = try context.requireDevice()
-            let childID = try context.pathID()
-            try AccessPolicy.check(caller, .readCommands(child: childID))
-            let status = try request.uri.queryParameters.get("status").map { text throws(FamilySyncError) in
-                guard let status = CommandStatusFilter(rawValue: text) else {
-                    throw .badRequest("status is one of \(CommandStatusFilter.allCases.map(\.rawValue).joined(separator: ", ")).", field: "status")
-                }
-                return status
+        group.post("devices/:id/commands", use: send)
+            .get("devices/:id/commands", use: list)
+            .post("commands/:id/result", use: reportResult)
+            .post("commands/:id/cancel", use: cancel)
+    }
+
+    /// `POST /v1/devices/{id}/commands`: a parent sends a command to an active child.
+    @Sendable func send(_ request: Request, context: FamilySyncRequestContext) async throws -> EditedResponse<CommandBody> {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, .sendCommand)
+        let childID = try context.pathID()
+        let body = try await request.decode(as: CreateCommandRequest.self, context: context)
+        let command = try await commands.create(try Self.validate(body), to: childID, by: caller)
+        return EditedResponse(status: .created, response: CommandBody(command))
+    }
+
+    /// `GET /v1/devices/{id}/commands`: a child's commands, filtered on their status at arrival.
+    @Sendable func list(_ request: Request, context: FamilySyncRequestContext) async throws -> CommandList {
+        let caller = try context.requireDevice()
+        let childID = try context.pathID()
+        try AccessPolicy.check(caller, .readCommands(child: childID))
+        let status = try request.uri.queryParameters.get("status").map { text throws(FamilySyncError) in
+            guard let status = CommandStatusFilter(rawValue: text) else {
+                throw .badRequest("status is one of \(CommandStatusFilter.allCases.map(\.rawValue).joined(separator: ", ")).", field: "status")
             }
-            let list = try await commands.list(childID: childID, caller: caller, status: status)
-            return CommandList(commands: list.map(CommandBody.init))
+            return status
         }
-        group.post("commands/:id/result") { request, context in
-            let caller = try context.requireDevice()
-            try AccessPolicy.check(caller, .reportCommandResult)
-            let id = try context.pathID()
-            let body = try await request.decode(as: CommandResultRequest.self, context: context)
-            let event = try Self.result(body)
-            return try CommandBody(try await commands.apply(event, to: id, by: caller))
-        }
-        group.post("commands/:id/cancel") { _, context in
-            let caller = try context.requireDevice()
-            try AccessPolicy.check(caller, .sendCommand)
-            let id = try context.pathID()
-            return try CommandBody(try await commands.apply(.cancel, to: id, by: caller))
-        }
+        let list = try await commands.list(childID: childID, caller: caller, status: status)
+        return CommandList(commands: list.map(CommandBody.init))
+    }
+
+    /// `POST /v1/commands/{id}/result`: the target child says how it went.
+    @Sendable func reportResult(_ request: Request, context: FamilySyncRequestContext) async throws -> CommandBody {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, .reportCommandResult)
+        let id = try context.pathID()
+        let body = try await request.decode(as: CommandResultRequest.self, context: context)
+        return CommandBody(try await commands.apply(try Self.result(body), to: id, by: caller))
+    }
+
+    /// `POST /v1/commands/{id}/cancel`: a parent takes back a command not yet carried out.
+    @Sendable func cancel(_ request: Request, context: FamilySyncRequestContext) async throws -> CommandBody {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, .sendCommand)
+        return CommandBody(try await commands.apply(.cancel, to: try context.pathID(), by: caller))
     }
 
     static func validate(_ body: CreateCommandRequest) throws(FamilySyncError) -> PostgresCommandStore.NewCommand {

@@ -9,37 +9,54 @@ struct DeviceController {
     let devices: PostgresDeviceStore
 
     func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
-        group.get("devices") { _, context in
-            let caller = try context.requireDevice()
-            try AccessPolicy.check(caller, .listDevices)
-            // A parent sees the family; a child sees itself.
-            let list = try await devices.list(familyID: caller.familyID, onlyDevice: caller.role == .parent ? nil : caller.deviceID)
-            return DeviceList(devices: list.map(DeviceBody.init))
-        }
-        group.get("devices/me") { _, context in
-            let caller = try context.requireDevice()
-            try AccessPolicy.check(caller, .readOwnDevice)
-            return try DeviceBody(try await devices.get(familyID: caller.familyID, deviceID: caller.deviceID))
-        }
-        group.patch("devices/me") { request, context in
-            try await update(request, context, target: context.requireDevice().deviceID)
-        }
-        group.patch("devices/:id") { request, context in
-            try await update(request, context, target: try context.pathID())
-        }
-        group.delete("devices/:id") { request, context -> Response in
-            let caller = try context.requireDevice()
-            try AccessPolicy.check(caller, .revokeDevice)
-            let purge = try Self.purgeFlag(request)
-            try await devices.revoke(familyID: caller.familyID, deviceID: try context.pathID(), purge: purge)
-            return Response(status: .noContent)
-        }
-        group.post("devices/me/credential") { _, context in
-            let caller = try context.requireDevice()
-            try AccessPolicy.check(caller, .rotateOwnCredential)
-            let credential = try await devices.rotateCredential(familyID: caller.familyID, deviceID: caller.deviceID)
-            return CredentialResponse(credential: credential.token)
-        }
+        group.get("devices", use: list)
+            .get("devices/me", use: own)
+            .patch("devices/me", use: updateOwn)
+            .patch("devices/:id", use: update)
+            .delete("devices/:id", use: revoke)
+            .post("devices/me/credential", use: rotateCredential)
+    }
+
+    /// `GET /v1/devices`: a parent sees the family; a child sees itself.
+    @Sendable func list(_ request: Request, context: FamilySyncRequestContext) async throws -> DeviceList {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, .listDevices)
+        let list = try await devices.list(familyID: caller.familyID, onlyDevice: caller.role == .parent ? nil : caller.deviceID)
+        return DeviceList(devices: list.map(DeviceBody.init))
+    }
+
+    /// `GET /v1/devices/me`.
+    @Sendable func own(_ request: Request, context: FamilySyncRequestContext) async throws -> DeviceBody {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, .readOwnDevice)
+        return DeviceBody(try await devices.get(familyID: caller.familyID, deviceID: caller.deviceID))
+    }
+
+    /// `PATCH /v1/devices/me`.
+    @Sendable func updateOwn(_ request: Request, context: FamilySyncRequestContext) async throws -> DeviceBody {
+        try await update(request, context, target: context.requireDevice().deviceID)
+    }
+
+    /// `PATCH /v1/devices/{id}`.
+    @Sendable func update(_ request: Request, context: FamilySyncRequestContext) async throws -> DeviceBody {
+        try await update(request, context, target: try context.pathID())
+    }
+
+    /// `DELETE /v1/devices/{id}[?purge=true]`: revoked at once; with `purge`, its zone goes too.
+    @Sendable func revoke(_ request: Request, context: FamilySyncRequestContext) async throws -> Response {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, .revokeDevice)
+        let purge = try Self.purgeFlag(request)
+        try await devices.revoke(familyID: caller.familyID, deviceID: try context.pathID(), purge: purge)
+        return Response(status: .noContent)
+    }
+
+    /// `POST /v1/devices/me/credential`: a new credential; the old one stops at once.
+    @Sendable func rotateCredential(_ request: Request, context: FamilySyncRequestContext) async throws -> CredentialResponse {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, .rotateOwnCredential)
+        let credential = try await devices.rotateCredential(familyID: caller.familyID, deviceID: caller.deviceID)
+        return CredentialResponse(credential: credential.token)
     }
 
     private func update(_ request: Request, _ context: FamilySyncRequestContext, target: UUID) async throws -> DeviceBody {

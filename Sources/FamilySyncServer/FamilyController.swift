@@ -8,23 +8,29 @@ struct FamilyController {
     let families: PostgresFamilyStore
 
     func addOpenRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
-        group.post("families") { request, context in
-            let body = try await request.decode(as: CreateFamilyRequest.self, context: context)
-            let registration = try DeviceRegistrationInput(body.device, field: "device")
-            let (device, credential) = try await families.create(
-                parentName: registration.name, platform: registration.platform, timeZone: registration.timeZone
-            )
-            return EditedResponse(status: .created, response: CreateFamilyResponse(family: .init(id: device.familyID), device: DeviceBody(device), credential: credential.token))
-        }
+        group.post("families", use: create)
     }
 
     func addAuthenticatedRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
-        group.delete("families/me") { _, context -> Response in
-            let caller = try context.requireDevice()
-            try AccessPolicy.check(caller, .deleteFamily)
-            try await families.delete(familyID: caller.familyID)
-            return Response(status: .noContent)
-        }
+        group.delete("families/me", use: delete)
+    }
+
+    /// `POST /v1/families`: a family and its first parent device, with its credential.
+    @Sendable func create(_ request: Request, context: FamilySyncRequestContext) async throws -> EditedResponse<CreateFamilyResponse> {
+        let body = try await request.decode(as: CreateFamilyRequest.self, context: context)
+        let registration = try DeviceRegistrationInput(body.device, field: "device")
+        let (device, credential) = try await families.create(parentName: registration.name, platform: registration.platform, timeZone: registration.timeZone)
+        return EditedResponse(
+            status: .created, response: CreateFamilyResponse(family: .init(id: device.familyID), device: DeviceBody(device), credential: credential.token)
+        )
+    }
+
+    /// `DELETE /v1/families/me`: the family and everything it holds.
+    @Sendable func delete(_ request: Request, context: FamilySyncRequestContext) async throws -> Response {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, .deleteFamily)
+        try await families.delete(familyID: caller.familyID)
+        return Response(status: .noContent)
     }
 }
 

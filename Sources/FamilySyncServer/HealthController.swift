@@ -8,12 +8,15 @@ struct HealthController {
     let readiness: DatabaseReadiness
 
     func addRoutes(to router: some RouterMethods<FamilySyncRequestContext>) {
-        router.get("/health/live") { _, _ in
-            HealthStatus(status: "live")
-        }
-        router.get("/health/ready") { _, _ in
-            let version = try await readiness.check()
-            return HealthStatus(status: "ready", schemaVersion: version)
-        }
+        router.get("/health/live", use: live)
+            .get("/health/ready", use: ready)
+    }
+
+    @Sendable func live(_ request: Request, context: FamilySyncRequestContext) -> HealthStatus {
+        HealthStatus(status: "live")
+    }
+
+    @Sendable func ready(_ request: Request, context: FamilySyncRequestContext) async throws -> HealthStatus {
+        HealthStatus(status: "ready", schemaVersion: try await readiness.check())
     }
 }

@@ -6,15 +6,17 @@ struct MetricsController {
     let registry: PrometheusCollectorRegistry
 
     func addRoutes(to router: some RouterMethods<FamilySyncRequestContext>) {
-        router.get("/metrics") { _, _ in
-            var buffer: [UInt8] = []
-            buffer.reserveCapacity(16 * 1024)
-            registry.emit(into: &buffer)
-            return Response(
-                status: .ok,
-                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(bytes: buffer))
-            )
-        }
+        router.get("/metrics", use: metrics)
+    }
+
+    @Sendable func metrics(_ request: Request, context: FamilySyncRequestContext) -> Response {
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(16 * 1024)
+        registry.emit(into: &buffer)
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: buffer))
+        )
     }
 }

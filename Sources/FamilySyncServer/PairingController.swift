@@ -12,78 +12,101 @@ struct PairingController {
     let publicURL: String?
 
     func addOpenRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
-        group.post("pairings/accept") { request, context in
-            let body = try await request.decode(as: AcceptPairingRequest.self, context: context)
-            let registration = try DeviceRegistrationInput(body.device, field: "device")
-            let (pairingID, tokenText, parentDeviceID) = try Self.invitation(body)
-            // A token that does not parse cannot match: answered like a wrong one.
-            guard let token = PairingToken(parsing: tokenText) else {
-                throw FamilySyncError.notFound("No such pairing, or the token does not match.")
-            }
-            let acceptance = try await pairings.accept(
-                pairingID: pairingID, token: token, parentDeviceID: parentDeviceID,
-                name: registration.name, platform: registration.platform, timeZone: registration.timeZone
-            )
-            return AcceptPairingResponse(
-                pairing: PairingBody(acceptance.pairing, at: clock.now()),
-                device: DeviceBody(acceptance.device),
-                credential: acceptance.credential.token
-            )
-        }
+        group.post("pairings/accept", use: accept)
     }
 
     func addAuthenticatedRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
-        group.post("pairings") { request, context in
-            let caller = try context.requireDevice()
-            try AccessPolicy.check(caller, .createPairing)
-            let body = try await request.decode(as: CreatePairingRequest.self, context: context)
-            let ttl = body.ttlSeconds ?? Pairing.defaultTTLSeconds
-            guard Pairing.ttlRange.contains(ttl) else {
-                throw FamilySyncError.badRequest("ttlSeconds must be from \(Pairing.ttlRange.lowerBound) to \(Pairing.ttlRange.upperBound).", field: "ttlSeconds")
-            }
-            if body.role == .parent, body.childName != nil {
-                throw FamilySyncError.badRequest("A co-parent pairing has no child name.", field: "childName")
-            }
-            let childName = try body.childName.map { name throws(FamilySyncError) in try Validation.name(name, field: "childName") }
-            let (pairing, token) = try await pairings.create(
-                familyID: caller.familyID, createdBy: caller.deviceID, role: body.role, childName: childName, ttlSeconds: ttl
-            )
-            let payload = QRPayload(serverURL: serverURL(request), pairingID: pairing.id, parentDeviceID: caller.deviceID, token: token.token)
-            return EditedResponse(status: .created, response: CreatePairingResponse(pairing: PairingBody(pairing, at: clock.now()), token: token.token, qrPayload: payload.string))
+        group.post("pairings", use: create)
+            .get("pairings", use: list)
+            .get("pairings/:id", use: read)
+            .post("pairings/:id/confirm", use: confirm)
+            .post("pairings/:id/reject", use: reject)
+            .delete("pairings/:id", use: revoke)
+    }
+
+    /// `POST /v1/pairings/accept`: a new device takes an invitation with its token (QR payload, or
+    /// id and token) and waits for a parent's confirmation.
+    @Sendable func accept(_ request: Request, context: FamilySyncRequestContext) async throws -> AcceptPairingResponse {
+        let body = try await request.decode(as: AcceptPairingRequest.self, context: context)
+        let registration = try DeviceRegistrationInput(body.device, field: "device")
+        let (pairingID, tokenText, parentDeviceID) = try Self.invitation(body)
+        // A token that does not parse cannot match: answered like a wrong one.
+        guard let token = PairingToken(parsing: tokenText) else {
+            throw FamilySyncError.notFound("No such pairing, or the token does not match.")
         }
-        group.get("pairings") { request, context in
-            let caller = try context.requireDevice()
-            try AccessPolicy.check(caller, .listPairings)
-            let status = try request.uri.queryParameters.get("status").map { text throws(FamilySyncError) in
-                guard let status = PairingStatus(rawValue: text) else {
-                    throw .badRequest("status must be one of \(PairingStatus.allCases.map(\.rawValue).joined(separator: ", ")).", field: "status")
-                }
-                return status
+        let acceptance = try await pairings.accept(
+            pairingID: pairingID, token: token, parentDeviceID: parentDeviceID,
+            name: registration.name, platform: registration.platform, timeZone: registration.timeZone
+        )
+        return AcceptPairingResponse(
+            pairing: PairingBody(acceptance.pairing, at: clock.now()), device: DeviceBody(acceptance.device), credential: acceptance.credential.token
+        )
+    }
+
+    /// `POST /v1/pairings`: a parent's invitation, with its token and QR payload.
+    @Sendable func create(_ request: Request, context: FamilySyncRequestContext) async throws -> EditedResponse<CreatePairingResponse> {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, .createPairing)
+        let body = try await request.decode(as: CreatePairingRequest.self, context: context)
+        let ttl = body.ttlSeconds ?? Pairing.defaultTTLSeconds
+        guard Pairing.ttlRange.contains(ttl) else {
+            throw FamilySyncError.badRequest("ttlSeconds must be from \(Pairing.ttlRange.lowerBound) to \(Pairing.ttlRange.upperBound).", field: "ttlSeconds")
+        }
+        if body.role == .parent, body.childName != nil {
+            throw FamilySyncError.badRequest("A co-parent pairing has no child name.", field: "childName")
+        }
+        let childName = try body.childName.map { name throws(FamilySyncError) in try Validation.name(name, field: "childName") }
+        let (pairing, token) = try await pairings.create(
+            familyID: caller.familyID, createdBy: caller.deviceID, role: body.role, childName: childName, ttlSeconds: ttl
+        )
+        let payload = QRPayload(serverURL: serverURL(request), pairingID: pairing.id, parentDeviceID: caller.deviceID, token: token.token)
+        return EditedResponse(
+            status: .created, response: CreatePairingResponse(pairing: PairingBody(pairing, at: clock.now()), token: token.token, qrPayload: payload.string)
+        )
+    }
+
+    /// `GET /v1/pairings[?status=]`: the family's pairings.
+    @Sendable func list(_ request: Request, context: FamilySyncRequestContext) async throws -> PairingList {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, .listPairings)
+        let status = try request.uri.queryParameters.get("status").map { text throws(FamilySyncError) in
+            guard let status = PairingStatus(rawValue: text) else {
+                throw .badRequest("status must be one of \(PairingStatus.allCases.map(\.rawValue).joined(separator: ", ")).", field: "status")
             }
-            let now = clock.now()
-            let list = try await pairings.list(familyID: caller.familyID, status: status)
-            return PairingList(pairings: list.map { PairingBody($0, at: now) })
+            return status
         }
-        group.get("pairings/:id") { _, context in
-            let caller = try context.requireDevice()
-            try AccessPolicy.check(caller, .readPairing)
-            let id = try context.pathID()
-            // A parent reads any pairing of its family; another device only the one it accepted.
-            let acceptedBy = caller.role == .parent && caller.status == .active ? nil : caller.deviceID
-            guard let pairing = try await pairings.get(familyID: caller.familyID, pairingID: id, acceptedBy: acceptedBy) else {
-                if acceptedBy != nil { throw FamilySyncError(.accessDenied, "A device may read only the pairing it accepted.") }
-                throw FamilySyncError.notFound("No such pairing.")
-            }
-            return PairingBody(pairing, at: clock.now())
+        let now = clock.now()
+        let list = try await pairings.list(familyID: caller.familyID, status: status)
+        return PairingList(pairings: list.map { PairingBody($0, at: now) })
+    }
+
+    /// `GET /v1/pairings/{id}`: a parent reads any pairing of its family; another device only the
+    /// one it accepted.
+    @Sendable func read(_ request: Request, context: FamilySyncRequestContext) async throws -> PairingBody {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, .readPairing)
+        let id = try context.pathID()
+        let acceptedBy = caller.role == .parent && caller.status == .active ? nil : caller.deviceID
+        guard let pairing = try await pairings.get(familyID: caller.familyID, pairingID: id, acceptedBy: acceptedBy) else {
+            if acceptedBy != nil { throw FamilySyncError(.accessDenied, "A device may read only the pairing it accepted.") }
+            throw FamilySyncError.notFound("No such pairing.")
         }
-        for (path, decision) in [("pairings/:id/confirm", Pairing.Decision.confirm), ("pairings/:id/reject", .reject)] {
-            group.post(RouterPath(path)) { _, context in
-                try await decide(decision, context)
-            }
-        }
-        group.delete("pairings/:id") { _, context in
-            try await decide(.revoke, context)
-        }
+        return PairingBody(pairing, at: clock.now())
+    }
+
+    /// `POST /v1/pairings/{id}/confirm`.
+    @Sendable func confirm(_ request: Request, context: FamilySyncRequestContext) async throws -> PairingBody {
+        try await decide(.confirm, context)
+    }
+
+    /// `POST /v1/pairings/{id}/reject`.
+    @Sendable func reject(_ request: Request, context: FamilySyncRequestContext) async throws -> PairingBody {
+        try await decide(.reject, context)
+    }
+
+    /// `DELETE /v1/pairings/{id}`: a pending invitation withdrawn.
+    @Sendable func revoke(_ request: Request, context: FamilySyncRequestContext) async throws -> PairingBody {
+        try await decide(.revoke, context)
     }
 
     private func decide(_ decision: Pairing.Decision, _ context: FamilySyncRequestContext) async throws -> PairingBody {

@@ -17,34 +17,37 @@ struct PollController {
     let logger: Logger
 
     func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
-        group.get("poll") { request, context -> Response in
-            let caller = try context.requireDevice()
-            try AccessPolicy.check(caller, .readDatabaseChanges)
-            let timeout = try LongPollRules.timeout(from: request.uri.queryParameters.get("timeout"))
-            let sinceText: String? = request.uri.queryParameters.get("since")
-            let since = try sinceText.map { text throws(FamilySyncError) in try keyring.decode(text, for: caller) }
-            if let since, since.scope != .database {
-                throw FamilySyncError(.badChangeToken, "This is a zone's change token; a poll takes the database's.", field: "since")
+        group.get("poll", use: longPoll)
+    }
+
+    /// `GET /v1/poll[?since=&timeout=]`: answered at once if something changed after `since`, else held.
+    @Sendable func longPoll(_ request: Request, context: FamilySyncRequestContext) async throws -> Response {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, .readDatabaseChanges)
+        let timeout = try LongPollRules.timeout(from: request.uri.queryParameters.get("timeout"))
+        let sinceText: String? = request.uri.queryParameters.get("since")
+        let since = try sinceText.map { text throws(FamilySyncError) in try keyring.decode(text, for: caller) }
+        if let since, since.scope != .database {
+            throw FamilySyncError(.badChangeToken, "This is a zone's change token; a poll takes the database's.", field: "since")
+        }
+        do {
+            // Watching the connection while the poll is held: a client that goes away frees its
+            // waiter at once. Hummingbird then closes the connection after the answer.
+            let answer = try await request.body.consumeWithCancellationOnInboundClose { _ in
+                try await poll(caller, since: since, sinceText: sinceText, timeout: timeout)
             }
-            do {
-                // Watching the connection while the poll is held: a client that goes away frees its
-                // waiter at once. Hummingbird then closes the connection after the answer.
-                let answer = try await request.body.consumeWithCancellationOnInboundClose { _ in
-                    try await poll(caller, since: since, sinceText: sinceText, timeout: timeout)
-                }
-                var response = try answer.response(from: request, context: context)
-                response.headers[.connection] = "close"
-                return response
-            } catch is CancellationError {
-                // Nobody is left to read it; 499 (as nginx logs it) keeps the metrics honest.
-                return Response(status: .init(code: 499, reasonPhrase: "Client Closed Request"))
-            } catch {
-                // The connection is spent (its inbound was read to watch for a disconnect): every
-                // answer from here on says so, errors too, or a client would reuse a closed one.
-                var response = ErrorMiddleware.response(for: error, request: request, context: context)
-                response.headers[.connection] = "close"
-                return response
-            }
+            var response = try answer.response(from: request, context: context)
+            response.headers[.connection] = "close"
+            return response
+        } catch is CancellationError {
+            // Nobody is left to read it; 499 (as nginx logs it) keeps the metrics honest.
+            return Response(status: .init(code: 499, reasonPhrase: "Client Closed Request"))
+        } catch {
+            // The connection is spent (its inbound was read to watch for a disconnect): every
+            // answer from here on says so, errors too, or a client would reuse a closed one.
+            var response = ErrorMiddleware.response(for: error, request: request, context: context)
+            response.headers[.connection] = "close"
+            return response
         }
     }
 

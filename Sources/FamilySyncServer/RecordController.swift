@@ -11,89 +11,98 @@ struct RecordController {
 
 
     func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
-        group.post("zones/:zone/records/modify") { request, context in
-            let caller = try context.requireDevice()
-            try AccessPolicy.check(caller, .writeRecords)
-            let zoneName = try context.pathZoneName()
-            let body = try await request.decode(as: ModifyRecordsRequest.self, context: context)
-            guard !body.operations.isEmpty else { throw FamilySyncError.badRequest("Send at least one operation.", field: "operations") }
-            guard body.operations.count <= Limits.maximumOperations else {
-                throw FamilySyncError.limitExceeded("At most \(Limits.maximumOperations) operations a request; this has \(body.operations.count).", field: "operations")
+        group.post("zones/:zone/records/modify", use: modify)
+            .post("zones/:zone/records/query", use: query)
+            .post("zones/:zone/records/lookup", use: lookup)
+    }
+
+    /// `POST /v1/zones/{zone}/records/modify`: writes, each decided by §5.3–§5.4, atomically or each alone.
+    @Sendable func modify(_ request: Request, context: FamilySyncRequestContext) async throws -> ModifyRecordsResponse {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, .writeRecords)
+        let zoneName = try context.pathZoneName()
+        let body = try await request.decode(as: ModifyRecordsRequest.self, context: context)
+        guard !body.operations.isEmpty else { throw FamilySyncError.badRequest("Send at least one operation.", field: "operations") }
+        guard body.operations.count <= Limits.maximumOperations else {
+            throw FamilySyncError.limitExceeded("At most \(Limits.maximumOperations) operations a request; this has \(body.operations.count).", field: "operations")
+        }
+        var seen = Set<String>()
+        let operations = try body.operations.enumerated().map { index, operation throws(FamilySyncError) in
+            let path = "operations[\(index)]"
+            try RecordNames.checkRecordName(operation.record.recordName, field: "\(path).record.recordName")
+            guard seen.insert(operation.record.recordName).inserted else {
+                throw FamilySyncError.badRequest("At most one operation per record in a request.", field: "\(path).record.recordName")
             }
-            var seen = Set<String>()
-            let operations = try body.operations.enumerated().map { index, operation throws(FamilySyncError) in
-                let path = "operations[\(index)]"
-                try RecordNames.checkRecordName(operation.record.recordName, field: "\(path).record.recordName")
-                guard seen.insert(operation.record.recordName).inserted else {
-                    throw FamilySyncError.badRequest("At most one operation per record in a request.", field: "\(path).record.recordName")
-                }
-                return RecordWrite(
-                    type: operation.operationType, recordName: operation.record.recordName, recordType: operation.record.recordType,
-                    fields: operation.record.fields, changeTag: operation.record.recordChangeTag,
-                    clientModifiedAt: operation.record.clientModifiedAt, path: path
-                )
-            }
-            let outcome = try await records.modify(access: ZoneAccess(caller), zoneName: zoneName, operations: operations, atomic: body.atomic ?? true)
-            let results = outcome.results.map { result in
-                switch result {
-                case .saved(let record, let outcome, let incomingWon):
-                    RecordResult(record: RecordBody(record, outcome: outcome.rawValue, resolution: incomingWon ? WriteResolution.incomingWon.rawValue : nil))
-                case .failed(let name, let error, let server):
-                    RecordResult(recordName: name, error: error, serverRecord: server.map { RecordBody($0) })
-                }
-            }
-            let token = ChangeToken(
-                familyID: caller.familyID, deviceID: caller.deviceID,
-                scope: .zone(name: zoneName, incarnation: outcome.zone.incarnation), sequence: outcome.sequence
+            return RecordWrite(
+                type: operation.operationType, recordName: operation.record.recordName, recordType: operation.record.recordType,
+                fields: operation.record.fields, changeTag: operation.record.recordChangeTag,
+                clientModifiedAt: operation.record.clientModifiedAt, path: path
             )
-            return try ModifyRecordsResponse(records: results, changeToken: try keyring.encode(token))
         }
-        group.post("zones/:zone/records/query") { request, context in
-            let caller = try context.requireDevice()
-            try AccessPolicy.check(caller, .readZones)
-            let zoneName = try context.pathZoneName()
-            let body = try await request.decode(as: QueryRecordsRequest.self, context: context)
-            let limit = body.resultsLimit ?? Limits.defaultPageSize
-            guard Limits.pageSizes.contains(limit) else {
-                throw FamilySyncError.badRequest("resultsLimit must be from \(Limits.pageSizes.lowerBound) to \(Limits.pageSizes.upperBound).", field: "resultsLimit")
+        let outcome = try await records.modify(access: ZoneAccess(caller), zoneName: zoneName, operations: operations, atomic: body.atomic ?? true)
+        let results = outcome.results.map { result in
+            switch result {
+            case .saved(let record, let outcome, let incomingWon):
+                RecordResult(record: RecordBody(record, outcome: outcome.rawValue, resolution: incomingWon ? WriteResolution.incomingWon.rawValue : nil))
+            case .failed(let name, let error, let server):
+                RecordResult(recordName: name, error: error, serverRecord: server.map { RecordBody($0) })
             }
-            guard (body.filterBy?.count ?? 0) <= Limits.maximumQueryFilters, (body.sortBy?.count ?? 0) <= Limits.maximumQuerySorts else {
-                throw FamilySyncError.badRequest("At most 20 filters and 5 sort fields.", field: "filterBy")
-            }
-            let offset = try body.continuationMarker.map { marker throws(FamilySyncError) in
-                guard let data = Data(base64Encoded: marker), let text = String(data: data, encoding: .utf8),
-                    text.hasPrefix("o:"), let offset = Int(text.dropFirst(2)), offset >= 0
-                else { throw FamilySyncError.badRequest("The continuation marker is not valid.", field: "continuationMarker") }
-                return offset
-            } ?? 0
-            let query = RecordQuery(
-                recordType: body.recordType,
-                filters: (body.filterBy ?? []).map { .init(fieldName: $0.fieldName, comparator: .init($0.comparator), value: $0.value) },
-                sorts: (body.sortBy ?? []).map { ($0.fieldName, $0.ascending ?? true) },
-                limit: limit, offset: offset
-            )
-            let (found, moreComing) = try await records.query(access: ZoneAccess(caller), zoneName: zoneName, query)
-            // The marker is the position of the next page; it is opaque to clients.
-            let marker = moreComing ? Data("o:\(offset + found.count)".utf8).base64EncodedString() : nil
-            return QueryRecordsResponse(records: found.map { RecordBody($0) }, continuationMarker: marker)
         }
-        group.post("zones/:zone/records/lookup") { request, context in
-            let caller = try context.requireDevice()
-            try AccessPolicy.check(caller, .readZones)
-            let zoneName = try context.pathZoneName()
-            let body = try await request.decode(as: LookupRecordsRequest.self, context: context)
-            guard body.recordNames.count <= Limits.maximumOperations else {
-                throw FamilySyncError.limitExceeded("At most \(Limits.maximumOperations) records a lookup.", field: "recordNames")
-            }
-            for (index, name) in body.recordNames.enumerated() {
-                try RecordNames.checkRecordName(name, field: "recordNames[\(index)]")
-            }
-            let found = try await records.lookup(access: ZoneAccess(caller), zoneName: zoneName, names: body.recordNames)
-            return LookupRecordsResponse(records: zip(body.recordNames, found).map { name, record in
-                record.map { RecordResult(record: RecordBody($0)) }
-                    ?? RecordResult(recordName: name, error: .notFound("No record named '\(name)'."))
-            })
+        let token = ChangeToken(
+            familyID: caller.familyID, deviceID: caller.deviceID,
+            scope: .zone(name: zoneName, incarnation: outcome.zone.incarnation), sequence: outcome.sequence
+        )
+        return try ModifyRecordsResponse(records: results, changeToken: try keyring.encode(token))
+    }
+
+    /// `POST /v1/zones/{zone}/records/query`: live records of a type, filtered and sorted, a page at a time.
+    @Sendable func query(_ request: Request, context: FamilySyncRequestContext) async throws -> QueryRecordsResponse {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, .readZones)
+        let zoneName = try context.pathZoneName()
+        let body = try await request.decode(as: QueryRecordsRequest.self, context: context)
+        let limit = body.resultsLimit ?? Limits.defaultPageSize
+        guard Limits.pageSizes.contains(limit) else {
+            throw FamilySyncError.badRequest("resultsLimit must be from \(Limits.pageSizes.lowerBound) to \(Limits.pageSizes.upperBound).", field: "resultsLimit")
         }
+        guard (body.filterBy?.count ?? 0) <= Limits.maximumQueryFilters, (body.sortBy?.count ?? 0) <= Limits.maximumQuerySorts else {
+            throw FamilySyncError.badRequest("At most \(Limits.maximumQueryFilters) filters and \(Limits.maximumQuerySorts) sort fields.", field: "filterBy")
+        }
+        let offset = try body.continuationMarker.map { marker throws(FamilySyncError) in
+            guard let data = Data(base64Encoded: marker), let text = String(data: data, encoding: .utf8),
+                text.hasPrefix("o:"), let offset = Int(text.dropFirst(2)), offset >= 0
+            else { throw FamilySyncError.badRequest("The continuation marker is not valid.", field: "continuationMarker") }
+            return offset
+        } ?? 0
+        let query = RecordQuery(
+            recordType: body.recordType,
+            filters: (body.filterBy ?? []).map { .init(fieldName: $0.fieldName, comparator: .init($0.comparator), value: $0.value) },
+            sorts: (body.sortBy ?? []).map { ($0.fieldName, $0.ascending ?? true) },
+            limit: limit, offset: offset
+        )
+        let (found, moreComing) = try await records.query(access: ZoneAccess(caller), zoneName: zoneName, query)
+        // The marker is the position of the next page; it is opaque to clients.
+        let marker = moreComing ? Data("o:\(offset + found.count)".utf8).base64EncodedString() : nil
+        return QueryRecordsResponse(records: found.map { RecordBody($0) }, continuationMarker: marker)
+    }
+
+    /// `POST /v1/zones/{zone}/records/lookup`: records by name.
+    @Sendable func lookup(_ request: Request, context: FamilySyncRequestContext) async throws -> LookupRecordsResponse {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, .readZones)
+        let zoneName = try context.pathZoneName()
+        let body = try await request.decode(as: LookupRecordsRequest.self, context: context)
+        guard body.recordNames.count <= Limits.maximumOperations else {
+            throw FamilySyncError.limitExceeded("At most \(Limits.maximumOperations) records a lookup.", field: "recordNames")
+        }
+        for (index, name) in body.recordNames.enumerated() {
+            try RecordNames.checkRecordName(name, field: "recordNames[\(index)]")
+        }
+        let found = try await records.lookup(access: ZoneAccess(caller), zoneName: zoneName, names: body.recordNames)
+        return LookupRecordsResponse(records: zip(body.recordNames, found).map { name, record in
+            record.map { RecordResult(record: RecordBody($0)) }
+                ?? RecordResult(recordName: name, error: .notFound("No record named '\(name)'."))
+        })
     }
 }
 

@@ -13,61 +13,73 @@ struct UsageController {
     let retention: TimeInterval
 
     func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
-        group.post("usage") { request, context in
-            let caller = try context.requireDevice()
-            try AccessPolicy.check(caller, .uploadUsage)
-            let body = try await request.decode(as: UsageUploadRequest.self, context: context)
-            let timeZone = try body.timeZone.map { name throws(FamilySyncError) in try Validation.timeZone(name, field: "timeZone") }
-            let sessions = try Self.sessions(body.records, caller: caller, now: clock.now(), retention: retention)
-            let upload = try await usage.upload(sessions, timeZone: timeZone, child: caller)
-            return try UsageUploadResponse(
-                accepted: upload.accepted, duplicates: upload.duplicates, summaries: upload.summaries.map(DailySummaryBody.init),
-                changeToken: try keyring.encode(ZoneController.token(caller, upload.zone, upload.sequence))
-            )
-        }
+        group.post("usage", use: upload)
+    }
+
+    /// `POST /v1/usage`: a child's sessions, stored once each, with the summaries of the days they touch.
+    @Sendable func upload(_ request: Request, context: FamilySyncRequestContext) async throws -> UsageUploadResponse {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, .uploadUsage)
+        let body = try await request.decode(as: UsageUploadRequest.self, context: context)
+        let timeZone = try body.timeZone.map { name throws(FamilySyncError) in try Validation.timeZone(name, field: "timeZone") }
+        let sessions = try Self.sessions(body.records, caller: caller, now: clock.now(), retention: retention)
+        let upload = try await usage.upload(sessions, timeZone: timeZone, child: caller)
+        return try UsageUploadResponse(
+            accepted: upload.accepted, duplicates: upload.duplicates, summaries: upload.summaries.map(DailySummaryBody.init),
+            changeToken: try keyring.encode(ZoneController.token(caller, upload.zone, upload.sequence))
+        )
     }
 
     func addReadRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
-        group.get("devices/:id/summaries") { request, context in
-            let (caller, childID) = try Self.reader(context)
-            let dates = try Self.dates(request)
-            let stored = try await usage.summaries(of: childID, familyID: caller.familyID, dates: dates)
-            return SummaryList(summaries: dates.map { date in
-                stored[date].map(DailySummaryBody.init) ?? DailySummaryBody(emptyDay: date, deviceID: childID)
-            })
-        }
-        group.get("devices/:id/usage") { request, context in
-            let (caller, childID) = try Self.reader(context)
-            let parameters = request.uri.queryParameters
-            func instant(_ name: String) throws(FamilySyncError) -> Date {
-                guard let text = parameters.get(name), let date = Instant.parse(text) else {
-                    throw .badRequest("\(name) is an RFC 3339 instant.", field: name)
-                }
-                return date
+        group.get("devices/:id/summaries", use: summaries)
+            .get("devices/:id/usage", use: listUsage)
+            .get("devices/:id/report", use: report)
+    }
+
+    /// `GET /v1/devices/{id}/summaries?from=&to=`: a child's days, empty ones included.
+    @Sendable func summaries(_ request: Request, context: FamilySyncRequestContext) async throws -> SummaryList {
+        let (caller, childID) = try Self.reader(context)
+        let dates = try Self.dates(request)
+        let stored = try await usage.summaries(of: childID, familyID: caller.familyID, dates: dates)
+        return SummaryList(summaries: dates.map { date in
+            stored[date].map(DailySummaryBody.init) ?? DailySummaryBody(emptyDay: date, deviceID: childID)
+        })
+    }
+
+    /// `GET /v1/devices/{id}/usage?from=&to=[&cursor=&limit=]`: a child's sessions, a page at a time.
+    @Sendable func listUsage(_ request: Request, context: FamilySyncRequestContext) async throws -> UsageList {
+        let (caller, childID) = try Self.reader(context)
+        let parameters = request.uri.queryParameters
+        func instant(_ name: String) throws(FamilySyncError) -> Date {
+            guard let text = parameters.get(name), let date = Instant.parse(text) else {
+                throw .badRequest("\(name) is an RFC 3339 instant.", field: name)
             }
-            let from = try instant("from"), to = try instant("to")
-            guard from < to else { throw FamilySyncError.badRequest("to is after from.", field: "to") }
-            let cursor = try parameters.get("cursor").map { text throws(FamilySyncError) in try Self.cursor(text) }
-            let page = try await usage.usage(of: childID, familyID: caller.familyID, from: from, to: to, after: cursor, limit: try request.pageLimit())
-            return UsageList(records: page.sessions.map { UsageRecordBody($0, deviceID: childID) }, cursor: page.next.map(Self.cursorText))
+            return date
         }
-        group.get("devices/:id/report") { request, context -> Response in
-            let (caller, childID) = try Self.reader(context)
-            let dates = try Self.dates(request)
-            let granularityText = request.uri.queryParameters.get("granularity") ?? "day"
-            guard let granularity = UsageReport.Granularity(rawValue: granularityText) else {
-                throw FamilySyncError.badRequest("granularity is day or week.", field: "granularity")
-            }
-            let stored = try await usage.summaries(of: childID, familyID: caller.familyID, dates: dates)
-            let report = UsageReport(summaries: stored, dates: dates, granularity: granularity)
-            if Self.wantsCSV(request) {
-                return Response(
-                    status: .ok, headers: [.contentType: "text/csv; charset=utf-8; header=present"],
-                    body: .init(byteBuffer: ByteBuffer(string: report.csv))
-                )
-            }
-            return try ReportBody(report).response(from: request, context: context)
+        let from = try instant("from"), to = try instant("to")
+        guard from < to else { throw FamilySyncError.badRequest("to is after from.", field: "to") }
+        let cursor = try parameters.get("cursor").map { text throws(FamilySyncError) in try Self.cursor(text) }
+        let page = try await usage.usage(of: childID, familyID: caller.familyID, from: from, to: to, after: cursor, limit: try request.pageLimit())
+        return UsageList(records: page.sessions.map { UsageRecordBody($0, deviceID: childID) }, cursor: page.next.map(Self.cursorText))
+    }
+
+    /// `GET /v1/devices/{id}/report?from=&to=&granularity=`: totals by day or week, JSON or CSV.
+    @Sendable func report(_ request: Request, context: FamilySyncRequestContext) async throws -> Response {
+        let (caller, childID) = try Self.reader(context)
+        let dates = try Self.dates(request)
+        let granularityText = request.uri.queryParameters.get("granularity") ?? "day"
+        guard let granularity = UsageReport.Granularity(rawValue: granularityText) else {
+            throw FamilySyncError.badRequest("granularity is day or week.", field: "granularity")
         }
+        let stored = try await usage.summaries(of: childID, familyID: caller.familyID, dates: dates)
+        let report = UsageReport(summaries: stored, dates: dates, granularity: granularity)
+        if Self.wantsCSV(request) {
+            return Response(
+                status: .ok, headers: [.contentType: "text/csv; charset=utf-8; header=present"],
+                body: .init(byteBuffer: ByteBuffer(string: report.csv))
+            )
+        }
+        return try ReportBody(report).response(from: request, context: context)
     }
 
     static func reader(_ context: FamilySyncRequestContext) throws(FamilySyncError) -> (AuthenticatedDevice, UUID) {

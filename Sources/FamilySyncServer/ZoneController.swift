@@ -11,68 +11,83 @@ struct ZoneController {
     let keyring: ChangeTokenKeyring
 
     func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
-        group.get("zones") { _, context in
-            let caller = try context.requireDevice()
-            try AccessPolicy.check(caller, .readZones)
-            let access = ZoneAccess(caller)
-            let zones = try await records.zones(for: access)
-            return try ZoneList(zones: try zones.map { zone in
-                ZoneBody(
-                    zoneName: zone.name, scope: (access.isParent ? ZoneScope.private : .shared).rawValue, childDeviceId: zone.childDeviceID?.lowercased,
-                    changeToken: try keyring.encode(Self.token(caller, zone, zone.changedSequence))
-                )
-            })
-        }
-        group.post("zones") { request, context in
-            let caller = try context.requireDevice()
-            try AccessPolicy.check(caller, .manageZones)
-            let body = try await request.decode(as: CreateZoneRequest.self, context: context)
-            try RecordNames.checkZoneName(body.zoneName, field: "zoneName")
-            if body.zoneName.hasPrefix("child-") {
-                throw FamilySyncError.badRequest("Zone names starting with child- are made by pairing a child.", field: "zoneName")
-            }
-            let zone = try await records.createZone(familyID: caller.familyID, name: body.zoneName)
-            return try EditedResponse(status: .created, response: ZoneBody(zoneName: zone.name, scope: ZoneScope.private.rawValue, childDeviceId: nil, changeToken: try keyring.encode(Self.token(caller, zone, zone.changedSequence))))
-        }
-        group.delete("zones/:zone") { _, context -> Response in
-            let caller = try context.requireDevice()
-            try AccessPolicy.check(caller, .manageZones)
-            let name = try context.pathZoneName()
-            if name == "family" { throw FamilySyncError(.conflict, "The family zone cannot be deleted.") }
-            try await records.deleteZone(familyID: caller.familyID, name: name)
-            return Response(status: .noContent)
-        }
-        group.get("zones/:zone/changes") { request, context in
-            let caller = try context.requireDevice()
-            try AccessPolicy.check(caller, .readZones)
-            let name = try context.pathZoneName()
-            let since = try request.uri.queryParameters.get("since").map { text throws(FamilySyncError) in try keyring.decode(text, for: caller) }
-            let changes = try await records.zoneChanges(access: ZoneAccess(caller), zoneName: name, since: since, limit: try request.pageLimit())
-            try await devices.markSynced(familyID: caller.familyID, deviceID: caller.deviceID)
-            let bodies = changes.records.map { $0.deleted ? RecordBody(deletedName: $0.recordName, recordType: $0.recordType) : RecordBody($0) }
-            return try ZoneChangesResponse(
-                records: bodies, changeToken: try keyring.encode(Self.token(caller, changes.zone, changes.sequence)), moreComing: changes.moreComing
+        group.get("zones", use: list)
+            .post("zones", use: create)
+            .delete("zones/:zone", use: delete)
+            .get("zones/:zone/changes", use: zoneChanges)
+            .get("changes", use: databaseChanges)
+    }
+
+    /// `GET /v1/zones`: the zones the caller sees, each with its current token.
+    @Sendable func list(_ request: Request, context: FamilySyncRequestContext) async throws -> ZoneList {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, .readZones)
+        let access = ZoneAccess(caller)
+        let zones = try await records.zones(for: access)
+        return ZoneList(zones: try zones.map { zone in
+            ZoneBody(
+                zoneName: zone.name, scope: (access.isParent ? ZoneScope.private : .shared).rawValue, childDeviceId: zone.childDeviceID?.lowercased,
+                changeToken: try keyring.encode(Self.token(caller, zone, zone.changedSequence))
             )
+        })
+    }
+
+    /// `POST /v1/zones`: a parent's own zone.
+    @Sendable func create(_ request: Request, context: FamilySyncRequestContext) async throws -> EditedResponse<ZoneBody> {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, .manageZones)
+        let body = try await request.decode(as: CreateZoneRequest.self, context: context)
+        try RecordNames.checkZoneName(body.zoneName, field: "zoneName")
+        if body.zoneName.hasPrefix("child-") {
+            throw FamilySyncError.badRequest("Zone names starting with child- are made by pairing a child.", field: "zoneName")
         }
-        group.get("changes") { request, context in
-            let caller = try context.requireDevice()
-            try AccessPolicy.check(caller, .readDatabaseChanges)
-            let since = try request.uri.queryParameters.get("since").map { text throws(FamilySyncError) in try keyring.decode(text, for: caller) }
-            if let since, since.scope != .database {
-                throw FamilySyncError(.badChangeToken, "This is a zone's change token, not the database's.", field: "since")
-            }
-            let limit = try request.pageLimit()
-            let changes = try await records.databaseChanges(access: ZoneAccess(caller), since: since, limit: limit)
-            try await devices.markSynced(familyID: caller.familyID, deviceID: caller.deviceID)
-            return try DatabaseChangesResponse(
-                zones: try changes.zones.filter { !$0.deleted }.map { zone in
-                    .init(zoneName: zone.name, changeToken: try keyring.encode(Self.token(caller, zone, zone.changedSequence)))
-                },
-                deletedZones: changes.zones.filter(\.deleted).map(\.name),
-                changeToken: try keyring.encode(ChangeToken(familyID: caller.familyID, deviceID: caller.deviceID, scope: .database, sequence: changes.sequence)),
-                moreComing: changes.moreComing
-            )
+        let zone = try await records.createZone(familyID: caller.familyID, name: body.zoneName)
+        let token = try keyring.encode(Self.token(caller, zone, zone.changedSequence))
+        return EditedResponse(status: .created, response: ZoneBody(zoneName: zone.name, scope: ZoneScope.private.rawValue, childDeviceId: nil, changeToken: token))
+    }
+
+    /// `DELETE /v1/zones/{zone}`: a zone and its records (not the family zone, nor an active child's).
+    @Sendable func delete(_ request: Request, context: FamilySyncRequestContext) async throws -> Response {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, .manageZones)
+        let name = try context.pathZoneName()
+        if name == "family" { throw FamilySyncError(.conflict, "The family zone cannot be deleted.") }
+        try await records.deleteZone(familyID: caller.familyID, name: name)
+        return Response(status: .noContent)
+    }
+
+    /// `GET /v1/zones/{zone}/changes[?since=&limit=]`: a page of the zone's changes.
+    @Sendable func zoneChanges(_ request: Request, context: FamilySyncRequestContext) async throws -> ZoneChangesResponse {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, .readZones)
+        let name = try context.pathZoneName()
+        let since = try request.uri.queryParameters.get("since").map { text throws(FamilySyncError) in try keyring.decode(text, for: caller) }
+        let changes = try await records.zoneChanges(access: ZoneAccess(caller), zoneName: name, since: since, limit: try request.pageLimit())
+        try await devices.markSynced(familyID: caller.familyID, deviceID: caller.deviceID)
+        let bodies = changes.records.map { $0.deleted ? RecordBody(deletedName: $0.recordName, recordType: $0.recordType) : RecordBody($0) }
+        return ZoneChangesResponse(
+            records: bodies, changeToken: try keyring.encode(Self.token(caller, changes.zone, changes.sequence)), moreComing: changes.moreComing
+        )
+    }
+
+    /// `GET /v1/changes[?since=&limit=]`: the zones that changed, and those deleted.
+    @Sendable func databaseChanges(_ request: Request, context: FamilySyncRequestContext) async throws -> DatabaseChangesResponse {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, .readDatabaseChanges)
+        let since = try request.uri.queryParameters.get("since").map { text throws(FamilySyncError) in try keyring.decode(text, for: caller) }
+        if let since, since.scope != .database {
+            throw FamilySyncError(.badChangeToken, "This is a zone's change token, not the database's.", field: "since")
         }
+        let changes = try await records.databaseChanges(access: ZoneAccess(caller), since: since, limit: try request.pageLimit())
+        try await devices.markSynced(familyID: caller.familyID, deviceID: caller.deviceID)
+        return DatabaseChangesResponse(
+            zones: try changes.zones.filter { !$0.deleted }.map { zone in
+                .init(zoneName: zone.name, changeToken: try keyring.encode(Self.token(caller, zone, zone.changedSequence)))
+            },
+            deletedZones: changes.zones.filter(\.deleted).map(\.name),
+            changeToken: try keyring.encode(ChangeToken(familyID: caller.familyID, deviceID: caller.deviceID, scope: .database, sequence: changes.sequence)),
+            moreComing: changes.moreComing
+        )
     }
 
     static func token(_ caller: AuthenticatedDevice, _ zone: Zone, _ sequence: Int64) -> ChangeToken {
