@@ -19,18 +19,31 @@ public struct RecordQuery: Sendable {
         }
     }
 
+    /// Where a page ended: the last record's sort keys (as JSON, null where it has none) and its
+    /// name. The next page starts after it in the query's order (keyset paging): a write between
+    /// pages neither skips a record nor shows one twice, as an offset would.
+    public struct Cursor: Sendable, Equatable, Codable {
+        public var keys: [JSONValue]
+        public var recordName: String
+
+        public init(keys: [JSONValue], recordName: String) {
+            self.keys = keys
+            self.recordName = recordName
+        }
+    }
+
     public var recordType: String
     public var filters: [Filter]
     public var sorts: [(fieldName: String, ascending: Bool)]
     public var limit: Int
-    public var offset: Int
+    public var after: Cursor?
 
-    public init(recordType: String, filters: [Filter], sorts: [(fieldName: String, ascending: Bool)], limit: Int, offset: Int) {
+    public init(recordType: String, filters: [Filter], sorts: [(fieldName: String, ascending: Bool)], limit: Int, after: Cursor?) {
         self.recordType = recordType
         self.filters = filters
         self.sorts = sorts
         self.limit = limit
-        self.offset = offset
+        self.after = after
     }
 
     /// A field name of `fields`, or the record's own `recordName` and `modified.timestamp`.
@@ -48,7 +61,7 @@ public struct RecordQuery: Sendable {
 
     func sql(familyID: UUID, zoneName: String) throws(FamilySyncError) -> PostgresQuery {
         var query = PostgresQuery(unsafeSQL: "")
-        var text = "SELECT \(RecordRow.columns) FROM records WHERE family_id = $1 AND zone_name = $2 AND record_type = $3 AND NOT deleted"
+        var text = "FROM records WHERE family_id = $1 AND zone_name = $2 AND record_type = $3 AND NOT deleted"
         var bindings = PostgresBindings()
         bindings.append(familyID)
         bindings.append(zoneName)
@@ -84,12 +97,35 @@ public struct RecordQuery: Sendable {
             bindings.append(try RecordRow.jsonText(value))
             text += " AND \(expression) \(try Self.operator(filter.comparator, field: field)) $\(bindings.count)::jsonb"
         }
-        let order = try sorts.enumerated().map { index, sort throws(FamilySyncError) in
-            "\(try Self.expression(sort.fieldName, field: "sortBy[\(index)].fieldName")) \(sort.ascending ? "ASC" : "DESC") NULLS LAST"
+        let keys = try sorts.enumerated().map { index, sort throws(FamilySyncError) in
+            (expression: try Self.expression(sort.fieldName, field: "sortBy[\(index)].fieldName"), ascending: sort.ascending)
         }
+        if let after {
+            guard after.keys.count == keys.count else {
+                throw .badRequest("The continuation marker belongs to another query.", field: "continuationMarker")
+            }
+            // After the cursor in ORDER BY's order, NULLS LAST: key by key, a later value (or null
+            // after a value), or the same value and later in what follows; the name breaks ties.
+            bindings.append(after.recordName)
+            var condition = "record_name > $\(bindings.count)"
+            // A key the record does not have is SQL NULL (null members are not stored), and the
+            // cursor says so with null.
+            for (key, value) in zip(keys, after.keys).reversed() {
+                guard value != .null else {
+                    condition = "(\(key.expression) IS NULL AND \(condition))"
+                    continue
+                }
+                bindings.append(try RecordRow.jsonText(value))
+                let bound = "$\(bindings.count)::jsonb"
+                condition = "(\(key.expression) \(key.ascending ? ">" : "<") \(bound) OR \(key.expression) IS NULL OR (\(key.expression) = \(bound) AND \(condition)))"
+            }
+            text += " AND " + condition
+        }
+        let order = keys.map { "\($0.expression) \($0.ascending ? "ASC" : "DESC") NULLS LAST" }
         text += " ORDER BY " + (order + ["record_name"]).joined(separator: ", ")
-        text += " LIMIT \(limit + 1) OFFSET \(offset)"
-        query.sql = text
+        text += " LIMIT \(limit + 1)"
+        // With each row its sort keys, for the cursor of the next page.
+        query.sql = "SELECT \(RecordRow.columns)" + keys.map { ", (\($0.expression))::text" }.joined() + " " + text
         query.binds = bindings
         return query
     }
@@ -113,8 +149,8 @@ extension RecordRow {
 }
 
 extension PostgresRecordStore {
-    /// Live records of one type matching the query; `moreComing` when a next page exists.
-    public func query(access: ZoneAccess, zoneName: String, _ query: RecordQuery) async throws -> (records: [Record], moreComing: Bool) {
+    /// Live records of one type matching the query, and the cursor after them when a next page exists.
+    public func query(access: ZoneAccess, zoneName: String, _ query: RecordQuery) async throws -> (records: [Record], next: RecordQuery.Cursor?) {
         let familyID = access.caller.familyID
         let logger = logger
         let sql = try query.sql(familyID: familyID, zoneName: zoneName)
@@ -123,10 +159,16 @@ extension PostgresRecordStore {
             guard access.canRead(zone: zone.name, childDeviceID: zone.childDeviceID) else {
                 throw FamilySyncError(.zoneNotFound, "No such zone.")
             }
-            var records = try await connection.query(sql, logger: logger).collect(RecordRow.decode)
-            let moreComing = records.count > query.limit
-            if moreComing { records.removeLast() }
-            return (records, moreComing)
+            var rows = try await connection.query(sql, logger: logger).collect { row in
+                let keys = try row.makeRandomAccess().dropFirst(RecordRow.columnCount).map { cell in
+                    try cell.decode(String?.self).map { try JSONDecoder().decode(JSONValue.self, from: Data($0.utf8)) } ?? .null
+                }
+                return (record: try RecordRow.decode(row), keys: keys)
+            }
+            let moreComing = rows.count > query.limit
+            if moreComing { rows.removeLast() }
+            let next = moreComing ? rows.last.map { RecordQuery.Cursor(keys: $0.keys, recordName: $0.record.recordName) } : nil
+            return (rows.map(\.record), next)
         }
     }
 }

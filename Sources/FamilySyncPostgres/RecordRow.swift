@@ -8,6 +8,8 @@ enum RecordRow {
         record_name, record_type, fields::text, change_tag, deleted, created_at, created_by, modified_at, modified_by, modified_role, client_modified_at
         """
 
+    static let columnCount = 11
+
     static func decode(_ row: PostgresRow) throws -> Record {
         try decode(row, skipping: 0)
     }

@@ -68,21 +68,21 @@ struct RecordController {
         guard (body.filterBy?.count ?? 0) <= Limits.maximumQueryFilters, (body.sortBy?.count ?? 0) <= Limits.maximumQuerySorts else {
             throw FamilySyncError.badRequest("At most \(Limits.maximumQueryFilters) filters and \(Limits.maximumQuerySorts) sort fields.", field: "filterBy")
         }
-        let offset = try body.continuationMarker.map { marker throws(FamilySyncError) in
-            guard let data = Data(base64Encoded: marker), let text = String(data: data, encoding: .utf8),
-                text.hasPrefix("o:"), let offset = Int(text.dropFirst(2)), offset >= 0
-            else { throw FamilySyncError.badRequest("The continuation marker is not valid.", field: "continuationMarker") }
-            return offset
-        } ?? 0
+        let after = try body.continuationMarker.map { marker throws(FamilySyncError) in
+            guard let data = Data(base64Encoded: marker), let cursor = try? JSONDecoder().decode(RecordQuery.Cursor.self, from: data) else {
+                throw FamilySyncError.badRequest("The continuation marker is not valid.", field: "continuationMarker")
+            }
+            return cursor
+        }
         let query = RecordQuery(
             recordType: body.recordType,
             filters: (body.filterBy ?? []).map { .init(fieldName: $0.fieldName, comparator: .init($0.comparator), value: $0.value) },
             sorts: (body.sortBy ?? []).map { ($0.fieldName, $0.ascending ?? true) },
-            limit: limit, offset: offset
+            limit: limit, after: after
         )
-        let (found, moreComing) = try await records.query(access: ZoneAccess(caller), zoneName: zoneName, query)
-        // The marker is the position of the next page; it is opaque to clients.
-        let marker = moreComing ? Data("o:\(offset + found.count)".utf8).base64EncodedString() : nil
+        let (found, next) = try await records.query(access: ZoneAccess(caller), zoneName: zoneName, query)
+        // The marker is where the page ended (the last record's sort keys and name); opaque to clients.
+        let marker = try next.map { try JSONEncoder().encode($0).base64EncodedString() }
         return QueryRecordsResponse(records: found.map { RecordBody($0) }, continuationMarker: marker)
     }
 

@@ -155,6 +155,43 @@ import Testing
 }
 
 @Suite struct RecordQueryTests {
+    /// Keyset paging: pages in the query's order (descending, nulls last, names breaking ties)
+    /// neither skip nor repeat a record when records are written between pages, ahead of the
+    /// cursor and behind it. With an offset, the write behind the cursor shifted the next page.
+    @Test func pagesHoldTheirPlaceWhileRecordsAreWritten() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, child) = try await server.pair(by: parent)
+            let zone = "child-\(child.deviceID.lowercased)"
+            func app(_ name: String, points: Int?) -> String {
+                let points = points.map { #","pointsPerMinute":\#($0)"# } ?? ""
+                return #"{"operationType":"create","record":{"recordName":"\#(name)","recordType":"AppConfiguration","fields":{"logicalID":"\#(name)","displayName":"\#(name)","category":"learning","isEnabled":true,"blockingEnabled":false\#(points)}}}"#
+            }
+            // Points 50, 40, 40, 30 and two without: in order e, d, d2, c, then n1, n2 (nulls last).
+            let start = [app("e", points: 50), app("d", points: 40), app("d2", points: 40), app("c", points: 30), app("n1", points: nil), app("n2", points: nil)]
+            #expect(try await RecordZoneTests.modify(server, parent, zone: zone, start).status == .ok)
+            func page(_ marker: String?) async throws -> QueryRecordsResponse {
+                let continuation = marker.map { #","continuationMarker":"\#($0)""# } ?? ""
+                return try await server.send(
+                    .post, "/v1/zones/\(zone)/records/query", credential: child.credential,
+                    json: #"{"recordType":"AppConfiguration","sortBy":[{"fieldName":"pointsPerMinute","ascending":false}],"resultsLimit":2\#(continuation)}"#
+                ).decode(QueryRecordsResponse.self)
+            }
+            let first = try await page(nil)
+            #expect(first.records.map(\.recordName) == ["e", "d"])
+            // Behind the cursor (60 sorts first) and ahead of it (35, and another without points).
+            #expect(try await RecordZoneTests.modify(server, parent, zone: zone, [app("f", points: 60), app("c2", points: 35), app("n0", points: nil)]).status == .ok)
+            var seen = first.records.map(\.recordName)
+            var marker = first.continuationMarker
+            while let current = marker {
+                let next = try await page(current)
+                seen += next.records.map(\.recordName)
+                marker = next.continuationMarker
+            }
+            #expect(seen == ["e", "d", "d2", "c2", "c", "n0", "n1", "n2"])
+        }
+    }
+
     @Test func filtersSortsAndPages() async throws {
         try await withTestServer { server in
             let parent = try await server.createFamily()
