@@ -35,7 +35,12 @@ public enum Instant {
     /// RFC 3339 (`YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`), with or without fractional seconds, in
     /// UTC or with an offset; nil for anything else, an impossible date (February 30th) included.
     public static func parse(_ text: String) -> Date? {
-        let bytes = Array(text.utf8)
+        // Over the string's own UTF-8, not a copy: an upload parses thousands of instants.
+        var text = text
+        return text.withUTF8 { parse(bytes: $0) }
+    }
+
+    private static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         guard bytes.count >= 20, bytes.count <= 40, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
             bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
             let year = number(bytes, 0, 4), let month = number(bytes, 5, 2), let day = number(bytes, 8, 2),
@@ -68,7 +73,7 @@ public enum Instant {
         return Date(timeIntervalSince1970: TimeInterval(milliseconds) / 1000)
     }
 
-    private static func number(_ bytes: [UInt8], _ start: Int, _ count: Int) -> Int? {
+    private static func number(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ count: Int) -> Int? {
         guard count > 0 else { return nil }
         var value = 0
         for byte in bytes[start..<(start + count)] {

@@ -176,7 +176,7 @@ public struct PostgresUsageStore: Sendable {
             )
             var page: [(String, UsageSession)] = []
             for try await (name, text) in rows.decode((String, String).self) {
-                if let session = UsageSession(fields: try JSONDecoder().decode([String: JSONValue].self, from: Data(text.utf8))) { page.append((name, session)) }
+                if let session = UsageSession(fields: try RecordRow.fields(text)) { page.append((name, session)) }
             }
             let more = page.count > limit
             page = Array(page.prefix(limit))
@@ -204,7 +204,7 @@ public struct PostgresUsageStore: Sendable {
         )
         var found: [String: UsageSession] = [:]
         for try await (name, fields) in rows.decode((String, String).self) {
-            found[name] = try UsageSession(fields: JSONDecoder().decode([String: JSONValue].self, from: Data(fields.utf8)))
+            found[name] = try UsageSession(fields: RecordRow.fields(fields))
         }
         return found
     }
@@ -220,7 +220,7 @@ public struct PostgresUsageStore: Sendable {
         )
         var found: [String: DailySummary] = [:]
         for try await fields in rows.decode(String.self) {
-            if let summary = DailySummary(fields: try JSONDecoder().decode([String: JSONValue].self, from: Data(fields.utf8))) {
+            if let summary = DailySummary(fields: try RecordRow.fields(fields)) {
                 found[summary.date] = summary
             }
         }

@@ -161,7 +161,7 @@ extension PostgresRecordStore {
             }
             var rows = try await connection.query(sql, logger: logger).collect { row in
                 let keys = try row.makeRandomAccess().dropFirst(RecordRow.columnCount).map { cell in
-                    try cell.decode(String?.self).map { try JSONDecoder().decode(JSONValue.self, from: Data($0.utf8)) } ?? .null
+                    try cell.decode(String?.self).map { try RecordRow.fieldsDecoder.decode(JSONValue.self, from: Data($0.utf8)) } ?? .null
                 }
                 return (record: try RecordRow.decode(row), keys: keys)
             }

@@ -10,6 +10,14 @@ enum RecordRow {
 
     static let columnCount = 11
 
+    /// One decoder for every row: making one a row cost more than many small fields take to decode.
+    static let fieldsDecoder = JSONDecoder()
+
+    /// A `fields::text` cell as the record's fields.
+    static func fields(_ text: String) throws -> [String: JSONValue] {
+        try fieldsDecoder.decode([String: JSONValue].self, from: Data(text.utf8))
+    }
+
     static func decode(_ row: PostgresRow) throws -> Record {
         try decode(row, skipping: 0)
     }
@@ -17,7 +25,7 @@ enum RecordRow {
     /// A record whose columns follow `skipping` others in the row.
     static func decode(_ row: PostgresRow, skipping offset: Int) throws -> Record {
         let cells = row.makeRandomAccess()
-        let fields = try JSONDecoder().decode([String: JSONValue].self, from: Data(try cells[offset + 2].decode(String.self).utf8))
+        let fields = try Self.fields(cells[offset + 2].decode(String.self))
         return Record(
             recordName: try cells[offset].decode(String.self), recordType: try cells[offset + 1].decode(String.self), fields: fields,
             changeTag: try cells[offset + 3].decode(String.self), deleted: try cells[offset + 4].decode(Bool.self),
