@@ -51,9 +51,9 @@ public struct Derivation: Sendable {
         /// The zone's stored records it needs (as they are before this write).
         public var reads: [StoredRecordQuery]
         /// The records to write besides, from what the reads found.
-        public var derive: @Sendable (_ stored: [Record]) -> [Record]
+        public var derive: @Sendable (_ stored: [StoredRecord]) -> [Record]
 
-        public init(reads: [StoredRecordQuery], derive: @escaping @Sendable (_ stored: [Record]) -> [Record]) {
+        public init(reads: [StoredRecordQuery], derive: @escaping @Sendable (_ stored: [StoredRecord]) -> [Record]) {
             self.reads = reads
             self.derive = derive
         }
@@ -86,6 +86,27 @@ public struct DerivationContext: Sendable {
     }
 }
 
+/// What a derivation reads of a stored record: its name, type, fields, and when it was made
+/// (a record written again keeps its creation). Only that is read, so that a derivation over
+/// thousands of stored sessions costs no more than it must.
+public struct StoredRecord: Sendable, Equatable {
+    public var recordName: String
+    public var recordType: String
+    public var fields: [String: JSONValue]
+    public var createdAt: Date
+
+    public init(recordName: String, recordType: String, fields: [String: JSONValue], createdAt: Date) {
+        self.recordName = recordName
+        self.recordType = recordType
+        self.fields = fields
+        self.createdAt = createdAt
+    }
+
+    public init(_ record: Record) {
+        self.init(recordName: record.recordName, recordType: record.recordType, fields: record.fields, createdAt: record.createdAt)
+    }
+}
+
 /// A read of live records of the zone a derivation asks for.
 public enum StoredRecordQuery: Sendable, Equatable {
     /// Records by name.
@@ -112,8 +133,8 @@ extension DailySummary {
         ]
         return Derivation.Plan(reads: reads) { stored in
             let names = Set(written.map(\.recordName))
-            let known = stored.filter { $0.recordType == "UsageRecord" && !names.contains($0.recordName) }.compactMap(UsageSession.init(record:))
-            var previous: [String: Record] = [:]
+            let known = stored.filter { $0.recordType == "UsageRecord" && !names.contains($0.recordName) }.compactMap { UsageSession(fields: $0.fields) }
+            var previous: [String: StoredRecord] = [:]
             for record in stored where record.recordType == "DailySummary" { previous[record.recordName] = record }
             let computed = DailySummaryCalculator.summaries(of: known + fresh, days: changing, deviceID: child, timeZone: context.timeZone, at: context.now)
             return computed.compactMap { summary in

@@ -136,7 +136,7 @@ public struct LockedFamily: Sendable {
         var derived: [Record] = []
         for (_, derivation, written) in derivations {
             let plan = derivation.plan(written, context)
-            var stored: [Record] = []
+            var stored: [StoredRecord] = []
             for query in plan.reads { stored += try await read(query, in: zone.name) }
             derived += plan.derive(stored)
         }
@@ -150,14 +150,21 @@ public struct LockedFamily: Sendable {
         return try await rows.decode(String.self).first(where: { _ in true }).flatMap(TimeZone.init(identifier:)) ?? .gmt
     }
 
-    /// Live records of the zone that a derivation asks for.
-    func read(_ query: StoredRecordQuery, in zoneName: String) async throws -> [Record] {
+    /// Live records of the zone that a derivation asks for, as much of them as it reads.
+    func read(_ query: StoredRecordQuery, in zoneName: String) async throws -> [StoredRecord] {
+        func stored(_ row: PostgresRow) throws -> StoredRecord {
+            let (name, type, fields, createdAt) = try row.decode((String, String, String, Date).self)
+            return StoredRecord(recordName: name, recordType: type, fields: try RecordRow.fields(fields), createdAt: createdAt)
+        }
         switch query {
         case .named(let names):
             return try await connection.query(
-                "SELECT \(unescaped: RecordRow.columns) FROM records WHERE family_id = \(id) AND zone_name = \(zoneName) AND record_name = ANY(\(names)) AND NOT deleted",
+                """
+                SELECT record_name, record_type, fields::text, created_at FROM records
+                WHERE family_id = \(id) AND zone_name = \(zoneName) AND record_name = ANY(\(names)) AND NOT deleted
+                """,
                 logger: logger
-            ).collect(RecordRow.decode)
+            ).collect(stored)
         case .overlapping(let type, let startField, let endField, let interval):
             // Written into the statement, not bound, so that it matches the expression index of
             // `schema/` (a partial index on the type); they are names from Core's declarations.
@@ -166,12 +173,12 @@ public struct LockedFamily: Sendable {
             }
             return try await connection.query(
                 """
-                SELECT \(unescaped: RecordRow.columns) FROM records
+                SELECT record_name, record_type, fields::text, created_at FROM records
                 WHERE family_id = \(id) AND zone_name = \(zoneName) AND record_type = '\(unescaped: type)' AND NOT deleted
                   AND fields ->> '\(unescaped: endField)' >= \(Instant.format(interval.start)) AND fields ->> '\(unescaped: startField)' < \(Instant.format(interval.end))
                 """,
                 logger: logger
-            ).collect(RecordRow.decode)
+            ).collect(stored)
         }
     }
 

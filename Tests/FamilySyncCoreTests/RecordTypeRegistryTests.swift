@@ -53,7 +53,7 @@ import Testing
 
         // A later session of another app: the day is recomputed over both.
         let later = Self.usage("chess", "2026-11-20T16:00:00Z", "2026-11-20T16:05:00Z", seconds: 300)
-        let second = derivation.plan([later], Self.context).derive([earlier] + first)
+        let second = derivation.plan([later], Self.context).derive(([earlier] + first).map(StoredRecord.init))
         #expect(second.compactMap { DailySummary(fields: $0.fields)?.totalLearningSeconds } == [900])
         #expect(second.first?.createdAt == first.first?.createdAt, "a summary written again keeps its creation")
 
@@ -63,7 +63,7 @@ import Testing
         var fields = again.fields
         fields["recordID"] = .string(String(again.recordName.dropFirst("usage-".count)))
         again.fields = fields
-        #expect(derivation.plan([again], Self.context).derive([earlier, later] + second).isEmpty)
+        #expect(derivation.plan([again], Self.context).derive(([earlier, later] + second).map(StoredRecord.init)).isEmpty)
     }
 
     @Test func aSessionWithNothingToCountOnADayWithoutSummaryWritesNothing() throws {
