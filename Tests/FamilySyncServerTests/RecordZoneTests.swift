@@ -226,6 +226,9 @@ import Testing
                 (#"{"recordType":"AppConfiguration","filterBy":[{"fieldName":"category","comparator":"IN","value":"learning"}]}"#, "filterBy[0].value"),
                 (#"{"recordType":"AppConfiguration","resultsLimit":0}"#, "resultsLimit"),
                 (#"{"recordType":"AppConfiguration","continuationMarker":"bogus!"}"#, "continuationMarker"),
+                // Another query's marker (two sort keys for none), and an offset from before keyset paging.
+                (#"{"recordType":"AppConfiguration","continuationMarker":"eyJrZXlzIjpbMSwyXSwicmVjb3JkTmFtZSI6ImFwcC0xIn0="}"#, "continuationMarker"),
+                (#"{"recordType":"AppConfiguration","continuationMarker":"bzoy"}"#, "continuationMarker"),
             ] {
                 let reply = try await query(json, as: parent)
                 #expect(reply.status == .badRequest && reply.error?.field == field, "\(json): \(String(buffer: reply.body))")
