@@ -128,11 +128,14 @@ extension ReliabilitySuites {
                 let now = Date()
                 for family in families {
                     for child in family.children {
+                        // Instants as the wire carried them, to the millisecond (PROTOCOL §1): the
+                        // calculator's rounding can tell a nanosecond from the millisecond it became.
+                        func sent(_ instant: Date) -> Date { Instant.parse(Instant.format(instant))! }
                         var unique: [String: UsageSession] = [:]
                         for body in acknowledged[child.id] ?? [] {
                             unique[body.recordID] = UsageSession(
                                 recordID: UUID(uuidString: body.recordID)!, logicalID: body.logicalID, displayName: body.displayName,
-                                category: UsageSession.Category(rawValue: body.category)!, sessionStart: body.sessionStart, sessionEnd: body.sessionEnd,
+                                category: UsageSession.Category(rawValue: body.category)!, sessionStart: sent(body.sessionStart), sessionEnd: sent(body.sessionEnd),
                                 totalSeconds: body.totalSeconds, earnedPoints: body.earnedPoints ?? 0
                             )
                         }
