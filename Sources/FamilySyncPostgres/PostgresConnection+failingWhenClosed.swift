@@ -14,28 +14,14 @@ extension PostgresConnection {
     /// that never ends; it is cancelled with the caller. That task is left behind only when the
     /// connection is gone, where it can write nothing more.
     func failingWhenClosed<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
-        let outcome = SingleOutcome<Result>()
-        let work = Task {
-            do {
-                outcome.resolve(.success(try await body()))
-            } catch {
-                outcome.resolve(.failure(error))
-            }
-        }
-        let watchdog = Task {
+        try await SingleOutcome.race(body) { resolve in
             while !Task.isCancelled {
                 try? await Task.sleep(for: Self.closedCheckInterval)
-                if isClosed {
-                    outcome.resolve(.failure(FamilySyncError.unavailable("The database is unavailable.")))
+                if self.isClosed {
+                    resolve(.failure(FamilySyncError.unavailable("The database is unavailable.")))
                     return
                 }
             }
-        }
-        defer { watchdog.cancel() }
-        return try await withTaskCancellationHandler {
-            try await outcome.value
-        } onCancel: {
-            work.cancel()
         }
     }
 }
@@ -51,14 +37,46 @@ public final class SingleOutcome<Value: Sendable>: Sendable {
 
     public init() {}
 
-    public func resolve(_ result: Result<Value, any Error>) {
-        let waiter = state.withLock { state -> CheckedContinuation<Value, any Error>? in
-            guard state.result == nil else { return nil }
+    /// Settles the outcome unless it is settled already; whether this call settled it.
+    @discardableResult
+    public func resolve(_ result: Result<Value, any Error>) -> Bool {
+        let (settled, waiter) = state.withLock { state -> (Bool, CheckedContinuation<Value, any Error>?) in
+            guard state.result == nil else { return (false, nil) }
             state.result = result
             defer { state.waiter = nil }
-            return state.waiter
+            return (true, state.waiter)
         }
         waiter?.resume(with: result)
+        return settled
+    }
+
+    /// `body` in a task of its own against `watch` beside it (a deadline, a watchdog): whichever
+    /// settles first is the answer, and nothing waits for the other, so a body that never ends
+    /// cannot hang the caller. `body` is cancelled with the caller, and when `watch` wins if
+    /// `cancellingBodyWhenWatchWins`; `watch` is cancelled once there is an answer.
+    public static func race(
+        _ body: @escaping @Sendable () async throws -> Value, cancellingBodyWhenWatchWins: Bool = false,
+        against watch: @escaping @Sendable (_ resolve: @escaping @Sendable (Result<Value, any Error>) -> Void) async -> Void
+    ) async throws -> Value {
+        let outcome = SingleOutcome<Value>()
+        let work = Task {
+            do {
+                outcome.resolve(.success(try await body()))
+            } catch {
+                outcome.resolve(.failure(error))
+            }
+        }
+        let watcher = Task {
+            await watch { result in
+                if outcome.resolve(result), cancellingBodyWhenWatchWins { work.cancel() }
+            }
+        }
+        defer { watcher.cancel() }
+        return try await withTaskCancellationHandler {
+            try await outcome.value
+        } onCancel: {
+            work.cancel()
+        }
     }
 
     public var value: Value {

@@ -7,19 +7,8 @@ import FamilySyncPostgres
 public func failingIfHung<Result: Sendable>(
     after limit: Duration, _ what: String, _ body: @escaping @Sendable () async throws -> Result
 ) async throws -> Result {
-    let outcome = SingleOutcome<Result>()
-    let work = Task {
-        do {
-            outcome.resolve(.success(try await body()))
-        } catch {
-            outcome.resolve(.failure(error))
-        }
+    try await SingleOutcome.race(body, cancellingBodyWhenWatchWins: true) { resolve in
+        guard (try? await Task.sleep(for: limit)) != nil else { return }
+        resolve(.failure(TestFailure("no answer within \(limit): \(what)")))
     }
-    let timer = Task {
-        try await Task.sleep(for: limit)
-        outcome.resolve(.failure(TestFailure("no answer within \(limit): \(what)")))
-        work.cancel()
-    }
-    defer { timer.cancel() }
-    return try await outcome.value
 }
