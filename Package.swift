@@ -131,6 +131,26 @@ let package = Package(
             ],
             path: "Tests/FamilySyncTestSupport"
         ),
+        // A live server over a fresh database and a client for it: the server's and the SDK's tests.
+        .target(
+            name: "FamilySyncServerTestSupport",
+            dependencies: [
+                "FamilySyncCore",
+                "FamilySyncProtocol",
+                "FamilySyncPostgres",
+                "FamilySyncServer",
+                "FamilySyncTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            path: "Tests/FamilySyncServerTestSupport"
+        ),
         .testTarget(name: "FamilySyncCoreTests", dependencies: ["FamilySyncCore", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "FamilySyncPostgresTests",
@@ -149,7 +169,7 @@ let package = Package(
                 "FamilySyncProtocol",
                 "FamilySyncPostgres",
                 "FamilySyncServer",
-                "FamilySyncClient",
+                "FamilySyncServerTestSupport",
                 "FamilySyncTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -161,6 +181,23 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The SDK against a live server.
+        .testTarget(
+            name: "FamilySyncClientTests",
+            dependencies: [
+                "FamilySyncClient",
+                "FamilySyncCore",
+                "FamilySyncProtocol",
+                "FamilySyncServerTestSupport",
+                "FamilySyncTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         .testTarget(

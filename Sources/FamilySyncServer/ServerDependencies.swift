@@ -30,6 +30,9 @@ public struct ServerDependencies: Sendable {
     let usage: PostgresUsageStore
     let polls: PostgresPollStore
 
+    /// The polls this instance holds now (what `familysync_polls_active` reports).
+    public var heldPolls: Int { longPolling.hub.count }
+
     /// `listener` is the database of the LISTEN connection: the same database as `postgres`'s,
     /// on a connection of its own.
     public init(

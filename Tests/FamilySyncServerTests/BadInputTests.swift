@@ -1,6 +1,7 @@
 import FamilySyncCore
 import FamilySyncProtocol
 import FamilySyncServer
+import FamilySyncServerTestSupport
 import FamilySyncTestSupport
 import HTTPTypes
 import Foundation

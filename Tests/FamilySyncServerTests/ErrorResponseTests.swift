@@ -2,6 +2,7 @@ import FamilySyncCore
 import FamilySyncPostgres
 import FamilySyncProtocol
 @testable import FamilySyncServer
+import FamilySyncServerTestSupport
 import FamilySyncTestSupport
 import Foundation
 import Hummingbird

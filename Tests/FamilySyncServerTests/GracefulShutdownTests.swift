@@ -1,5 +1,6 @@
 import FamilySyncCore
 @testable import FamilySyncServer
+import FamilySyncServerTestSupport
 import FamilySyncTestSupport
 import Hummingbird
 import Logging

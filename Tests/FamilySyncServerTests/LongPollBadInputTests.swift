@@ -1,6 +1,7 @@
 import FamilySyncCore
 import FamilySyncProtocol
 @testable import FamilySyncServer
+import FamilySyncServerTestSupport
 import FamilySyncTestSupport
 import Foundation
 import Testing
@@ -55,7 +56,7 @@ import Testing
             #expect(Int(reply.status.code) == bad.status, "\(String(buffer: reply.body))")
             #expect(reply.errorCode == bad.code)
             #expect(reply.error?.field == bad.field)
-            #expect(server.polling.hub.count == 0)
+            #expect(server.heldPolls == 0)
         }
     }
 
@@ -70,7 +71,7 @@ import Testing
             let reply = try await server.poll(parent, since: token, timeout: 30, within: .seconds(20))
             #expect(reply.status == .gone)
             #expect(reply.errorCode == "CHANGE_TOKEN_EXPIRED")
-            #expect(server.polling.hub.count == 0)
+            #expect(server.heldPolls == 0)
         }
     }
 }

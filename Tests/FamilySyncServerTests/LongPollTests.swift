@@ -2,6 +2,7 @@ import FamilySyncCore
 import FamilySyncPostgres
 import FamilySyncProtocol
 @testable import FamilySyncServer
+import FamilySyncServerTestSupport
 import FamilySyncTestSupport
 import Foundation
 import HTTPTypes
@@ -38,22 +39,6 @@ extension TestServer {
         #expect(reply.status == .ok, "\(String(buffer: reply.body))")
         return try reply.decode(DatabaseChangesResponse.self).changeToken
     }
-
-    /// A parent's write into `zone`: an AppConfiguration in a child's zone, a custom record elsewhere.
-    func configure(_ zone: String, by parent: TestDevice, name: String = "app-1") async throws {
-        let reply = try await send(.post, "/v1/zones/\(zone)/records/modify", credential: parent.credential, json: Self.write(zone, name))
-        #expect(reply.status == .ok, "\(String(buffer: reply.body))")
-    }
-
-    static func write(_ zone: String, _ name: String) -> String {
-        guard zone.hasPrefix("child-") else {
-            return #"{"operations":[{"operationType":"forceReplace","record":{"recordName":"\#(name)","recordType":"x-note","fields":{"text":"hello"}}}]}"#
-        }
-        return """
-            {"operations":[{"operationType":"forceReplace","record":{"recordName":"\(name)","recordType":"AppConfiguration",
-             "fields":{"logicalID":"\(name)","displayName":"App","category":"learning","isEnabled":true,"blockingEnabled":false}}}]}
-            """
-    }
 }
 
 extension TestServer.Reply {
@@ -82,7 +67,7 @@ extension TestServer.Reply {
             // The new token has seen that change: nothing more until the next one.
             let again = try #require(try await server.poll(child, since: answer.changeToken, timeout: 0).poll)
             #expect(again == PollResponse(changed: false, changeToken: answer.changeToken))
-            #expect(server.polling.hub.count == 0)
+            #expect(server.heldPolls == 0)
         }
     }
 
@@ -233,7 +218,7 @@ extension TestServer.Reply {
                 #expect(try await other.value.poll?.changed == true)
             }
             #expect(try await parents.value.poll?.changed == true)
-            #expect(server.polling.hub.count == 0)
+            #expect(server.heldPolls == 0)
         }
     }
 
@@ -274,7 +259,7 @@ extension TestServer.Reply {
                 let answer = try #require(try await held.value.poll)
                 #expect(answer.changed)
                 #expect(answer.zones == [Device.zoneName(forChild: child.deviceID)])
-                #expect(first.polling.hub.count == 0)
+                #expect(first.heldPolls == 0)
             }
         }
     }

@@ -1,6 +1,7 @@
 import FamilySyncCore
 import FamilySyncProtocol
 @testable import FamilySyncServer
+import FamilySyncServerTestSupport
 import FamilySyncTestSupport
 import Foundation
 import HTTPTypes

@@ -1,5 +1,6 @@
 import FamilySyncCore
 import FamilySyncProtocol
+import FamilySyncServerTestSupport
 import FamilySyncTestSupport
 import Foundation
 import HTTPTypes

@@ -1,6 +1,7 @@
 import FamilySyncCore
 import FamilySyncProtocol
 import FamilySyncPostgres
+import FamilySyncServerTestSupport
 import FamilySyncTestSupport
 import Foundation
 import HTTPTypes

@@ -1,19 +1,13 @@
 import FamilySyncCore
 import FamilySyncPostgres
 @testable import FamilySyncServer
+import FamilySyncServerTestSupport
 import FamilySyncTestSupport
 import Hummingbird
 import Logging
 import Metrics
 import PostgresNIO
 import Prometheus
-
-/// swift-metrics takes one backend per process; every test application reports to this registry.
-let testMetricsRegistry: PrometheusCollectorRegistry = {
-    let registry = PrometheusCollectorRegistry()
-    MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
-    return registry
-}()
 
 /// The application as `serve` builds it, over a fresh migrated test database (or the given URL),
 /// with routes a test may add to reach the shared machinery (decoding, error mapping).

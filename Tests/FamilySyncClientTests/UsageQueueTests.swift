@@ -1,7 +1,7 @@
 import FamilySyncClient
 import FamilySyncCore
 import FamilySyncProtocol
-@testable import FamilySyncServer
+import FamilySyncServerTestSupport
 import FamilySyncTestSupport
 import Foundation
 import Synchronization

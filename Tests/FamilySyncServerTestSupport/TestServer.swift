@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import FamilySyncCore
 import FamilySyncPostgres
 import FamilySyncProtocol
-@testable import FamilySyncServer
+import FamilySyncServer
 import FamilySyncTestSupport
 import Foundation
 import Hummingbird
@@ -10,29 +10,34 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import PostgresNIO
+import Metrics
+import Prometheus
 import Testing
 
 /// A server over a fresh database with a manual clock, listening on a real port, and a JSON
 /// client for it. Real HTTP rather than Hummingbird's in-memory router: long polls watch their
 /// connection, and tests hold several requests at once.
-struct TestServer {
-    let postgres: PostgresClient
-    let clock: ManualClock
-    let port: Int
-    let polling: LongPolling
-    let databaseURL: DatabaseURL
+public struct TestServer: Sendable {
+    public let postgres: PostgresClient
+    public let clock: ManualClock
+    public let port: Int
+    public let databaseURL: DatabaseURL
+    let dependencies: ServerDependencies
+
+    /// The polls the server holds now.
+    public var heldPolls: Int { dependencies.heldPolls }
 
     /// Waits until the server holds `count` polls (the poll under test has arrived and subscribed).
-    func waitForHeldPolls(_ count: Int) async throws {
+    public func waitForHeldPolls(_ count: Int) async throws {
         let deadline = ContinuousClock.now + .seconds(20)
-        while polling.hub.count != count {
-            guard ContinuousClock.now < deadline else { throw TestFailure("the server holds \(polling.hub.count) polls, not \(count)") }
+        while heldPolls != count {
+            guard ContinuousClock.now < deadline else { throw TestFailure("the server holds \(heldPolls) polls, not \(count)") }
             try await Task.sleep(for: .milliseconds(5))
         }
     }
 
     /// One client for every test server: connections are pooled per port.
-    static let http: HTTPClient = {
+    public static let http: HTTPClient = {
         var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(5), read: .seconds(90)))
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
         // A server that is down answers at once, as with the SDK's own client.
@@ -40,26 +45,26 @@ struct TestServer {
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
-    struct Reply {
-        var status: HTTPResponse.Status
-        var headers: HTTPFields
-        var body: ByteBuffer
+    public struct Reply: Sendable {
+        public var status: HTTPResponse.Status
+        public var headers: HTTPFields
+        public var body: ByteBuffer
 
-        func decode<Value: Decodable>(_ type: Value.Type) throws -> Value {
+        public func decode<Value: Decodable>(_ type: Value.Type) throws -> Value {
             try WireCoding.makeDecoder().decode(Value.self, from: Data(body.readableBytesView))
         }
 
         /// The §1.1 body's code, or "" when the body is not one.
-        var errorCode: String {
+        public var errorCode: String {
             (try? decode(ErrorResponse.self).error.code) ?? ""
         }
 
-        var error: ErrorResponse.Body? { try? decode(ErrorResponse.self).error }
+        public var error: ErrorResponse.Body? { try? decode(ErrorResponse.self).error }
     }
 
     /// `timeout` bounds the whole exchange: a test that expects an answer before a held poll's
     /// own timeout sets it shorter, so that a poll that was not released fails the test.
-    func send(
+    public func send(
         _ method: HTTPRequest.Method, _ uri: String, credential: String? = nil, json: String? = nil, headers extra: [(String, String)] = [],
         timeout: Duration = .seconds(90)
     ) async throws -> Reply {
@@ -78,17 +83,17 @@ struct TestServer {
         return Reply(status: HTTPResponse.Status(code: Int(response.status.code)), headers: headers, body: body)
     }
 
-    func send<Body: Encodable>(_ method: HTTPRequest.Method, _ uri: String, credential: String? = nil, body: Body) async throws -> Reply {
+    public func send<Body: Encodable>(_ method: HTTPRequest.Method, _ uri: String, credential: String? = nil, body: Body) async throws -> Reply {
         let data = try WireCoding.makeEncoder().encode(body)
         return try await send(method, uri, credential: credential, json: String(decoding: data, as: UTF8.self))
     }
 
-    func fingerprint() async throws -> [String: String] {
+    public func fingerprint() async throws -> [String: String] {
         try await databaseFingerprint(postgres)
     }
 }
 
-func withTestServer<Result: Sendable>(
+public func withTestServer<Result: Sendable>(
     configuration: ServerConfiguration = ServerConfiguration(port: 0, unauthenticatedRateLimit: RateLimit(burst: 100_000, perMinute: 100_000)),
     databaseURL: DatabaseURL? = nil,
     listenerBackoff: Duration = .milliseconds(100),
@@ -116,9 +121,15 @@ private func runTestServer<Result: Sendable>(
         postgres: postgres, listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, clock: clock, logger: testLogger,
         listenerBackoff: listenerBackoff, listenerMaximumBackoff: max(listenerBackoff, .seconds(2))
     )
-    let polling = dependencies.longPolling
     let app = buildApplication(configuration: configuration, dependencies: dependencies)
     return try await app.test(.live) { client in
-        try await body(TestServer(postgres: postgres, clock: clock, port: client.port!, polling: polling, databaseURL: url))
+        try await body(TestServer(postgres: postgres, clock: clock, port: client.port!, databaseURL: url, dependencies: dependencies))
     }
 }
+
+/// swift-metrics takes one backend per process; every test application reports to this registry.
+public let testMetricsRegistry: PrometheusCollectorRegistry = {
+    let registry = PrometheusCollectorRegistry()
+    MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+    return registry
+}()

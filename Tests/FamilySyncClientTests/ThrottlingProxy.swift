@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FamilySyncProtocol
+import FamilySyncServerTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,7 +1,7 @@
 @testable import FamilySyncClient
 import FamilySyncCore
 import FamilySyncProtocol
-@testable import FamilySyncServer
+import FamilySyncServerTestSupport
 import FamilySyncTestSupport
 import Foundation
 import PostgresNIO
@@ -39,7 +39,7 @@ import Testing
                 // slept on: a sleep would pass however slow the engine was to do the wrong thing.)
                 #expect(engine.isWaitingForTheApp)
                 #expect(try store.load().zoneTokens[zone] == nil)
-                #expect(server.polling.hub.count == 0)
+                #expect(server.heldPolls == 0)
 
                 // Asking for the next event lets it go on: it saves the token and holds its poll,
                 // and a parent's write wakes the poll and arrives.
