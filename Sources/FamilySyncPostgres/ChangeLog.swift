@@ -153,14 +153,17 @@ public struct LockedFamily: Sendable {
     /// Live records of the zone that a derivation asks for, as much of them as it reads.
     func read(_ query: StoredRecordQuery, in zoneName: String) async throws -> [StoredRecord] {
         func stored(_ row: PostgresRow) throws -> StoredRecord {
-            let (name, type, fields, createdAt) = try row.decode((String, String, String, Date).self)
-            return StoredRecord(recordName: name, recordType: type, fields: try RecordRow.fields(fields), createdAt: createdAt)
+            let cells = row.makeRandomAccess()
+            return StoredRecord(
+                recordName: try cells["record_name"].decode(String.self), recordType: try cells["record_type"].decode(String.self),
+                fields: try cells["fields"].decode(RecordFields.self).value, createdAt: try cells["created_at"].decode(Date.self)
+            )
         }
         switch query {
         case .named(let names):
             return try await connection.query(
                 """
-                SELECT record_name, record_type, fields::text, created_at FROM records
+                SELECT record_name, record_type, fields, created_at FROM records
                 WHERE family_id = \(id) AND zone_name = \(zoneName) AND record_name = ANY(\(names)) AND NOT deleted
                 """,
                 logger: logger
@@ -173,7 +176,7 @@ public struct LockedFamily: Sendable {
             }
             return try await connection.query(
                 """
-                SELECT record_name, record_type, fields::text, created_at FROM records
+                SELECT record_name, record_type, fields, created_at FROM records
                 WHERE family_id = \(id) AND zone_name = \(zoneName) AND record_type = '\(unescaped: type)' AND NOT deleted
                   AND fields ->> '\(unescaped: endField)' >= \(Instant.format(interval.start)) AND fields ->> '\(unescaped: startField)' < \(Instant.format(interval.end))
                 """,
@@ -246,8 +249,8 @@ public struct LockedFamily: Sendable {
             """
             INSERT INTO records (family_id, zone_name, record_name, record_type, fields, change_tag, deleted, created_at, created_by,
                                  modified_at, modified_by, modified_role, client_modified_at, seq)
-            SELECT \(id), \(zoneName), name, type, body::jsonb, tag, gone, created, creator, modified, modifier, role, client, seq
-            FROM unnest(\(list.map(\.recordName))::text[], \(list.map(\.recordType))::text[], \(try list.map { try RecordRow.json($0.fields) })::text[],
+            SELECT \(id), \(zoneName), name, type, body, tag, gone, created, creator, modified, modifier, role, client, seq
+            FROM unnest(\(list.map(\.recordName))::text[], \(list.map(\.recordType))::text[], \(list.map { RecordFields($0.fields) })::jsonb[],
                         \(list.map(\.changeTag))::text[], \(list.map(\.deleted))::bool[], \(list.map(\.createdAt))::timestamptz[],
                         \(list.map(\.createdBy))::uuid[], \(list.map(\.modifiedAt))::timestamptz[], \(list.map(\.modifiedBy))::uuid[],
                         \(list.map(\.modifiedRole.rawValue))::text[], \(list.map(\.clientModifiedAt))::timestamptz[], \(records.map(\.sequence))::bigint[])

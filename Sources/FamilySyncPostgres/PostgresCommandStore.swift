@@ -102,7 +102,7 @@ public struct PostgresCommandStore: Sendable {
                 """,
                 logger: logger
             )
-            let found = try await rows.collect { row in (try RecordRow.leading(row), try RecordRow.decode(row, skipping: 1)) }
+            let found = try await rows.collect { row in (try row.makeRandomAccess()["zone_name"].decode(String.self), try RecordRow.decode(row)) }
             // Another device's command is none of a child's business: as if it did not exist.
             guard let (zone, record) = found.first, let stored = Command(fields: record.fields),
                 caller.role == .parent || stored.targetDeviceID == caller.deviceID
@@ -134,14 +134,14 @@ public struct PostgresCommandStore: Sendable {
         let ids = configuration.compactMap { fields -> String? in if case .string(let id)? = fields["logicalID"] { id } else { nil } }
         let rows = try await connection.query(
             """
-            SELECT fields ->> 'logicalID', \(unescaped: RecordRow.columns) FROM records
+            SELECT fields ->> 'logicalID' AS logical_id, \(unescaped: RecordRow.columns) FROM records
             WHERE family_id = \(parent.familyID) AND zone_name = \(zone) AND record_type = 'AppConfiguration'
               AND fields ->> 'logicalID' = ANY(\(ids)) FOR UPDATE
             """,
             logger: logger
         )
         var existing: [String: Record] = [:]
-        for (id, record) in try await rows.collect({ row in (try RecordRow.leading(row), try RecordRow.decode(row, skipping: 1)) }) {
+        for (id, record) in try await rows.collect({ row in (try row.makeRandomAccess()["logical_id"].decode(String.self), try RecordRow.decode(row)) }) {
             existing[id] = existing[id] ?? record
         }
         return try configuration.enumerated().map { index, fields in

@@ -165,7 +165,7 @@ public struct PostgresUsageStore: Sendable {
             let afterEnd = cursor?.sessionEnd ?? "", afterName = cursor?.recordName ?? ""
             let rows = try await connection.query(
                 """
-                SELECT record_name, fields::text FROM records
+                SELECT record_name, fields FROM records
                 WHERE family_id = \(familyID) AND zone_name = \(zone) AND record_type = 'UsageRecord' AND NOT deleted
                   AND fields ->> 'sessionEnd' >= \(Instant.format(from)) AND fields ->> 'sessionStart' < \(Instant.format(to))
                   AND (fields ->> 'sessionEnd', record_name) > (\(afterEnd), \(afterName))
@@ -175,8 +175,8 @@ public struct PostgresUsageStore: Sendable {
                 logger: logger
             )
             var page: [(String, UsageSession)] = []
-            for try await (name, text) in rows.decode((String, String).self) {
-                if let session = UsageSession(fields: try RecordRow.fields(text)) { page.append((name, session)) }
+            for try await (name, fields) in rows.decode((String, RecordFields).self) {
+                if let session = UsageSession(fields: fields.value) { page.append((name, session)) }
             }
             let more = page.count > limit
             page = Array(page.prefix(limit))
@@ -197,14 +197,14 @@ public struct PostgresUsageStore: Sendable {
     static func sessions(named names: [String], familyID: UUID, zone: String, on connection: PostgresConnection, logger: Logger) async throws -> [String: UsageSession] {
         let rows = try await connection.query(
             """
-            SELECT record_name, fields::text FROM records
+            SELECT record_name, fields FROM records
             WHERE family_id = \(familyID) AND zone_name = \(zone) AND record_name = ANY(\(names)) AND record_type = 'UsageRecord' AND NOT deleted
             """,
             logger: logger
         )
         var found: [String: UsageSession] = [:]
-        for try await (name, fields) in rows.decode((String, String).self) {
-            found[name] = try UsageSession(fields: RecordRow.fields(fields))
+        for try await (name, fields) in rows.decode((String, RecordFields).self) {
+            found[name] = UsageSession(fields: fields.value)
         }
         return found
     }
@@ -213,14 +213,14 @@ public struct PostgresUsageStore: Sendable {
     static func summaries(for days: [String], familyID: UUID, zone: String, on connection: PostgresConnection, logger: Logger) async throws -> [String: DailySummary] {
         let rows = try await connection.query(
             """
-            SELECT fields::text FROM records
+            SELECT fields FROM records
             WHERE family_id = \(familyID) AND zone_name = \(zone) AND record_name = ANY(\(days.map(DailySummary.recordName))) AND NOT deleted
             """,
             logger: logger
         )
         var found: [String: DailySummary] = [:]
-        for try await fields in rows.decode(String.self) {
-            if let summary = DailySummary(fields: try RecordRow.fields(fields)) {
+        for try await fields in rows.decode(RecordFields.self) {
+            if let summary = DailySummary(fields: fields.value) {
                 found[summary.date] = summary
             }
         }

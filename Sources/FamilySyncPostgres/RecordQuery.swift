@@ -84,7 +84,7 @@ public struct RecordQuery: Sendable {
                 guard case .array(let values) = value, (1...100).contains(values.count) else {
                     throw .badRequest("IN takes an array of 1–100 values.", field: "\(field).value")
                 }
-                bindings.append(try RecordRow.jsonText(value))
+                try bindings.appendJSONB(value)
                 text += " AND \(expression) IN (SELECT jsonb_array_elements($\(bindings.count)::jsonb))"
                 continue
             }
@@ -94,7 +94,7 @@ public struct RecordQuery: Sendable {
                 throw .badRequest("null cannot be ordered.", field: "\(field).value")
             }
             value = filter.value
-            bindings.append(try RecordRow.jsonText(value))
+            try bindings.appendJSONB(value)
             text += " AND \(expression) \(try Self.operator(filter.comparator, field: field)) $\(bindings.count)::jsonb"
         }
         let keys = try sorts.enumerated().map { index, sort throws(FamilySyncError) in
@@ -115,7 +115,7 @@ public struct RecordQuery: Sendable {
                     condition = "(\(key.expression) IS NULL AND \(condition))"
                     continue
                 }
-                bindings.append(try RecordRow.jsonText(value))
+                try bindings.appendJSONB(value)
                 let bound = "$\(bindings.count)::jsonb"
                 condition = "(\(key.expression) \(key.ascending ? ">" : "<") \(bound) OR \(key.expression) IS NULL OR (\(key.expression) = \(bound) AND \(condition)))"
             }
@@ -125,7 +125,7 @@ public struct RecordQuery: Sendable {
         text += " ORDER BY " + (order + ["record_name"]).joined(separator: ", ")
         text += " LIMIT \(limit + 1)"
         // With each row its sort keys, for the cursor of the next page.
-        query.sql = "SELECT \(RecordRow.columns)" + keys.map { ", (\($0.expression))::text" }.joined() + " " + text
+        query.sql = "SELECT \(RecordRow.columns)" + keys.indices.map { ", \(keys[$0].expression) AS \(Self.sortKeyColumn($0))" }.joined() + " " + text
         query.binds = bindings
         return query
     }
@@ -141,11 +141,9 @@ public struct RecordQuery: Sendable {
     }
 }
 
-extension RecordRow {
-    static func jsonText(_ value: JSONValue) throws(FamilySyncError) -> String {
-        guard let data = try? JSONEncoder().encode(value) else { throw .badRequest("The value cannot be encoded.") }
-        return String(decoding: data, as: UTF8.self)
-    }
+extension RecordQuery {
+    /// The column a row carries its `index`th sort key in, for the cursor of the next page.
+    static func sortKeyColumn(_ index: Int) -> String { "sort_key_\(index)" }
 }
 
 extension PostgresRecordStore {
@@ -160,8 +158,9 @@ extension PostgresRecordStore {
                 throw FamilySyncError(.zoneNotFound, "No such zone.")
             }
             var rows = try await connection.query(sql, logger: logger).collect { row in
-                let keys = try row.makeRandomAccess().dropFirst(RecordRow.columnCount).map { cell in
-                    try cell.decode(String?.self).map { try RecordRow.fieldsDecoder.decode(JSONValue.self, from: Data($0.utf8)) } ?? .null
+                let cells = row.makeRandomAccess()
+                let keys = try query.sorts.indices.map { index in
+                    try cells[RecordQuery.sortKeyColumn(index)].decode(JSONB<JSONValue>?.self)?.value ?? .null
                 }
                 return (record: try RecordRow.decode(row), keys: keys)
             }

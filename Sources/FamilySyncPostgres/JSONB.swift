@@ -1,0 +1,36 @@
+import FamilySyncCore
+import PostgresNIO
+
+/// A Codable value bound and read as jsonb: PostgresNIO encodes it into the binary jsonb format
+/// and decodes it from there, so no JSON text passes through Swift strings on the way.
+struct JSONB<Value: Codable & Sendable>: Codable, Sendable, PostgresCodable, PostgresArrayEncodable, PostgresArrayDecodable {
+    var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    init(from decoder: any Decoder) throws {
+        value = try decoder.singleValueContainer().decode(Value.self)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(value)
+    }
+
+    static var psqlArrayType: PostgresDataType { .jsonbArray }
+}
+
+/// A record's fields as the `fields` column holds them.
+typealias RecordFields = JSONB<[String: JSONValue]>
+
+extension PostgresBindings {
+    /// A client's value (a query's filter or cursor key) as jsonb; one that cannot be encoded is
+    /// the client's error.
+    mutating func appendJSONB(_ value: JSONValue) throws(FamilySyncError) {
+        do {
+            try append(JSONB(value))
+        } catch {
+            throw .badRequest("The value cannot be encoded.")
+        }
+    }
+}
