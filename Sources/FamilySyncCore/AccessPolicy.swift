@@ -33,12 +33,20 @@ public enum AccessPolicy {
         case readUsage(child: UUID)
         /// `POST /v1/commands/{id}/result`: only a child (the target, which the store checks).
         case reportCommandResult
-        /// `POST /v1/usage`: a child, for itself.
+        /// `POST /v1/usage`: a tracked device (a child's, or a parent's that asked), for itself.
         case uploadUsage
+        /// `GET /v1/members`: a parent sees every member; a child's device its own member.
+        case listMembers
+        /// `POST /v1/members`, `PATCH|DELETE /v1/members/{id}`, `POST /v1/devices/{id}/member`.
+        case manageMembers
+        /// `GET /v1/members/{id}/summaries|report` (§8): a parent, or a device of that member.
+        case readMemberUsage(member: UUID)
+        /// `POST /v1/account/apple`, `POST /v1/families/me/recovery-code` (§13).
+        case manageRecovery
     }
 
     public enum DeviceMember: String, Sendable, CaseIterable {
-        case name, childName, timeZone
+        case name, childName, timeZone, tracked
     }
 
     public static func check(_ caller: AuthenticatedDevice, _ action: Action) throws(FamilySyncError) {
@@ -57,7 +65,12 @@ public enum AccessPolicy {
         case .active:
             break
         }
-        if action == .reportCommandResult || action == .uploadUsage { return caller.role == .child }
+        if action == .reportCommandResult { return caller.role == .child }
+        if action == .uploadUsage { return caller.tracked }
+        // Tracking is a device's own choice, and only a parent's device has one (§8).
+        if case .updateDevice(let target, let members) = action, members.contains(.tracked) {
+            return caller.role == .parent && target == caller.deviceID
+        }
         if caller.role == .parent { return true }
         switch action {
         case .listDevices, .readOwnDevice, .rotateOwnCredential, .readPairing, .readDatabaseChanges, .readZones, .writeRecords:
@@ -66,9 +79,12 @@ public enum AccessPolicy {
             return target == caller.deviceID && members.isSubset(of: [.name, .timeZone])
         case .readCommands(let child), .readUsage(let child):
             return child == caller.deviceID
-        case .reportCommandResult, .uploadUsage:
+        case .readMemberUsage(let member):
+            return member == caller.memberID
+        case .reportCommandResult, .uploadUsage, .listMembers:
             return true
-        case .revokeDevice, .deleteFamily, .createPairing, .listPairings, .decidePairing, .revokePairing, .manageZones, .sendCommand:
+        case .revokeDevice, .deleteFamily, .createPairing, .listPairings, .decidePairing, .revokePairing, .manageZones, .sendCommand,
+            .manageMembers, .manageRecovery:
             return false
         }
     }
@@ -77,6 +93,10 @@ public enum AccessPolicy {
         if caller.status == .awaitingConfirmation {
             return "This device awaits a parent's confirmation; until then it may read only itself and its pairing."
         }
+        if case .updateDevice(let target, let members) = action, members.contains(.tracked) {
+            return target == caller.deviceID
+                ? "A child's device is always tracked." : "Only the device itself turns its tracking on or off."
+        }
         if case .updateDevice(let target, _) = action, target == caller.deviceID {
             return "A child device may change only its own name and time zone."
         }
@@ -84,7 +104,7 @@ public enum AccessPolicy {
             return "Only the child device a command was sent to reports its result."
         }
         if action == .uploadUsage {
-            return "Only a child device uploads usage, its own."
+            return "Only a tracked device uploads usage, its own: a child's, or a parent's after PATCH /v1/devices/me {\"tracked\": true}."
         }
         return "Only a parent device may do this."
     }

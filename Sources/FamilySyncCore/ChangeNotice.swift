@@ -55,8 +55,8 @@ public struct ChangeNotice: Sendable, Hashable {
     }
 
     /// Whether a poll of `device` should look: the change is in its family and something it can
-    /// see. Parents see every zone and device; an active child its own zone, the `family` zone and
-    /// itself; a device awaiting confirmation only itself.
+    /// see. Parents see every zone and device; an active child its own zone, its member's zone, the
+    /// `family` zone and itself; a device awaiting confirmation only itself.
     public func concerns(_ device: AuthenticatedDevice) -> Bool {
         guard device.familyID == familyID else { return false }
         switch subject {
@@ -66,7 +66,8 @@ public struct ChangeNotice: Sendable, Hashable {
             return id == device.deviceID || (device.role == .parent && device.status == .active)
         case .zone(let name):
             guard device.status == .active else { return false }
-            return device.role == .parent || name == "family" || name == Device.zoneName(forChild: device.deviceID)
+            return device.role == .parent || name == "family" || name == device.zoneName
+                || device.memberID.map { name == Member.zoneName(of: $0) } == true
         }
     }
 }

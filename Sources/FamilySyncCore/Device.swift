@@ -26,10 +26,15 @@ public struct Device: Sendable, Equatable {
     public var registeredAt: Date
     public var lastSeenAt: Date?
     public var lastSyncAt: Date?
+    /// The person it belongs to (§8); nil until a parent confirms it.
+    public var memberID: UUID?
+    /// Whether its usage is recorded (§8): always for a child's device, on request for a parent's.
+    public var tracked: Bool
 
     public init(
         id: UUID, familyID: UUID, role: DeviceRole, name: String, childName: String?, platform: DevicePlatform,
-        timeZone: String, status: DeviceStatus, registeredAt: Date, lastSeenAt: Date?, lastSyncAt: Date?
+        timeZone: String, status: DeviceStatus, registeredAt: Date, lastSeenAt: Date?, lastSyncAt: Date?,
+        memberID: UUID? = nil, tracked: Bool? = nil
     ) {
         self.id = id
         self.familyID = familyID
@@ -42,12 +47,22 @@ public struct Device: Sendable, Equatable {
         self.registeredAt = registeredAt
         self.lastSeenAt = lastSeenAt
         self.lastSyncAt = lastSyncAt
+        self.memberID = memberID
+        self.tracked = tracked ?? (role == .child)
     }
 
-    /// A child's own zone, `child-<deviceId>`; parents have none.
-    public var zoneName: String? { role == .child ? Self.zoneName(forChild: id) : nil }
+    /// A tracked device's own zone: `child-<deviceId>` for a child's, `device-<deviceId>` for a
+    /// tracked parent's; an untracked parent device has none.
+    public var zoneName: String? { Self.zoneName(of: id, role: role, tracked: tracked) }
 
     public static func zoneName(forChild id: UUID) -> String { "child-\(id.lowercased)" }
+
+    public static func zoneName(of id: UUID, role: DeviceRole, tracked: Bool) -> String? {
+        switch role {
+        case .child: zoneName(forChild: id)
+        case .parent: tracked ? "device-\(id.lowercased)" : nil
+        }
+    }
 }
 
 /// The device a request is authenticated as: what every handler's access decision starts from.
@@ -56,13 +71,22 @@ public struct AuthenticatedDevice: Sendable, Equatable {
     public var deviceID: UUID
     public var role: DeviceRole
     public var status: DeviceStatus
+    /// Its member (§8); nil while it awaits confirmation.
+    public var memberID: UUID?
+    /// A child's device, or a parent's that asked to be tracked: it uploads its own usage.
+    public var tracked: Bool
 
-    public init(familyID: UUID, deviceID: UUID, role: DeviceRole, status: DeviceStatus) {
+    public init(familyID: UUID, deviceID: UUID, role: DeviceRole, status: DeviceStatus, memberID: UUID? = nil, tracked: Bool? = nil) {
         self.familyID = familyID
         self.deviceID = deviceID
         self.role = role
         self.status = status
+        self.memberID = memberID
+        self.tracked = tracked ?? (role == .child)
     }
+
+    /// Its own zone, if it is tracked.
+    public var zoneName: String? { Device.zoneName(of: deviceID, role: role, tracked: tracked) }
 }
 
 /// What a caller wants of a child device's zone, which decides the child devices it may name.
@@ -75,9 +99,11 @@ public enum ChildZoneUse: Sendable {
 
     /// `NOT_FOUND` for a device that is no child of the family (`role` nil: no such device);
     /// `CONFLICT` for a child that cannot be used so: one awaiting confirmation has no zone yet,
-    /// and a revoked one takes no commands.
-    public func check(role: DeviceRole?, status: DeviceStatus?) throws(FamilySyncError) {
-        guard role == .child, let status else { throw .notFound("No such child device.") }
+    /// and a revoked one takes no commands. A tracked parent device's history reads as a child's
+    /// (§8); commands go to children only.
+    public func check(role: DeviceRole?, status: DeviceStatus?, tracked: Bool = false) throws(FamilySyncError) {
+        let isTracked = role == .child || (role == .parent && tracked && self == .readHistory)
+        guard isTracked, let status else { throw .notFound("No such child device.") }
         switch (self, status) {
         case (.sendCommands, .awaitingConfirmation), (.sendCommands, .revoked):
             throw FamilySyncError(.conflict, "The child device is \(status.rawValue.replacingOccurrences(of: "_", with: " ")); commands go to active ones.")

@@ -37,4 +37,7 @@ public struct RateLimit: Sendable, Equatable {
 
     /// Unauthenticated endpoints: enough for a family setting up several devices, not for guessing.
     public static let unauthenticatedDefault = RateLimit(burst: 20, perMinute: 20)
+
+    /// Wrong recovery codes and Apple tokens per address (§13): five, then one a minute.
+    public static let recoveryFailuresDefault = RateLimit(burst: 5, perMinute: 1)
 }

@@ -17,10 +17,13 @@ public struct Pairing: Sendable, Equatable {
     public var verificationEmoji: [String]?
     public var createdAt: Date
     public var expiresAt: Date
+    /// The member the device joins (a second device of a person); nil: a new member, named after
+    /// `childName` or the device, when a parent confirms it (§8).
+    public var memberID: UUID?
 
     public init(
         id: UUID, familyID: UUID, role: DeviceRole, childName: String?, storedStatus: PairingStatus, createdBy: UUID,
-        deviceID: UUID?, verificationEmoji: [String]?, createdAt: Date, expiresAt: Date
+        deviceID: UUID?, verificationEmoji: [String]?, createdAt: Date, expiresAt: Date, memberID: UUID? = nil
     ) {
         self.id = id
         self.familyID = familyID
@@ -32,6 +35,7 @@ public struct Pairing: Sendable, Equatable {
         self.verificationEmoji = verificationEmoji
         self.createdAt = createdAt
         self.expiresAt = expiresAt
+        self.memberID = memberID
     }
 
     /// A pending or accepted pairing whose time has run out reads as `expired`; the other states are final.

@@ -4,8 +4,10 @@ import Foundation
 /// `RecordTypeRegistry`, so that every write is checked the same way.
 public enum RecordSchema {
     public enum ZoneKind: Sendable, Hashable {
-        /// `child-<deviceId>`
+        /// A tracked device's: `child-<deviceId>`, `device-<deviceId>` ("device" in §5.2)
         case child
+        /// `member-<memberId>`
+        case member
         /// `family`
         case family
         /// Any other zone a parent made.

@@ -35,7 +35,7 @@ public struct RecordType: Sendable {
 public enum RecordTypeRegistry {
     public static let types: [String: RecordType] = Dictionary(uniqueKeysWithValues: [
         RecordType("AppConfiguration", zones: [.child], route: .modify(writers: [.parent]), validate: AppConfigurationFields.validate),
-        RecordType("DeviceSettings", zones: [.child, .family], route: .modify(writers: [.parent])),
+        RecordType("DeviceSettings", zones: [.child, .member, .family], route: .modify(writers: [.parent])),
         RecordType("ConfigurationCommand", zones: [.child], route: .endpoint("POST /v1/devices/{id}/commands and POST /v1/commands/{id}/result")),
         RecordType("UsageRecord", zones: [.child], route: .endpoint("POST /v1/usage"), derivation: DailySummary.derivation),
         RecordType("DailySummary", zones: [.child], route: .endpoint("the server (it derives them from usage)")),

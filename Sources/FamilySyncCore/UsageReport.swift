@@ -17,6 +17,8 @@ public struct UsageReport: Sendable, Equatable {
         public var totalPointsEarned = 0
         /// Every app used in the period, most used first.
         public var apps: [DailySummary.App] = []
+        /// A member's report only: seconds by platform, most used first.
+        public var byPlatform: [MemberDay.PlatformSeconds] = []
 
         public var totalSeconds: Int { totalLearningSeconds + totalRewardSeconds }
     }
@@ -44,6 +46,23 @@ public struct UsageReport: Sendable, Equatable {
 
     /// `summaries` holds the stored ones by date; the others are zeros.
     public init(summaries: [String: DailySummary], dates: [String], granularity: Granularity) {
+        self.init(dates: dates, granularity: granularity) { period, date in
+            if let summary = summaries[date] { period.add(summary.byApp) }
+        }
+    }
+
+    /// A member's report (§8): the member's days across their devices, with each period's seconds
+    /// by platform.
+    public init(memberDays: [MemberDay], granularity: Granularity) {
+        let days = Dictionary(memberDays.map { ($0.date, $0) }, uniquingKeysWith: { first, _ in first })
+        self.init(dates: memberDays.map(\.date), granularity: granularity) { period, date in
+            guard let day = days[date] else { return }
+            period.add(day.byApp)
+            period.add(day.byPlatform)
+        }
+    }
+
+    private init(dates: [String], granularity: Granularity, adding add: (inout Period, String) -> Void) {
         self.granularity = granularity
         from = dates.first ?? ""
         to = dates.last ?? ""
@@ -61,11 +80,14 @@ public struct UsageReport: Sendable, Equatable {
             }
             if startsPeriod { periods.append(Period(start: date, end: date)) }
             periods[periods.count - 1].end = date
-            if let summary = summaries[date] { periods[periods.count - 1].add(summary.byApp) }
+            add(&periods[periods.count - 1], date)
         }
         self.periods = periods
         var total = Period(start: from, end: to)
-        for period in periods { total.add(period.apps) }
+        for period in periods {
+            total.add(period.apps)
+            total.add(period.byPlatform)
+        }
         self.total = total
     }
 
@@ -81,6 +103,21 @@ public struct UsageReport: Sendable, Equatable {
         return lines.joined(separator: "\r\n") + "\r\n"
     }
 
+    /// A member's report as CSV: per period, one row per platform, then one per app (`breakdown`
+    /// says which; a period without usage has its platforms' rows at zero).
+    public var memberCSV: String {
+        var lines = ["period_start,period_end,breakdown,key,display_name,category,seconds,points"]
+        for period in periods {
+            for entry in period.byPlatform {
+                lines.append("\(period.start),\(period.end),platform,\(entry.platform.rawValue),,,\(entry.seconds),")
+            }
+            for app in period.apps {
+                lines.append([period.start, period.end, "app", app.logicalID, app.displayName, app.category.rawValue, "\(app.seconds)", "\(app.points)"].map(Self.csvField).joined(separator: ","))
+            }
+        }
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+
     /// RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled.
     public static func csvField(_ value: String) -> String {
         guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
@@ -89,6 +126,17 @@ public struct UsageReport: Sendable, Equatable {
 }
 
 extension UsageReport.Period {
+    mutating func add(_ platforms: [MemberDay.PlatformSeconds]) {
+        for entry in platforms {
+            if let index = byPlatform.firstIndex(where: { $0.platform == entry.platform }) {
+                byPlatform[index].seconds += entry.seconds
+            } else {
+                byPlatform.append(entry)
+            }
+        }
+        byPlatform.sort { ($1.seconds, $0.platform.rawValue) < ($0.seconds, $1.platform.rawValue) }
+    }
+
     /// Adds apps' figures; an app keeps the name and category it was last seen with.
     mutating func add(_ apps: [DailySummary.App]) {
         for app in apps {

@@ -1,19 +1,23 @@
 import Foundation
 
-/// A record zone (PROTOCOL §4): a parent's own, `family`, or a child's `child-<deviceId>`.
+/// A record zone (PROTOCOL §4, §8): a parent's own, `family`, a tracked device's (`child-<deviceId>`,
+/// `device-<deviceId>`) or a member's `member-<memberId>`.
 public struct Zone: Sendable, Equatable {
     public var name: String
-    /// The child whose zone this is; nil for other zones.
+    /// The tracked device whose zone this is; nil for other zones.
     public var childDeviceID: UUID?
+    /// The member whose zone this is; nil for other zones.
+    public var memberID: UUID?
     /// Changes when a deleted zone is made again, so old tokens of it are refused.
     public var incarnation: UUID
     /// The family's sequence number of its last change.
     public var changedSequence: Int64
     public var deleted: Bool
 
-    public init(name: String, childDeviceID: UUID?, incarnation: UUID, changedSequence: Int64, deleted: Bool) {
+    public init(name: String, childDeviceID: UUID?, memberID: UUID? = nil, incarnation: UUID, changedSequence: Int64, deleted: Bool) {
         self.name = name
         self.childDeviceID = childDeviceID
+        self.memberID = memberID
         self.incarnation = incarnation
         self.changedSequence = changedSequence
         self.deleted = deleted

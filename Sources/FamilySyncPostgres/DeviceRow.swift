@@ -2,18 +2,21 @@ import FamilySyncCore
 import Foundation
 import PostgresNIO
 
-/// The columns of `devices` every device query selects, and their decoding.
+/// The columns of `devices` every device query selects, and their decoding, by name.
 enum DeviceRow {
-    static let select = "SELECT device_id, family_id, role, name, child_name, platform, time_zone, status, registered_at, last_seen_at, last_sync_at FROM devices"
+    static let columns = "device_id, family_id, role, name, child_name, platform, time_zone, status, registered_at, last_seen_at, last_sync_at, member_id, tracked"
+    static let select = "SELECT \(columns) FROM devices"
 
     static func decode(_ row: PostgresRow) throws -> Device {
-        let (id, familyID, role, name, childName, platform, timeZone, status, registeredAt, lastSeenAt, lastSyncAt) =
-            try row.decode((UUID, UUID, String, String, String?, String, String, String, Date, Date?, Date?).self)
+        let cells = row.makeRandomAccess()
+        let role = DeviceRole(rawValue: try cells["role"].decode(String.self)) ?? .child
         return Device(
-            id: id, familyID: familyID, role: DeviceRole(rawValue: role) ?? .child, name: name, childName: childName,
-            platform: DevicePlatform(rawValue: platform) ?? .other, timeZone: timeZone,
-            status: DeviceStatus(rawValue: status) ?? .revoked, registeredAt: registeredAt,
-            lastSeenAt: lastSeenAt, lastSyncAt: lastSyncAt
+            id: try cells["device_id"].decode(UUID.self), familyID: try cells["family_id"].decode(UUID.self), role: role,
+            name: try cells["name"].decode(String.self), childName: try cells["child_name"].decode(String?.self),
+            platform: DevicePlatform(rawValue: try cells["platform"].decode(String.self)) ?? .other, timeZone: try cells["time_zone"].decode(String.self),
+            status: DeviceStatus(rawValue: try cells["status"].decode(String.self)) ?? .revoked, registeredAt: try cells["registered_at"].decode(Date.self),
+            lastSeenAt: try cells["last_seen_at"].decode(Date?.self), lastSyncAt: try cells["last_sync_at"].decode(Date?.self),
+            memberID: try cells["member_id"].decode(UUID?.self), tracked: try cells["tracked"].decode(Bool.self)
         )
     }
 }

@@ -28,12 +28,12 @@ public struct PostgresDeviceStore: Sendable {
         let logger = logger
         let rows = try await client.rows(
             """
-            SELECT role, status, credential_hash, last_seen_at FROM devices
+            SELECT role, status, credential_hash, last_seen_at, member_id, tracked FROM devices
             WHERE family_id = \(credential.familyID) AND device_id = \(credential.deviceID)
             """,
             logger: logger
         )
-        guard let (role, status, storedHash, lastSeenAt) = try rows.first.map({ try $0.decode((String, String, ByteBuffer?, Date?).self) }),
+        guard let (role, status, storedHash, lastSeenAt, memberID, tracked) = try rows.first.map({ try $0.decode((String, String, ByteBuffer?, Date?, UUID?, Bool).self) }),
             let storedHash, constantTimeEquals(storedHash.readableBytesView, credential.hash),
             let role = DeviceRole(rawValue: role), let status = DeviceStatus(rawValue: status), status != .revoked
         else { return nil }
@@ -44,7 +44,7 @@ public struct PostgresDeviceStore: Sendable {
                 logger: logger
             )
         }
-        return AuthenticatedDevice(familyID: credential.familyID, deviceID: credential.deviceID, role: role, status: status)
+        return AuthenticatedDevice(familyID: credential.familyID, deviceID: credential.deviceID, role: role, status: status, memberID: memberID, tracked: tracked)
     }
 
     /// A device fetched changes (PROTOCOL §2's `lastSyncAt`): now, written at most once every
@@ -80,9 +80,12 @@ public struct PostgresDeviceStore: Sendable {
         return device
     }
 
-    /// Changes the members given; `childName` only on a child device.
-    public func update(familyID: UUID, deviceID: UUID, name: String?, childName: String?, timeZone: String?) async throws -> Device {
+    /// Changes the members given; `childName` only on a child device. Tracking a parent device
+    /// (§8) gives it its zone `device-<id>` the first time; untracking stops its uploads and keeps
+    /// what it uploaded.
+    public func update(familyID: UUID, deviceID: UUID, name: String?, childName: String?, timeZone: String?, tracked: Bool? = nil) async throws -> Device {
         let logger = logger
+        let now = clock.now()
         return try await changeLog.write(family: familyID) { family in
             let connection = family.connection
             var device = try await Self.lockedDevice(familyID: familyID, deviceID: deviceID, on: connection, logger: logger)
@@ -92,9 +95,15 @@ public struct PostgresDeviceStore: Sendable {
             device.name = name ?? device.name
             device.childName = childName ?? device.childName
             device.timeZone = timeZone ?? device.timeZone
+            if let tracked, device.role == .parent {
+                if tracked, let zone = Device.zoneName(of: deviceID, role: .parent, tracked: true) {
+                    try await family.createDeviceZone(zone, for: deviceID, now: now)
+                }
+                device.tracked = tracked
+            }
             try await connection.query(
                 """
-                UPDATE devices SET name = \(device.name), child_name = \(device.childName), time_zone = \(device.timeZone)
+                UPDATE devices SET name = \(device.name), child_name = \(device.childName), time_zone = \(device.timeZone), tracked = \(device.tracked)
                 WHERE family_id = \(familyID) AND device_id = \(deviceID)
                 """,
                 logger: logger
@@ -133,9 +142,9 @@ public struct PostgresDeviceStore: Sendable {
                 """,
                 logger: logger
             )
-            if purge {
+            if purge, let zone = Device.zoneName(of: deviceID, role: device.role, tracked: true) {
                 // Tombstoned, not removed, so that parents' database change feeds show the deletion.
-                try await family.tombstoneZone(Device.zoneName(forChild: deviceID), now: now)
+                try await family.tombstoneZone(zone, now: now)
             }
         }
     }
@@ -183,9 +192,11 @@ public struct PostgresDeviceStore: Sendable {
     static func insert(_ device: Device, credentialHash: [UInt8], changedSequence: Int64, on connection: PostgresConnection, logger: Logger) async throws -> Device {
         try await connection.query(
             """
-            INSERT INTO devices (family_id, device_id, role, name, child_name, platform, time_zone, status, credential_hash, registered_at, last_seen_at, last_sync_at, changed_seq)
+            INSERT INTO devices (family_id, device_id, role, name, child_name, platform, time_zone, status, credential_hash, registered_at, last_seen_at, last_sync_at,
+                                 changed_seq, member_id, tracked)
             VALUES (\(device.familyID), \(device.id), \(device.role.rawValue), \(device.name), \(device.childName), \(device.platform.rawValue),
-                    \(device.timeZone), \(device.status.rawValue), \(ByteBuffer(bytes: credentialHash)), \(device.registeredAt), \(device.lastSeenAt), \(device.lastSyncAt), \(changedSequence))
+                    \(device.timeZone), \(device.status.rawValue), \(ByteBuffer(bytes: credentialHash)), \(device.registeredAt), \(device.lastSeenAt), \(device.lastSyncAt),
+                    \(changedSequence), \(device.memberID), \(device.tracked))
             """,
             logger: logger
         )

@@ -18,32 +18,41 @@ public struct PostgresPairingStore: Sendable {
         self.logger = logger
     }
 
-    static let columns = "pairing_id, family_id, role, child_name, status, created_by, device_id, verification_emoji, created_at, expires_at"
+    static let columns = "pairing_id, family_id, role, child_name, status, created_by, device_id, verification_emoji, created_at, expires_at, member_id"
     static let select = "SELECT \(columns) FROM pairings"
 
     static func decode(_ row: PostgresRow) throws -> Pairing {
-        let (id, familyID, role, childName, status, createdBy, deviceID, emoji, createdAt, expiresAt) =
-            try row.decode((UUID, UUID, String, String?, String, UUID, UUID?, [String]?, Date, Date).self)
+        let cells = row.makeRandomAccess()
         return Pairing(
-            id: id, familyID: familyID, role: DeviceRole(rawValue: role) ?? .child, childName: childName,
-            storedStatus: PairingStatus(rawValue: status) ?? .revoked, createdBy: createdBy, deviceID: deviceID,
-            verificationEmoji: emoji, createdAt: createdAt, expiresAt: expiresAt
+            id: try cells["pairing_id"].decode(UUID.self), familyID: try cells["family_id"].decode(UUID.self),
+            role: DeviceRole(rawValue: try cells["role"].decode(String.self)) ?? .child, childName: try cells["child_name"].decode(String?.self),
+            storedStatus: PairingStatus(rawValue: try cells["status"].decode(String.self)) ?? .revoked, createdBy: try cells["created_by"].decode(UUID.self),
+            deviceID: try cells["device_id"].decode(UUID?.self), verificationEmoji: try cells["verification_emoji"].decode([String]?.self),
+            createdAt: try cells["created_at"].decode(Date.self), expiresAt: try cells["expires_at"].decode(Date.self),
+            memberID: try cells["member_id"].decode(UUID?.self)
         )
     }
 
-    public func create(familyID: UUID, createdBy: UUID, role: DeviceRole, childName: String?, ttlSeconds: Int) async throws -> (Pairing, PairingToken) {
+    /// An invitation; with `memberID`, into that member (a live member of the pairing's role),
+    /// else into a new member made at confirmation.
+    public func create(familyID: UUID, createdBy: UUID, role: DeviceRole, childName: String?, memberID: UUID? = nil, ttlSeconds: Int) async throws -> (Pairing, PairingToken) {
         let token = PairingToken.generate(familyID: familyID)
         let now = clock.now()
         let pairing = Pairing(
             id: UUID(), familyID: familyID, role: role, childName: childName, storedStatus: .pending, createdBy: createdBy,
-            deviceID: nil, verificationEmoji: nil, createdAt: now, expiresAt: now.addingTimeInterval(TimeInterval(ttlSeconds))
+            deviceID: nil, verificationEmoji: nil, createdAt: now, expiresAt: now.addingTimeInterval(TimeInterval(ttlSeconds)), memberID: memberID
         )
         let logger = logger
-        try await client.inTransaction(logger: logger) { connection in
-            try await connection.query(
+        try await changeLog.write(family: familyID) { family in
+            if let memberID {
+                let member = try await PostgresMemberStore.locked(memberID, in: family, logger: logger)
+                try Member.checkMove(device: role, to: member)
+            }
+            try await family.connection.query(
                 """
-                INSERT INTO pairings (family_id, pairing_id, role, child_name, status, created_by, token_hash, created_at, expires_at)
-                VALUES (\(familyID), \(pairing.id), \(role.rawValue), \(childName), 'pending', \(createdBy), \(ByteBuffer(bytes: token.hash)), \(now), \(pairing.expiresAt))
+                INSERT INTO pairings (family_id, pairing_id, role, child_name, status, created_by, token_hash, created_at, expires_at, member_id)
+                VALUES (\(familyID), \(pairing.id), \(role.rawValue), \(childName), 'pending', \(createdBy), \(ByteBuffer(bytes: token.hash)), \(now), \(pairing.expiresAt),
+                        \(memberID))
                 """,
                 logger: logger
             )
@@ -177,10 +186,21 @@ public struct PostgresPairingStore: Sendable {
             guard let deviceID = pairing.deviceID else { return pairing }
             switch decision {
             case .confirm:
+                // The device joins its person: the member invited into, or a new one named after
+                // the child (or, for a co-parent, the device).
+                let memberID: UUID
+                if let invited = pairing.memberID {
+                    memberID = invited
+                } else {
+                    memberID = UUID()
+                    let device = try await PostgresDeviceStore.lockedDevice(familyID: familyID, deviceID: deviceID, on: connection, logger: logger)
+                    try await PostgresMemberStore.create(memberID, name: pairing.childName ?? device.name, role: pairing.role, now: now, in: family, logger: logger)
+                }
                 try await connection.query(
-                    "UPDATE devices SET status = 'active' WHERE family_id = \(familyID) AND device_id = \(deviceID)",
+                    "UPDATE devices SET status = 'active', member_id = \(memberID) WHERE family_id = \(familyID) AND device_id = \(deviceID)",
                     logger: logger
                 )
+                if pairing.memberID != nil { try await family.touchZone(Member.zoneName(of: memberID)) }
                 try await family.deviceChanged(deviceID)
                 // A change of the database: parents' feeds must show the new zone.
                 if pairing.role == .child { try await family.createChildZone(for: deviceID, now: now) }

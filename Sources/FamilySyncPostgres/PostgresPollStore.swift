@@ -41,13 +41,15 @@ public struct PostgresPollStore: Sendable {
                 ARRAY(SELECT z.zone_name FROM zones z WHERE z.family_id = d.family_id AND z.changed_seq > \(since) ORDER BY z.changed_seq, z.zone_name),
                 ARRAY(SELECT coalesce(z.child_device_id::text, '') FROM zones z WHERE z.family_id = d.family_id AND z.changed_seq > \(since) ORDER BY z.changed_seq, z.zone_name),
                 ARRAY(SELECT z.deleted_at IS NOT NULL FROM zones z WHERE z.family_id = d.family_id AND z.changed_seq > \(since) ORDER BY z.changed_seq, z.zone_name),
+                ARRAY(SELECT coalesce(z.member_id::text, '') FROM zones z WHERE z.family_id = d.family_id AND z.changed_seq > \(since) ORDER BY z.changed_seq, z.zone_name),
+                d.member_id, d.tracked,
                 ARRAY(SELECT o.device_id FROM devices o WHERE o.family_id = d.family_id AND o.changed_seq > \(since) ORDER BY o.changed_seq, o.device_id)
             FROM devices d JOIN families f ON f.family_id = d.family_id
             WHERE d.family_id = \(caller.familyID) AND d.device_id = \(caller.deviceID)
             """,
             logger: logger
         )
-        typealias Row = (String, String, Int64, Int64, Int64, [String], [String], [Bool], [UUID])
+        typealias Row = (String, String, Int64, Int64, Int64, [String], [String], [Bool], [String], UUID?, Bool, [UUID])
         guard let row = try rows.first.map({ try $0.decode(Row.self) }),
             let role = DeviceRole(rawValue: row.0), let status = DeviceStatus(rawValue: row.1), status != .revoked
         else {
@@ -61,12 +63,15 @@ public struct PostgresPollStore: Sendable {
             return Check(status: status, sequence: family.sequence, zones: [], devices: [])
         }
         try family.checkDatabaseToken(after)
-        let access = ZoneAccess(AuthenticatedDevice(familyID: caller.familyID, deviceID: caller.deviceID, role: role, status: status))
+        let access = ZoneAccess(AuthenticatedDevice(familyID: caller.familyID, deviceID: caller.deviceID, role: role, status: status, memberID: row.9, tracked: row.10))
         var zones: [String] = []
-        for (name, (child, deleted)) in zip(row.5, zip(row.6, row.7)) {
-            if access.canRead(zone: name, childDeviceID: UUID(uuidString: child)) || (deleted && access.isParent) { zones.append(name) }
+        for index in row.5.indices {
+            let (name, deleted) = (row.5[index], row.7[index])
+            if access.canRead(zone: name, childDeviceID: UUID(uuidString: row.6[index]), memberID: UUID(uuidString: row.8[index])) || (deleted && access.isParent) {
+                zones.append(name)
+            }
         }
-        let devices = role == .parent ? row.8 : (row.2 > after ? [caller.deviceID] : [])
+        let devices = role == .parent ? row.11 : (row.2 > after ? [caller.deviceID] : [])
         return Check(status: status, sequence: family.sequence, zones: zones, devices: devices)
     }
 }

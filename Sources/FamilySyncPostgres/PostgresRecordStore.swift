@@ -27,7 +27,7 @@ public struct PostgresRecordStore: Sendable {
         let logger = logger
         return try await client.inSnapshot(logger: logger) { connection in
             try await ZoneRows.all(familyID, on: connection, logger: logger)
-                .filter { !$0.deleted && access.canRead(zone: $0.name, childDeviceID: $0.childDeviceID) }
+                .filter { !$0.deleted && access.canRead($0) }
         }
     }
 
@@ -75,13 +75,13 @@ public struct PostgresRecordStore: Sendable {
         return try await changeLog.write(family: caller.familyID) { family in
             let connection = family.connection
             var zone = try await family.zone(zoneName)
-            guard access.canRead(zone: zone.name, childDeviceID: zone.childDeviceID) else {
+            guard access.canRead(zone) else {
                 throw FamilySyncError(.zoneNotFound, "No such zone.")
             }
-            guard access.canWrite(zone: zone.name, childDeviceID: zone.childDeviceID) else {
+            guard access.canWrite(zone) else {
                 throw FamilySyncError(.accessDenied, "This zone is read-only for this device.")
             }
-            let kind = ZoneAccess.kind(of: zone.name, childDeviceID: zone.childDeviceID)
+            let kind = ZoneAccess.kind(of: zone)
             let names = operations.map(\.recordName)
             var stored: [String: Record] = [:]
             let rows = try await connection.query(
@@ -124,7 +124,7 @@ public struct PostgresRecordStore: Sendable {
         let logger = logger
         return try await client.inSnapshot(logger: logger) { connection in
             let zone = try await ZoneRows.zone(familyID, zoneName, on: connection, logger: logger)
-            guard access.canRead(zone: zone.name, childDeviceID: zone.childDeviceID) else {
+            guard access.canRead(zone) else {
                 throw FamilySyncError(.zoneNotFound, "No such zone.")
             }
             let rows = try await connection.query(
@@ -153,7 +153,7 @@ public struct PostgresRecordStore: Sendable {
         return try await client.inSnapshot(logger: logger) { connection in
             let family = try await ZoneRows.position(of: familyID, on: connection, logger: logger)
             let zone = try await ZoneRows.zone(familyID, zoneName, on: connection, logger: logger)
-            guard access.canRead(zone: zone.name, childDeviceID: zone.childDeviceID) else {
+            guard access.canRead(zone) else {
                 throw FamilySyncError(.zoneNotFound, "No such zone.")
             }
             if let since {
@@ -202,7 +202,7 @@ public struct PostgresRecordStore: Sendable {
             if let since { try family.checkDatabaseToken(since.sequence) }
             let after = since?.sequence ?? -1
             let visible = try await ZoneRows.all(familyID, on: connection, logger: logger)
-                .filter { $0.changedSequence > after && (access.canRead(zone: $0.name, childDeviceID: $0.childDeviceID) || ($0.deleted && access.isParent)) }
+                .filter { $0.changedSequence > after && (access.canRead($0) || ($0.deleted && access.isParent)) }
                 .filter { since != nil || !$0.deleted }
                 .sorted { ($0.changedSequence, $0.name) < ($1.changedSequence, $1.name) }
             let page = Array(visible.prefix(limit))

@@ -40,7 +40,9 @@ public struct PostgresUsageStore: Sendable {
         // store a record.
         return try await changeLog.write(family: familyID) { family in
             let connection = family.connection
-            var zone = try await family.zone(Device.zoneName(forChild: child.deviceID))
+            // A tracked device's own zone: `child-…`, or `device-…` for a tracked parent's (§8).
+            guard let ownZone = child.zoneName else { throw FamilySyncError(.accessDenied, "This device is not tracked.") }
+            var zone = try await family.zone(ownZone)
             let zoneName = zone.name
             let rows = try await connection.query(
                 "SELECT time_zone FROM devices WHERE family_id = \(familyID) AND device_id = \(child.deviceID)", logger: logger

@@ -154,7 +154,7 @@ extension PostgresRecordStore {
         let sql = try query.sql(familyID: familyID, zoneName: zoneName)
         return try await client.inSnapshot(logger: logger) { connection in
             let zone = try await ZoneRows.zone(familyID, zoneName, on: connection, logger: logger)
-            guard access.canRead(zone: zone.name, childDeviceID: zone.childDeviceID) else {
+            guard access.canRead(zone) else {
                 throw FamilySyncError(.zoneNotFound, "No such zone.")
             }
             var rows = try await connection.query(sql, logger: logger).collect { row in

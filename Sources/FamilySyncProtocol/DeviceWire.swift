@@ -15,6 +15,9 @@ public struct DeviceBody: Codable, Sendable, Equatable {
     public var registeredAt: Date
     public var lastSeenAt: Date?
     public var lastSyncAt: Date?
+    /// Its member (§8); null while it awaits confirmation.
+    public var memberId: UUID?
+    public var tracked: Bool
 
     public init(_ device: Device) {
         id = device.id
@@ -29,6 +32,8 @@ public struct DeviceBody: Codable, Sendable, Equatable {
         registeredAt = device.registeredAt
         lastSeenAt = device.lastSeenAt
         lastSyncAt = device.lastSyncAt
+        memberId = device.memberID
+        tracked = device.tracked
     }
 
     // Ids are lowercase on output (PROTOCOL §1), which UUID's own encoding is not.
@@ -46,6 +51,8 @@ public struct DeviceBody: Codable, Sendable, Equatable {
         try container.encode(registeredAt, forKey: .registeredAt)
         try container.encode(lastSeenAt, forKey: .lastSeenAt)
         try container.encode(lastSyncAt, forKey: .lastSyncAt)
+        try container.encode(memberId?.lowercased, forKey: .memberId)
+        try container.encode(tracked, forKey: .tracked)
     }
 }
 
@@ -77,14 +84,18 @@ public struct FamilyReference: Codable, Sendable, Equatable {
     }
 }
 
+/// `POST /v1/families` and `POST /v1/families/recover`.
 public struct CreateFamilyResponse: Codable, Sendable, Equatable {
     public var family: FamilyReference
     public var device: DeviceBody
     public var credential: String
-    public init(family: FamilyReference, device: DeviceBody, credential: String) {
+    /// Shown once (§13): the way back into the family when every parent device is lost.
+    public var recoveryCode: String
+    public init(family: FamilyReference, device: DeviceBody, credential: String, recoveryCode: String) {
         self.family = family
         self.device = device
         self.credential = credential
+        self.recoveryCode = recoveryCode
     }
 }
 
@@ -98,10 +109,13 @@ public struct UpdateDeviceRequest: Codable, Sendable, Equatable {
     public var name: String?
     public var childName: String?
     public var timeZone: String?
-    public init(name: String? = nil, childName: String? = nil, timeZone: String? = nil) {
+    /// A parent's own device only (`PATCH /v1/devices/me`, §8).
+    public var tracked: Bool?
+    public init(name: String? = nil, childName: String? = nil, timeZone: String? = nil, tracked: Bool? = nil) {
         self.name = name
         self.childName = childName
         self.timeZone = timeZone
+        self.tracked = tracked
     }
 }
 

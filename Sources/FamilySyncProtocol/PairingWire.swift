@@ -12,6 +12,8 @@ public struct PairingBody: Codable, Sendable, Equatable {
     public var verificationEmoji: [String]?
     public var createdAt: Date
     public var expiresAt: Date
+    /// The member the device joins; null: a new member at confirmation (§8).
+    public var memberId: UUID?
 
     public init(_ pairing: Pairing, at now: Date) {
         id = pairing.id
@@ -23,6 +25,7 @@ public struct PairingBody: Codable, Sendable, Equatable {
         verificationEmoji = pairing.verificationEmoji
         createdAt = pairing.createdAt
         expiresAt = pairing.expiresAt
+        memberId = pairing.memberID
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -36,6 +39,7 @@ public struct PairingBody: Codable, Sendable, Equatable {
         try container.encode(verificationEmoji, forKey: .verificationEmoji)
         try container.encode(createdAt, forKey: .createdAt)
         try container.encode(expiresAt, forKey: .expiresAt)
+        try container.encode(memberId?.lowercased, forKey: .memberId)
     }
 }
 
@@ -44,10 +48,13 @@ public struct CreatePairingRequest: Codable, Sendable, Equatable {
     public var role: DeviceRole
     public var childName: String?
     public var ttlSeconds: Int?
-    public init(role: DeviceRole, childName: String? = nil, ttlSeconds: Int? = nil) {
+    /// A second device of an existing member of that role (§8); instead of `childName`.
+    public var memberId: UUID?
+    public init(role: DeviceRole, childName: String? = nil, ttlSeconds: Int? = nil, memberId: UUID? = nil) {
         self.role = role
         self.childName = childName
         self.ttlSeconds = ttlSeconds
+        self.memberId = memberId
     }
 }
 

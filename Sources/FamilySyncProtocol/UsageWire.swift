@@ -163,8 +163,10 @@ public struct ReportBody: Codable, Sendable, Equatable {
         public var totalPointsEarned: Int
         public var totalSeconds: Int
         public var topApps: [DailySummaryBody.App]
+        /// A member's report only (§8): seconds by platform, most used first.
+        public var byPlatform: [MemberDayBody.Platform]?
 
-        public init(_ period: UsageReport.Period) {
+        public init(_ period: UsageReport.Period, withPlatforms: Bool = false) {
             start = period.start
             end = period.end
             totalLearningSeconds = period.totalLearningSeconds
@@ -174,6 +176,24 @@ public struct ReportBody: Codable, Sendable, Equatable {
             topApps = period.apps.prefix(UsageReport.topAppCount).map {
                 DailySummaryBody.App(logicalID: $0.logicalID, displayName: $0.displayName, category: $0.category.rawValue, seconds: $0.seconds, points: $0.points)
             }
+            byPlatform = withPlatforms ? period.byPlatform.map { MemberDayBody.Platform(platform: $0.platform, seconds: $0.seconds) } : nil
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case start, end, totalLearningSeconds, totalRewardSeconds, totalPointsEarned, totalSeconds, topApps, byPlatform
+        }
+
+        // `byPlatform` is absent from a device's report, not null.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(start, forKey: .start)
+            try container.encode(end, forKey: .end)
+            try container.encode(totalLearningSeconds, forKey: .totalLearningSeconds)
+            try container.encode(totalRewardSeconds, forKey: .totalRewardSeconds)
+            try container.encode(totalPointsEarned, forKey: .totalPointsEarned)
+            try container.encode(totalSeconds, forKey: .totalSeconds)
+            try container.encode(topApps, forKey: .topApps)
+            try container.encodeIfPresent(byPlatform, forKey: .byPlatform)
         }
     }
 
@@ -183,12 +203,12 @@ public struct ReportBody: Codable, Sendable, Equatable {
     public var periods: [Period]
     public var totals: Period
 
-    public init(_ report: UsageReport) {
+    public init(_ report: UsageReport, withPlatforms: Bool = false) {
         granularity = report.granularity.rawValue
         from = report.from
         to = report.to
-        periods = report.periods.map(Period.init)
-        totals = Period(report.total)
+        periods = report.periods.map { Period($0, withPlatforms: withPlatforms) }
+        totals = Period(report.total, withPlatforms: withPlatforms)
     }
 }
 

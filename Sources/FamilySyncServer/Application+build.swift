@@ -63,7 +63,11 @@ func buildRouter(configuration: ServerConfiguration, dependencies: ServerDepende
     HealthController(readiness: DatabaseReadiness(client: dependencies.postgres, migrator: dependencies.migrator)).addRoutes(to: routes)
     MetricsController(registry: dependencies.metricsRegistry).addRoutes(to: routes)
 
-    let families = FamilyController(families: dependencies.families)
+    let families = FamilyController(
+        families: dependencies.families,
+        apple: AppleIdentityVerifier(jwksURL: configuration.appleJWKSURL, clientIDs: configuration.appleClientIDs, logger: dependencies.logger),
+        recoveryFailures: RateLimiter(limit: configuration.recoveryFailureLimit, clock: clock)
+    )
     let pairings = PairingController(pairings: dependencies.pairings, clock: clock, publicURL: configuration.publicURL)
     let v1 = routes.group("v1")
     // Without a credential, and so limited per client address.
@@ -73,6 +77,7 @@ func buildRouter(configuration: ServerConfiguration, dependencies: ServerDepende
     let authenticated = v1.group().add(middleware: AuthenticationMiddleware(devices: dependencies.devices))
     families.addAuthenticatedRoutes(to: authenticated)
     DeviceController(devices: dependencies.devices).addRoutes(to: authenticated)
+    MemberController(members: dependencies.members).addRoutes(to: authenticated)
     pairings.addAuthenticatedRoutes(to: authenticated)
     ZoneController(records: dependencies.records, devices: dependencies.devices, keyring: keyring).addRoutes(to: authenticated)
     RecordController(records: dependencies.records, keyring: keyring).addRoutes(to: authenticated)

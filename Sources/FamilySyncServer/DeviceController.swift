@@ -66,15 +66,17 @@ struct DeviceController {
         if body.name != nil { members.insert(.name) }
         if body.childName != nil { members.insert(.childName) }
         if body.timeZone != nil { members.insert(.timeZone) }
+        if body.tracked != nil { members.insert(.tracked) }
         guard !members.isEmpty else {
-            throw FamilySyncError.badRequest("Send at least one of name, childName, timeZone.")
+            throw FamilySyncError.badRequest("Send at least one of name, childName, timeZone, tracked.")
         }
         try AccessPolicy.check(caller, .updateDevice(target: target, members: members))
         let device = try await devices.update(
             familyID: caller.familyID, deviceID: target,
             name: try body.name.map { name throws(FamilySyncError) in try Validation.name(name, field: "name") },
             childName: try body.childName.map { name throws(FamilySyncError) in try Validation.name(name, field: "childName") },
-            timeZone: try body.timeZone.map { zone throws(FamilySyncError) in try Validation.timeZone(zone, field: "timeZone") }
+            timeZone: try body.timeZone.map { zone throws(FamilySyncError) in try Validation.timeZone(zone, field: "timeZone") },
+            tracked: body.tracked
         )
         return DeviceBody(device)
     }

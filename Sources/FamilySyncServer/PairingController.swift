@@ -55,9 +55,12 @@ struct PairingController {
         if body.role == .parent, body.childName != nil {
             throw FamilySyncError.badRequest("A co-parent pairing has no child name.", field: "childName")
         }
+        if body.memberId != nil, body.childName != nil {
+            throw FamilySyncError.badRequest("Name the member (memberId) or a new child (childName), not both.", field: "childName")
+        }
         let childName = try body.childName.map { name throws(FamilySyncError) in try Validation.name(name, field: "childName") }
         let (pairing, token) = try await pairings.create(
-            familyID: caller.familyID, createdBy: caller.deviceID, role: body.role, childName: childName, ttlSeconds: ttl
+            familyID: caller.familyID, createdBy: caller.deviceID, role: body.role, childName: childName, memberID: body.memberId, ttlSeconds: ttl
         )
         let payload = QRPayload(serverURL: serverURL(request), pairingID: pairing.id, parentDeviceID: caller.deviceID, token: token.token)
         return EditedResponse(

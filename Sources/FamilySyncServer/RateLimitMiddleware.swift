@@ -30,6 +30,15 @@ final class RateLimiter: Sendable {
         self.clock = clock
     }
 
+    /// Nil when a token is there to take, else the seconds to wait; takes nothing.
+    func wait(key: String) -> Int? {
+        let now = clock.now()
+        return buckets.withLock { buckets in
+            guard var bucket = buckets[key] else { return nil }
+            return bucket.take(capacity: limit.burst, refillPerSecond: limit.refillPerSecond, at: now)
+        }
+    }
+
     /// Nil when the request may go ahead, else the seconds to wait.
     func take(key: String) -> Int? {
         let now = clock.now()

@@ -14,11 +14,15 @@ extension DeviceBody: ResponseEncodable {}
 extension DeviceList: ResponseEncodable {}
 extension HealthStatus: ResponseEncodable {}
 extension LookupRecordsResponse: ResponseEncodable {}
+extension MemberBody: ResponseEncodable {}
+extension MemberList: ResponseEncodable {}
+extension MemberSummaryList: ResponseEncodable {}
 extension ModifyRecordsResponse: ResponseEncodable {}
 extension PairingBody: ResponseEncodable {}
 extension PairingList: ResponseEncodable {}
 extension PollResponse: ResponseEncodable {}
 extension QueryRecordsResponse: ResponseEncodable {}
+extension RecoveryCodeResponse: ResponseEncodable {}
 extension ReportBody: ResponseEncodable {}
 extension SummaryList: ResponseEncodable {}
 extension UsageList: ResponseEncodable {}

@@ -19,6 +19,14 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// idle. Longer than the SDK's own pool keeps idle connections (60 s), so the client closes
     /// first and never sends on a connection the server is closing.
     public var idleTimeout: Duration
+    /// Wrong recovery codes and Apple tokens per client address (§13).
+    public var recoveryFailureLimit: RateLimit
+    /// Sign in with Apple (§13): the keys' URL, and the app's client ids (`aud`); none: the Apple
+    /// endpoints answer 404.
+    public var appleJWKSURL: String
+    public var appleClientIDs: [String]
+
+    public static let appleJWKSDefault = "https://appleid.apple.com/auth/keys"
 
     public static let defaultHost = "127.0.0.1"
     public static let defaultPort = 8080
@@ -26,8 +34,12 @@ public struct ServerConfiguration: Sendable, Equatable {
     public init(
         host: String = defaultHost, port: Int = defaultPort, limits: Limits = Limits(), publicURL: String? = nil,
         unauthenticatedRateLimit: RateLimit = .unauthenticatedDefault, tombstoneHorizon: TimeInterval = 30 * 86_400,
-        usageRetention: TimeInterval = 400 * 86_400, idleTimeout: Duration = .seconds(75)
+        usageRetention: TimeInterval = 400 * 86_400, idleTimeout: Duration = .seconds(75),
+        recoveryFailureLimit: RateLimit = .recoveryFailuresDefault, appleJWKSURL: String = appleJWKSDefault, appleClientIDs: [String] = []
     ) {
+        self.recoveryFailureLimit = recoveryFailureLimit
+        self.appleJWKSURL = appleJWKSURL
+        self.appleClientIDs = appleClientIDs
         self.idleTimeout = idleTimeout
         self.tombstoneHorizon = tombstoneHorizon
         self.usageRetention = usageRetention

@@ -29,6 +29,7 @@ public struct ServerDependencies: Sendable {
     let commands: PostgresCommandStore
     let usage: PostgresUsageStore
     let polls: PostgresPollStore
+    let members: PostgresMemberStore
 
     /// The polls this instance holds now (what `familysync_polls_active` reports).
     public var heldPolls: Int { longPolling.hub.count }
@@ -58,5 +59,6 @@ public struct ServerDependencies: Sendable {
         commands = PostgresCommandStore(client: postgres, clock: clock, logger: logger)
         usage = PostgresUsageStore(client: postgres, clock: clock, logger: logger)
         polls = PostgresPollStore(client: postgres, logger: logger)
+        members = PostgresMemberStore(client: postgres, clock: clock, logger: logger)
     }
 }

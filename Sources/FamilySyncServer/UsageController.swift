@@ -67,19 +67,23 @@ struct UsageController {
     @Sendable func report(_ request: Request, context: FamilySyncRequestContext) async throws -> Response {
         let (caller, childID) = try Self.reader(context)
         let dates = try Self.dates(request)
-        let granularityText = request.uri.queryParameters.get("granularity") ?? "day"
-        guard let granularity = UsageReport.Granularity(rawValue: granularityText) else {
-            throw FamilySyncError.badRequest("granularity is day or week.", field: "granularity")
-        }
+        let granularity = try Self.granularity(request)
         let stored = try await usage.summaries(of: childID, familyID: caller.familyID, dates: dates)
         let report = UsageReport(summaries: stored, dates: dates, granularity: granularity)
-        if Self.wantsCSV(request) {
-            return Response(
-                status: .ok, headers: [.contentType: "text/csv; charset=utf-8; header=present"],
-                body: .init(byteBuffer: ByteBuffer(string: report.csv))
-            )
-        }
+        if Self.wantsCSV(request) { return Self.csvResponse(report.csv) }
         return try ReportBody(report).response(from: request, context: context)
+    }
+
+    static func granularity(_ request: Request) throws(FamilySyncError) -> UsageReport.Granularity {
+        let text = request.uri.queryParameters.get("granularity") ?? "day"
+        guard let granularity = UsageReport.Granularity(rawValue: text) else {
+            throw .badRequest("granularity is day or week.", field: "granularity")
+        }
+        return granularity
+    }
+
+    static func csvResponse(_ csv: String) -> Response {
+        Response(status: .ok, headers: [.contentType: "text/csv; charset=utf-8; header=present"], body: .init(byteBuffer: ByteBuffer(string: csv)))
     }
 
     static func reader(_ context: FamilySyncRequestContext) throws(FamilySyncError) -> (AuthenticatedDevice, UUID) {

@@ -22,7 +22,7 @@ import Testing
     static func makeFamily(_ client: PostgresClient) async throws -> Family {
         let families = PostgresFamilyStore(client: client, clock: clock, logger: testLogger)
         let pairings = PostgresPairingStore(client: client, clock: clock, logger: testLogger)
-        let (parent, _) = try await families.create(parentName: "P", platform: .ios, timeZone: "UTC")
+        let (parent, _, _) = try await families.create(parentName: "P", platform: .ios, timeZone: "UTC")
         func join(_ role: DeviceRole) async throws -> AuthenticatedDevice {
             let (pairing, token) = try await pairings.create(familyID: parent.familyID, createdBy: parent.id, role: role, childName: nil, ttlSeconds: 600)
             let accepted = try await pairings.accept(pairingID: pairing.id, token: token, parentDeviceID: nil, name: "D", platform: .ios, timeZone: "UTC")
