@@ -12,11 +12,11 @@ extension CreateFamilyRequest: DeclaresMembers {
 }
 
 extension UpdateDeviceRequest: DeclaresMembers {
-    static let members = MemberTree.fields("name", "childName", "timeZone")
+    static let members = MemberTree.fields("name", "childName", "timeZone", "tracked")
 }
 
 extension CreatePairingRequest: DeclaresMembers {
-    static let members = MemberTree.fields("role", "childName", "ttlSeconds")
+    static let members = MemberTree.fields("role", "childName", "ttlSeconds", "memberId")
 }
 
 extension AcceptPairingRequest: DeclaresMembers {
@@ -69,4 +69,26 @@ extension UsageUploadRequest: DeclaresMembers {
             "recordID", "logicalID", "displayName", "bundleIdentifier", "category", "sessionStart", "sessionEnd", "totalSeconds", "earnedPoints", "deviceID"
         )),
     ])
+}
+
+extension CreateMemberRequest: DeclaresMembers {
+    static let members = MemberTree.fields("name", "role")
+}
+
+extension UpdateMemberRequest: DeclaresMembers {
+    static let members = MemberTree.fields("name")
+}
+
+extension MoveDeviceRequest: DeclaresMembers {
+    static let members = MemberTree.fields("memberId")
+}
+
+extension RecoverFamilyRequest: DeclaresMembers {
+    static let members = MemberTree.object([
+        "recoveryCode": .any, "appleIdentityToken": .any, "nonce": .any, "device": DeviceRegistration.members,
+    ])
+}
+
+extension LinkAppleAccountRequest: DeclaresMembers {
+    static let members = MemberTree.fields("identityToken", "nonce")
 }

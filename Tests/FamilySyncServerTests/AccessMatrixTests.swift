@@ -11,6 +11,8 @@ import Testing
 @Suite struct AccessMatrixTests {
     enum Caller: String, CaseIterable, Sendable {
         case parent, child, awaiting, revoked, otherFamilyParent, noCredential
+        /// Another child member's device in family A (§8): it must not see the child's things.
+        case sibling
     }
 
     struct Endpoint: Sendable {
@@ -18,49 +20,61 @@ import Testing
         var method: HTTPRequest.Method
         var uri: @Sendable (FamilyFixture) -> String
         var json: @Sendable (FamilyFixture) -> String? = { _ in nil }
-        /// parent, child, awaiting, revoked, other family's parent, no credential
+        /// parent, child, awaiting, revoked, other family's parent, no credential, sibling
         var expected: [Int]
     }
 
     static let device = #"{"name":"Tablet","platform":"ipados","timeZone":"Europe/Berlin"}"#
 
     static let endpoints: [Endpoint] = [
-        Endpoint(name: "POST /v1/families", method: .post, uri: { _ in "/v1/families" }, json: { _ in #"{"device":\#(device)}"# }, expected: [201, 201, 201, 201, 201, 201]),
-        Endpoint(name: "GET /v1/devices", method: .get, uri: { _ in "/v1/devices" }, expected: [200, 200, 403, 401, 200, 401]),
-        Endpoint(name: "GET /v1/devices/me", method: .get, uri: { _ in "/v1/devices/me" }, expected: [200, 200, 200, 401, 200, 401]),
-        Endpoint(name: "PATCH /v1/devices/{child}", method: .patch, uri: { "/v1/devices/\($0.child.deviceID.lowercased)" }, json: { _ in #"{"name":"Renamed"}"# }, expected: [200, 200, 403, 401, 404, 401]),
-        Endpoint(name: "PATCH /v1/devices/me", method: .patch, uri: { _ in "/v1/devices/me" }, json: { _ in #"{"name":"Renamed"}"# }, expected: [200, 200, 403, 401, 200, 401]),
-        Endpoint(name: "DELETE /v1/devices/{child}", method: .delete, uri: { "/v1/devices/\($0.child.deviceID.lowercased)" }, expected: [204, 403, 403, 401, 404, 401]),
-        Endpoint(name: "POST /v1/devices/me/credential", method: .post, uri: { _ in "/v1/devices/me/credential" }, expected: [200, 200, 403, 401, 200, 401]),
-        Endpoint(name: "DELETE /v1/families/me", method: .delete, uri: { _ in "/v1/families/me" }, expected: [204, 403, 403, 401, 204, 401]),
-        Endpoint(name: "POST /v1/pairings", method: .post, uri: { _ in "/v1/pairings" }, json: { _ in #"{"role":"child"}"# }, expected: [201, 403, 403, 401, 201, 401]),
-        Endpoint(name: "GET /v1/pairings", method: .get, uri: { _ in "/v1/pairings" }, expected: [200, 403, 403, 401, 200, 401]),
-        Endpoint(name: "GET /v1/pairings/{awaiting's}", method: .get, uri: { "/v1/pairings/\($0.awaitingPairingID.lowercased)" }, expected: [200, 403, 200, 401, 404, 401]),
-        Endpoint(name: "POST /v1/pairings/accept", method: .post, uri: { _ in "/v1/pairings/accept" }, json: { #"{"qrPayload":"\#($0.pendingQRPayload)","device":\#(device)}"# }, expected: [200, 200, 200, 200, 200, 200]),
-        Endpoint(name: "POST /v1/pairings/{awaiting's}/confirm", method: .post, uri: { "/v1/pairings/\($0.awaitingPairingID.lowercased)/confirm" }, expected: [200, 403, 403, 401, 404, 401]),
-        Endpoint(name: "POST /v1/pairings/{awaiting's}/reject", method: .post, uri: { "/v1/pairings/\($0.awaitingPairingID.lowercased)/reject" }, expected: [200, 403, 403, 401, 404, 401]),
-        Endpoint(name: "DELETE /v1/pairings/{pending}", method: .delete, uri: { "/v1/pairings/\($0.pendingPairingID.lowercased)" }, expected: [200, 403, 403, 401, 404, 401]),
-        Endpoint(name: "GET /v1/zones", method: .get, uri: { _ in "/v1/zones" }, expected: [200, 200, 403, 401, 200, 401]),
-        Endpoint(name: "POST /v1/zones", method: .post, uri: { _ in "/v1/zones" }, json: { _ in #"{"zoneName":"extra"}"# }, expected: [201, 403, 403, 401, 201, 401]),
-        Endpoint(name: "DELETE /v1/zones/{revoked child's zone}", method: .delete, uri: { "/v1/zones/child-\($0.revoked.deviceID.lowercased)" }, expected: [204, 403, 403, 401, 404, 401]),
-        Endpoint(name: "GET /v1/zones/{child zone}/changes", method: .get, uri: { "/v1/zones/\($0.childZone)/changes" }, expected: [200, 200, 403, 401, 404, 401]),
+        Endpoint(name: "POST /v1/families", method: .post, uri: { _ in "/v1/families" }, json: { _ in #"{"device":\#(device)}"# }, expected: [201, 201, 201, 201, 201, 201, 201]),
+        Endpoint(name: "GET /v1/devices", method: .get, uri: { _ in "/v1/devices" }, expected: [200, 200, 403, 401, 200, 401, 200]),
+        Endpoint(name: "GET /v1/devices/me", method: .get, uri: { _ in "/v1/devices/me" }, expected: [200, 200, 200, 401, 200, 401, 200]),
+        Endpoint(name: "PATCH /v1/devices/{child}", method: .patch, uri: { "/v1/devices/\($0.child.deviceID.lowercased)" }, json: { _ in #"{"name":"Renamed"}"# }, expected: [200, 200, 403, 401, 404, 401, 403]),
+        Endpoint(name: "PATCH /v1/devices/me", method: .patch, uri: { _ in "/v1/devices/me" }, json: { _ in #"{"name":"Renamed"}"# }, expected: [200, 200, 403, 401, 200, 401, 200]),
+        Endpoint(name: "DELETE /v1/devices/{child}", method: .delete, uri: { "/v1/devices/\($0.child.deviceID.lowercased)" }, expected: [204, 403, 403, 401, 404, 401, 403]),
+        Endpoint(name: "POST /v1/devices/me/credential", method: .post, uri: { _ in "/v1/devices/me/credential" }, expected: [200, 200, 403, 401, 200, 401, 200]),
+        Endpoint(name: "DELETE /v1/families/me", method: .delete, uri: { _ in "/v1/families/me" }, expected: [204, 403, 403, 401, 204, 401, 403]),
+        Endpoint(name: "POST /v1/pairings", method: .post, uri: { _ in "/v1/pairings" }, json: { _ in #"{"role":"child"}"# }, expected: [201, 403, 403, 401, 201, 401, 403]),
+        Endpoint(name: "GET /v1/pairings", method: .get, uri: { _ in "/v1/pairings" }, expected: [200, 403, 403, 401, 200, 401, 403]),
+        Endpoint(name: "GET /v1/pairings/{awaiting's}", method: .get, uri: { "/v1/pairings/\($0.awaitingPairingID.lowercased)" }, expected: [200, 403, 200, 401, 404, 401, 403]),
+        Endpoint(name: "POST /v1/pairings/accept", method: .post, uri: { _ in "/v1/pairings/accept" }, json: { #"{"qrPayload":"\#($0.pendingQRPayload)","device":\#(device)}"# }, expected: [200, 200, 200, 200, 200, 200, 200]),
+        Endpoint(name: "POST /v1/pairings/{awaiting's}/confirm", method: .post, uri: { "/v1/pairings/\($0.awaitingPairingID.lowercased)/confirm" }, expected: [200, 403, 403, 401, 404, 401, 403]),
+        Endpoint(name: "POST /v1/pairings/{awaiting's}/reject", method: .post, uri: { "/v1/pairings/\($0.awaitingPairingID.lowercased)/reject" }, expected: [200, 403, 403, 401, 404, 401, 403]),
+        Endpoint(name: "DELETE /v1/pairings/{pending}", method: .delete, uri: { "/v1/pairings/\($0.pendingPairingID.lowercased)" }, expected: [200, 403, 403, 401, 404, 401, 403]),
+        Endpoint(name: "GET /v1/zones", method: .get, uri: { _ in "/v1/zones" }, expected: [200, 200, 403, 401, 200, 401, 200]),
+        Endpoint(name: "POST /v1/zones", method: .post, uri: { _ in "/v1/zones" }, json: { _ in #"{"zoneName":"extra"}"# }, expected: [201, 403, 403, 401, 201, 401, 403]),
+        Endpoint(name: "DELETE /v1/zones/{revoked child's zone}", method: .delete, uri: { "/v1/zones/child-\($0.revoked.deviceID.lowercased)" }, expected: [204, 403, 403, 401, 404, 401, 403]),
+        Endpoint(name: "GET /v1/zones/{child zone}/changes", method: .get, uri: { "/v1/zones/\($0.childZone)/changes" }, expected: [200, 200, 403, 401, 404, 401, 404]),
         Endpoint(name: "POST /v1/zones/{child zone}/records/modify", method: .post, uri: { "/v1/zones/\($0.childZone)/records/modify" }, json: { _ in
             #"{"operations":[{"operationType":"create","record":{"recordName":"app","recordType":"AppConfiguration","fields":{"logicalID":"a","displayName":"A","category":"reward","isEnabled":true,"blockingEnabled":true}}}]}"#
-        }, expected: [200, 403, 403, 401, 404, 401]),
-        Endpoint(name: "POST /v1/zones/{child zone}/records/lookup", method: .post, uri: { "/v1/zones/\($0.childZone)/records/lookup" }, json: { _ in #"{"recordNames":["app"]}"# }, expected: [200, 200, 403, 401, 404, 401]),
-        Endpoint(name: "POST /v1/zones/{child zone}/records/query", method: .post, uri: { "/v1/zones/\($0.childZone)/records/query" }, json: { _ in #"{"recordType":"AppConfiguration"}"# }, expected: [200, 200, 403, 401, 404, 401]),
-        Endpoint(name: "GET /v1/changes", method: .get, uri: { _ in "/v1/changes" }, expected: [200, 200, 200, 401, 200, 401]),
-        Endpoint(name: "GET /v1/poll", method: .get, uri: { _ in "/v1/poll?timeout=0" }, expected: [200, 200, 200, 401, 200, 401]),
-        Endpoint(name: "POST /v1/devices/{child}/commands", method: .post, uri: { "/v1/devices/\($0.child.deviceID.lowercased)/commands" }, json: { _ in #"{"commandType":"request_sync"}"# }, expected: [201, 403, 403, 401, 404, 401]),
-        Endpoint(name: "GET /v1/devices/{child}/commands", method: .get, uri: { "/v1/devices/\($0.child.deviceID.lowercased)/commands" }, expected: [200, 200, 403, 401, 404, 401]),
-        Endpoint(name: "POST /v1/commands/{id}/result", method: .post, uri: { "/v1/commands/\($0.commandID)/result" }, json: { _ in #"{"status":"executed"}"# }, expected: [403, 200, 403, 401, 403, 401]),
+        }, expected: [200, 403, 403, 401, 404, 401, 404]),
+        Endpoint(name: "POST /v1/zones/{child zone}/records/lookup", method: .post, uri: { "/v1/zones/\($0.childZone)/records/lookup" }, json: { _ in #"{"recordNames":["app"]}"# }, expected: [200, 200, 403, 401, 404, 401, 404]),
+        Endpoint(name: "POST /v1/zones/{child zone}/records/query", method: .post, uri: { "/v1/zones/\($0.childZone)/records/query" }, json: { _ in #"{"recordType":"AppConfiguration"}"# }, expected: [200, 200, 403, 401, 404, 401, 404]),
+        Endpoint(name: "GET /v1/changes", method: .get, uri: { _ in "/v1/changes" }, expected: [200, 200, 200, 401, 200, 401, 200]),
+        Endpoint(name: "GET /v1/poll", method: .get, uri: { _ in "/v1/poll?timeout=0" }, expected: [200, 200, 200, 401, 200, 401, 200]),
+        Endpoint(name: "POST /v1/devices/{child}/commands", method: .post, uri: { "/v1/devices/\($0.child.deviceID.lowercased)/commands" }, json: { _ in #"{"commandType":"request_sync"}"# }, expected: [201, 403, 403, 401, 404, 401, 403]),
+        Endpoint(name: "GET /v1/devices/{child}/commands", method: .get, uri: { "/v1/devices/\($0.child.deviceID.lowercased)/commands" }, expected: [200, 200, 403, 401, 404, 401, 403]),
+        Endpoint(name: "POST /v1/commands/{id}/result", method: .post, uri: { "/v1/commands/\($0.commandID)/result" }, json: { _ in #"{"status":"executed"}"# }, expected: [403, 200, 403, 401, 403, 401, 404]),
         Endpoint(name: "POST /v1/usage", method: .post, uri: { _ in "/v1/usage" }, json: { _ in
             #"{"records":[{"recordID":"\#(UUID().lowercased)","logicalID":"a","displayName":"A","category":"learning","sessionStart":"2026-11-17T10:00:00.000Z","sessionEnd":"2026-11-17T10:05:00.000Z","totalSeconds":300}]}"#
-        }, expected: [403, 200, 403, 401, 403, 401]),
-        Endpoint(name: "GET /v1/devices/{child}/summaries", method: .get, uri: { "/v1/devices/\($0.child.deviceID.lowercased)/summaries?from=2026-11-01&to=2026-11-07" }, expected: [200, 200, 403, 401, 404, 401]),
-        Endpoint(name: "GET /v1/devices/{child}/usage", method: .get, uri: { "/v1/devices/\($0.child.deviceID.lowercased)/usage?from=2026-11-01T00:00:00Z&to=2026-11-07T00:00:00Z" }, expected: [200, 200, 403, 401, 404, 401]),
-        Endpoint(name: "GET /v1/devices/{child}/report", method: .get, uri: { "/v1/devices/\($0.child.deviceID.lowercased)/report?from=2026-11-01&to=2026-11-07&granularity=week" }, expected: [200, 200, 403, 401, 404, 401]),
-        Endpoint(name: "POST /v1/commands/{id}/cancel", method: .post, uri: { "/v1/commands/\($0.commandID)/cancel" }, expected: [200, 403, 403, 401, 404, 401]),
+        }, expected: [403, 200, 403, 401, 403, 401, 200]),
+        Endpoint(name: "GET /v1/devices/{child}/summaries", method: .get, uri: { "/v1/devices/\($0.child.deviceID.lowercased)/summaries?from=2026-11-01&to=2026-11-07" }, expected: [200, 200, 403, 401, 404, 401, 403]),
+        Endpoint(name: "GET /v1/devices/{child}/usage", method: .get, uri: { "/v1/devices/\($0.child.deviceID.lowercased)/usage?from=2026-11-01T00:00:00Z&to=2026-11-07T00:00:00Z" }, expected: [200, 200, 403, 401, 404, 401, 403]),
+        Endpoint(name: "GET /v1/devices/{child}/report", method: .get, uri: { "/v1/devices/\($0.child.deviceID.lowercased)/report?from=2026-11-01&to=2026-11-07&granularity=week" }, expected: [200, 200, 403, 401, 404, 401, 403]),
+        Endpoint(name: "POST /v1/commands/{id}/cancel", method: .post, uri: { "/v1/commands/\($0.commandID)/cancel" }, expected: [200, 403, 403, 401, 404, 401, 403]),
+        Endpoint(name: "GET /v1/members", method: .get, uri: { _ in "/v1/members" }, expected: [200, 200, 403, 401, 200, 401, 200]),
+        Endpoint(name: "POST /v1/members", method: .post, uri: { _ in "/v1/members" }, json: { _ in #"{"name":"Grandma","role":"parent"}"# }, expected: [201, 403, 403, 401, 201, 401, 403]),
+        Endpoint(name: "PATCH /v1/members/{child's}", method: .patch, uri: { "/v1/members/\($0.childMemberID.lowercased)" }, json: { _ in #"{"name":"Jo"}"# }, expected: [200, 403, 403, 401, 404, 401, 403]),
+        Endpoint(name: "DELETE /v1/members/{child's}", method: .delete, uri: { "/v1/members/\($0.childMemberID.lowercased)" }, expected: [204, 403, 403, 401, 404, 401, 403]),
+        Endpoint(name: "POST /v1/devices/{child}/member", method: .post, uri: { "/v1/devices/\($0.child.deviceID.lowercased)/member" }, json: { #"{"memberId":"\#($0.siblingMemberID.lowercased)"}"# }, expected: [200, 403, 403, 401, 404, 401, 403]),
+        Endpoint(name: "GET /v1/members/{child's}/summaries", method: .get, uri: { "/v1/members/\($0.childMemberID.lowercased)/summaries?from=2026-11-01&to=2026-11-07" }, expected: [200, 200, 403, 401, 404, 401, 403]),
+        Endpoint(name: "GET /v1/members/{child's}/report", method: .get, uri: { "/v1/members/\($0.childMemberID.lowercased)/report?from=2026-11-01&to=2026-11-07" }, expected: [200, 200, 403, 401, 404, 401, 403]),
+        // A wrong code: the same 404 for everyone, whether or not a family exists (§13).
+        Endpoint(name: "POST /v1/families/recover", method: .post, uri: { _ in "/v1/families/recover" }, json: { _ in #"{"recoveryCode":"AAAA-AAAA-AAAA-AAAA-AAAA-AAAA-AAAA-AAAA","device":\#(device)}"# }, expected: [404, 404, 404, 404, 404, 404, 404]),
+        Endpoint(name: "POST /v1/families/me/recovery-code", method: .post, uri: { _ in "/v1/families/me/recovery-code" }, expected: [200, 403, 403, 401, 200, 401, 403]),
+        // Without --apple-client-ids (as here) Sign in with Apple answers 404 to a parent (§13).
+        Endpoint(name: "POST /v1/account/apple", method: .post, uri: { _ in "/v1/account/apple" }, json: { _ in #"{"identityToken":"x.y.z","nonce":"n"}"# }, expected: [404, 403, 403, 401, 404, 401, 403]),
     ]
 
     struct Cell: Sendable, CustomStringConvertible {
@@ -95,6 +109,7 @@ import Testing
             case .revoked: fixture.revoked.credential
             case .otherFamilyParent: fixture.otherParent.credential
             case .noCredential: nil
+            case .sibling: fixture.sibling.credential
             }
             let reply = try await server.send(cell.endpoint.method, cell.endpoint.uri(fixture), credential: credential, json: cell.endpoint.json(fixture))
             #expect(Int(reply.status.code) == cell.expected, "\(String(buffer: reply.body))")
@@ -108,6 +123,13 @@ import Testing
                 let body = String(buffer: reply.body).lowercased()
                 for id in fixture.familyAIDs {
                     #expect(!body.contains(id.lowercased), "answer names family A's \(id)")
+                }
+            }
+            // A sibling learns nothing of the child: not its device, not its member (§8).
+            if cell.caller == .sibling {
+                let body = String(buffer: reply.body).lowercased()
+                for id in [fixture.child.deviceID, fixture.childMemberID] {
+                    #expect(!body.contains(id.lowercased), "a sibling's answer names the child's \(id)")
                 }
             }
         }

@@ -49,8 +49,8 @@ import Testing
             sessionStart: Date(), sessionEnd: Date(), totalSeconds: 1, earnedPoints: 1, deviceID: UUID().uuidString
         )]))
         try Self.check(CreateFamilyRequest(device: Self.device))
-        try Self.check(UpdateDeviceRequest(name: "a", childName: "b", timeZone: "UTC"))
-        try Self.check(CreatePairingRequest(role: .child, childName: "a", ttlSeconds: 60))
+        try Self.check(UpdateDeviceRequest(name: "a", childName: "b", timeZone: "UTC", tracked: true))
+        try Self.check(CreatePairingRequest(role: .child, childName: "a", ttlSeconds: 60, memberId: UUID()))
         try Self.check(AcceptPairingRequest(qrPayload: "q", pairingId: "p", token: "t", device: Self.device))
         try Self.check(CreateZoneRequest(zoneName: "z"))
         try Self.check(ModifyRecordsRequest(operations: [RecordOperation(operationType: .create, record: RecordInput(
@@ -63,5 +63,10 @@ import Testing
         ))
         try Self.check(CreateCommandRequest(commandType: "block", payload: ["x": .number(1)], expiresInSeconds: 60, configuration: [["logicalID": .string("a")]]), freeForm: ["payload", "configuration"])
         try Self.check(CommandResultRequest(status: "failed", error: "e"))
+        try Self.check(CreateMemberRequest(name: "a", role: .child))
+        try Self.check(UpdateMemberRequest(name: "a"))
+        try Self.check(MoveDeviceRequest(memberId: UUID()))
+        try Self.check(RecoverFamilyRequest(recoveryCode: "c", appleIdentityToken: "t", nonce: "n", device: Self.device))
+        try Self.check(LinkAppleAccountRequest(identityToken: "t", nonce: "n"))
     }
 }

@@ -19,12 +19,19 @@ struct FamilyFixture: Sendable {
     var otherPairingID: UUID
     /// A pending command from the parent to the child.
     var commandID: String
+    /// The child's member, and a sibling: another child member with a device of its own (§8).
+    var childMemberID: UUID
+    var sibling: TestDevice
+    var siblingMemberID: UUID
 
     var childZone: String { "child-\(child.deviceID.lowercased)" }
 
     /// Every id of family A: none may appear in an answer to another family or to nobody.
     var familyAIDs: [UUID] {
-        [parent.familyID, parent.deviceID, child.deviceID, awaiting.deviceID, revoked.deviceID, childPairingID, awaitingPairingID, pendingPairingID, UUID(uuidString: commandID)!]
+        [
+            parent.familyID, parent.deviceID, child.deviceID, awaiting.deviceID, revoked.deviceID, childPairingID, awaitingPairingID, pendingPairingID,
+            UUID(uuidString: commandID)!, childMemberID, sibling.deviceID, siblingMemberID,
+        ]
     }
 
     static func make(_ server: TestServer) async throws -> FamilyFixture {
@@ -36,12 +43,15 @@ struct FamilyFixture: Sendable {
         #expect(revoke.status == .noContent)
         let pending = try await server.createPairing(by: parent)
         let command = try await server.sendCommand(#"{"commandType":"block"}"#, to: child, by: parent)
+        let (_, sibling) = try await server.pair(by: parent)
+        let childMemberID = try #require(try await server.send(.get, "/v1/devices/me", credential: child.credential).decode(DeviceBody.self).memberId)
+        let siblingMemberID = try #require(try await server.send(.get, "/v1/devices/me", credential: sibling.credential).decode(DeviceBody.self).memberId)
         let otherParent = try await server.createFamily(name: "Other parent")
         let otherPending = try await server.createPairing(by: otherParent)
         return FamilyFixture(
             parent: parent, child: child, childPairingID: childPairingID, awaiting: awaiting, awaitingPairingID: awaitingPairingID,
             revoked: revoked, pendingPairingID: pending.pairing.id, pendingQRPayload: pending.qrPayload, otherParent: otherParent, otherPairingID: otherPending.pairing.id,
-            commandID: command.commandId
+            commandID: command.commandId, childMemberID: childMemberID, sibling: sibling, siblingMemberID: siblingMemberID
         )
     }
 }

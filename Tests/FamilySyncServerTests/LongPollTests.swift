@@ -140,7 +140,10 @@ extension TestServer.Reply {
             let answer = try #require(try await held.value.poll)
             #expect(answer.changed)
             #expect(answer.devices == [child.deviceID.lowercased])
-            #expect(Set(answer.zones ?? []) == ["family", Device.zoneName(forChild: child.deviceID)])
+            // Its own zone, the family's, and its member's (§8).
+            let me = try await server.send(.get, "/v1/devices/me", credential: child.credential).decode(DeviceBody.self)
+            let member = try #require(me.memberId)
+            #expect(Set(answer.zones ?? []) == ["family", Device.zoneName(forChild: child.deviceID), Member.zoneName(of: member)])
         }
     }
 

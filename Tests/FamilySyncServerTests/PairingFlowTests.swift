@@ -43,7 +43,7 @@ import Testing
             #expect(me.status == .active)
             #expect(me.zoneName == "child-\(child.deviceID.lowercased)")
             let zones = try await server.postgres.query(
-                "SELECT zone_name, child_device_id FROM zones WHERE family_id = \(parent.familyID) ORDER BY zone_name", logger: testLogger
+                "SELECT zone_name, child_device_id FROM zones WHERE family_id = \(parent.familyID) AND member_id IS NULL ORDER BY zone_name", logger: testLogger
             ).decode((String, UUID?).self).reduce(into: [String]()) { $0.append("\($1.0) \($1.1?.lowercased ?? "-")") }
             #expect(zones == ["child-\(child.deviceID.lowercased) \(child.deviceID.lowercased)", "family -"])
             let children = try await server.send(.get, "/v1/devices", credential: child.credential).decode(DeviceList.self)

@@ -58,7 +58,8 @@ import Testing
 
             // Database changes: the child sees its zone changed.
             let database = try await server.send(.get, "/v1/changes", credential: child.credential).decode(DatabaseChangesResponse.self)
-            #expect(Set(database.zones.map(\.zoneName)) == [zone, "family"])
+            let member = try #require(try await server.send(.get, "/v1/devices/me", credential: child.credential).decode(DeviceBody.self).memberId)
+            #expect(Set(database.zones.map(\.zoneName)) == [zone, "family", Member.zoneName(of: member)])
         }
     }
 
@@ -133,7 +134,9 @@ import Testing
             let since = try await server.send(.get, "/v1/changes", credential: parent.credential).decode(DatabaseChangesResponse.self).changeToken
             let (_, child) = try await server.pair(by: parent)
             let changes = try await server.send(.get, "/v1/changes?since=\(since)", credential: parent.credential).decode(DatabaseChangesResponse.self)
-            #expect(changes.zones.map(\.zoneName) == ["child-\(child.deviceID.lowercased)"])
+            // The child's zone, and the zone of the member its confirmation made (§8).
+            let member = try #require(try await server.send(.get, "/v1/devices/me", credential: child.credential).decode(DeviceBody.self).memberId)
+            #expect(Set(changes.zones.map(\.zoneName)) == ["child-\(child.deviceID.lowercased)", Member.zoneName(of: member)])
         }
     }
 
