@@ -175,6 +175,10 @@ let package = Package(
                 "FamilySyncServer",
                 "FamilySyncServerTestSupport",
                 "FamilySyncTestSupport",
+                // Sign in with Apple tests make their own keys and tokens.
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

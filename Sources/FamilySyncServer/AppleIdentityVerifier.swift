@@ -14,15 +14,17 @@ import NIOCore
 actor AppleIdentityVerifier {
     let jwksURL: String
     let clientIDs: [String]
+    let clock: any WallClock
     let logger: Logger
     private var keys = JWTKeyCollection()
     private var keyIDs: Set<String> = []
-    private var lastFetch: ContinuousClock.Instant?
-    static let refetchInterval: Duration = .seconds(60)
+    private var lastFetch: Date?
+    static let refetchInterval: TimeInterval = 60
 
-    init(jwksURL: String, clientIDs: [String], logger: Logger) {
+    init(jwksURL: String, clientIDs: [String], clock: any WallClock, logger: Logger) {
         self.jwksURL = jwksURL
         self.clientIDs = clientIDs
+        self.clock = clock
         self.logger = logger
     }
 
@@ -53,8 +55,9 @@ actor AppleIdentityVerifier {
     /// Fetches the JWKS again unless it was fetched within the last minute. Only RS256 keys with
     /// a key id are kept: a key without `alg` would let the token's header choose the algorithm.
     private func refetch() async throws {
-        if let lastFetch, ContinuousClock.now - lastFetch < Self.refetchInterval { return }
-        lastFetch = .now
+        let now = clock.now()
+        if let lastFetch, now.timeIntervalSince(lastFetch) < Self.refetchInterval { return }
+        lastFetch = now
         let jwks: JWKS
         do {
             let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: jwksURL), timeout: .seconds(5))

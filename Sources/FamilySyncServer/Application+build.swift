@@ -65,7 +65,7 @@ func buildRouter(configuration: ServerConfiguration, dependencies: ServerDepende
 
     let families = FamilyController(
         families: dependencies.families,
-        apple: AppleIdentityVerifier(jwksURL: configuration.appleJWKSURL, clientIDs: configuration.appleClientIDs, logger: dependencies.logger),
+        apple: AppleIdentityVerifier(jwksURL: configuration.appleJWKSURL, clientIDs: configuration.appleClientIDs, clock: clock, logger: dependencies.logger),
         recoveryFailures: RateLimiter(limit: configuration.recoveryFailureLimit, clock: clock)
     )
     let pairings = PairingController(pairings: dependencies.pairings, clock: clock, publicURL: configuration.publicURL)
