@@ -163,4 +163,78 @@ extension FamilySyncClient {
             body: Optional<NoBody>.none, accept: "text/csv", as: String.self
         )
     }
+
+    // MARK: Members (§8)
+
+    /// `GET /v1/members`: a parent sees every member; another device its own.
+    public func members() async throws(FamilySyncError) -> [MemberBody] {
+        try await send(.GET, "/v1/members", as: MemberList.self).members
+    }
+
+    public func createMember(name: String, role: DeviceRole) async throws(FamilySyncError) -> MemberBody {
+        try await send(.POST, "/v1/members", body: CreateMemberRequest(name: name, role: role), as: MemberBody.self)
+    }
+
+    public func renameMember(_ id: UUID, to name: String) async throws(FamilySyncError) -> MemberBody {
+        try await send(.PATCH, "/v1/members/\(id.lowercased)", body: UpdateMemberRequest(name: name), as: MemberBody.self)
+    }
+
+    /// `DELETE /v1/members/{id}`: its devices are revoked, its zone deleted.
+    public func deleteMember(_ id: UUID) async throws(FamilySyncError) {
+        _ = try await send(.DELETE, "/v1/members/\(id.lowercased)", as: EmptyResponse.self)
+    }
+
+    /// `POST /v1/devices/{id}/member`: the device now belongs to another member of its role.
+    public func moveDevice(_ device: UUID, to member: UUID) async throws(FamilySyncError) -> DeviceBody {
+        try await send(.POST, "/v1/devices/\(device.lowercased)/member", body: MoveDeviceRequest(memberId: member), as: DeviceBody.self)
+    }
+
+    /// `PATCH /v1/devices/me {"tracked": …}`: a parent's own device records its usage, or stops.
+    public func setTracked(_ tracked: Bool) async throws(FamilySyncError) -> DeviceBody {
+        try await updateDevice(nil, UpdateDeviceRequest(tracked: tracked))
+    }
+
+    /// `GET /v1/members/{id}/summaries`: the member's days across their devices.
+    public func memberSummaries(of member: UUID, from: String, to: String) async throws(FamilySyncError) -> [MemberDayBody] {
+        try await send(.GET, "/v1/members/\(member.lowercased)/summaries", query: [("from", from), ("to", to)], as: MemberSummaryList.self).summaries
+    }
+
+    public func memberReport(of member: UUID, from: String, to: String, granularity: UsageReport.Granularity = .day) async throws(FamilySyncError) -> ReportBody {
+        try await send(.GET, "/v1/members/\(member.lowercased)/report", query: [("from", from), ("to", to), ("granularity", granularity.rawValue)], as: ReportBody.self)
+    }
+
+    /// The member's report as RFC 4180 CSV (rows by platform, then by app).
+    public func memberReportCSV(of member: UUID, from: String, to: String, granularity: UsageReport.Granularity = .day) async throws(FamilySyncError) -> String {
+        try await send(
+            .GET, "/v1/members/\(member.lowercased)/report", query: [("from", from), ("to", to), ("granularity", granularity.rawValue)],
+            body: Optional<NoBody>.none, accept: "text/csv", as: String.self
+        )
+    }
+
+    // MARK: Getting a family back (§13)
+
+    /// `POST /v1/families/recover` with the recovery code; needs no credential. The answer holds
+    /// the new device's credential and the family's new code (the old one stops working).
+    public func recoverFamily(recoveryCode: String, device: DeviceRegistration) async throws(FamilySyncError) -> CreateFamilyResponse {
+        try await send(.POST, "/v1/families/recover", body: RecoverFamilyRequest(recoveryCode: recoveryCode, device: device), as: CreateFamilyResponse.self)
+    }
+
+    /// `POST /v1/families/recover` with a Sign in with Apple identity token and the raw nonce the
+    /// app put (hashed) into its authorization request.
+    public func recoverFamily(appleIdentityToken: String, nonce: String, device: DeviceRegistration) async throws(FamilySyncError) -> CreateFamilyResponse {
+        try await send(
+            .POST, "/v1/families/recover", body: RecoverFamilyRequest(appleIdentityToken: appleIdentityToken, nonce: nonce, device: device),
+            as: CreateFamilyResponse.self
+        )
+    }
+
+    /// `POST /v1/families/me/recovery-code`: a new code; the old one stops working.
+    public func issueRecoveryCode() async throws(FamilySyncError) -> String {
+        try await send(.POST, "/v1/families/me/recovery-code", body: NoBody(), as: RecoveryCodeResponse.self).recoveryCode
+    }
+
+    /// `POST /v1/account/apple`: links the Apple account to this device's member.
+    public func linkAppleAccount(identityToken: String, nonce: String) async throws(FamilySyncError) {
+        _ = try await send(.POST, "/v1/account/apple", body: LinkAppleAccountRequest(identityToken: identityToken, nonce: nonce), as: EmptyResponse.self)
+    }
 }
