@@ -12,7 +12,7 @@ struct FamilySyncCommand: AsyncParsableCommand {
         abstract: "A self-hosted sync server for family screen-time apps, and a client that acts as a parent or a child device.",
         subcommands: [
             ServeCommand.self, MigrateCommand.self,
-            FamilyCommand.self, PairCommand.self, DevicesCommand.self, ConfigCommand.self, CommandCommand.self,
+            FamilyCommand.self, PairCommand.self, DevicesCommand.self, MembersCommand.self, ConfigCommand.self, CommandCommand.self,
             UsageCommand.self, SummariesCommand.self, ReportCommand.self, WatchCommand.self,
         ],
         defaultSubcommand: nil

@@ -43,6 +43,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a connection may sit with nothing in flight (a request head never finished, an idle keep-alive) before it is closed; a request being answered, such as a held poll, is never idle. Env: FAMILYSYNC_IDLE_TIMEOUT. Default: 75.")
     var idleTimeout: String?
 
+    @Option(help: "Sign in with Apple (§13): the app's client ids (the tokens' audience), comma-separated; none: the Apple endpoints answer 404. Env: FAMILYSYNC_APPLE_CLIENT_IDS.")
+    var appleClientIds: String?
+
+    @Option(help: "Where Apple's signing keys (a JWKS) are fetched. Env: FAMILYSYNC_APPLE_JWKS_URL. Default: https://appleid.apple.com/auth/keys.")
+    var appleJwksUrl: String?
+
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var logging: LoggingOptions
 
@@ -107,13 +113,20 @@ struct ServeCommand: AsyncParsableCommand {
             usageRetentionDays ?? environment["FAMILYSYNC_USAGE_RETENTION_DAYS"], named: "usage retention days", default: 400, range: 1...36500
         )
         let idleSeconds = try Self.integer(idleTimeout ?? environment["FAMILYSYNC_IDLE_TIMEOUT"], named: "idle timeout", default: 75, range: 1...3600)
+        let appleClientIDs = (appleClientIds ?? environment["FAMILYSYNC_APPLE_CLIENT_IDS"] ?? "")
+            .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let appleJWKS = appleJwksUrl ?? environment["FAMILYSYNC_APPLE_JWKS_URL"] ?? ServerConfiguration.appleJWKSDefault
+        guard let jwks = URL(string: appleJWKS), ["http", "https"].contains(jwks.scheme ?? ""), jwks.host != nil else {
+            throw OperatorError.configuration("the Apple JWKS URL must be an http:// or https:// URL, not '\(appleJWKS)'")
+        }
         return ServerConfiguration(
             host: host, port: port, limits: Limits(maxBodyBytes: maxBody),
             publicURL: publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
             unauthenticatedRateLimit: RateLimit(burst: rate, perMinute: rate),
             tombstoneHorizon: TimeInterval(tombstoneDays) * 86_400,
             usageRetention: TimeInterval(retentionDays) * 86_400,
-            idleTimeout: .seconds(idleSeconds)
+            idleTimeout: .seconds(idleSeconds),
+            appleJWKSURL: appleJWKS, appleClientIDs: appleClientIDs
         )
     }
 

@@ -11,8 +11,13 @@ struct DateRangeOptions: ParsableArguments {
 
     /// The days asked for; the defaults are the last seven days of `child`.
     func resolve(for child: DeviceBody, now: Date = Date()) -> (from: String, to: String) {
+        resolve(in: TimeZone(identifier: child.timeZone) ?? TimeZone(identifier: "UTC")!, now: now)
+    }
+
+    /// The days asked for; the defaults are the last seven days in `timeZone`.
+    func resolve(in timeZone: TimeZone, now: Date = Date()) -> (from: String, to: String) {
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: child.timeZone) ?? TimeZone(identifier: "UTC")!
+        calendar.timeZone = timeZone
         let formatter = DateFormatter()
         formatter.calendar = calendar
         formatter.timeZone = calendar.timeZone

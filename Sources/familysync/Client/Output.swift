@@ -46,6 +46,19 @@ struct Output {
 /// Values as a person reads them.
 enum Human {
     /// `45s`, `10m`, `1h 05m`.
+    /// As people name it: iOS, iPadOS, Mac, …
+    static func platform(_ platform: DevicePlatform) -> String {
+        switch platform {
+        case .ios: "iOS"
+        case .ipados: "iPadOS"
+        case .macos: "Mac"
+        case .watchos: "watchOS"
+        case .android: "Android"
+        case .web: "Web"
+        case .other: "Other"
+        }
+    }
+
     static func duration(_ seconds: Int) -> String {
         if seconds == 0 { return "0m" }
         if seconds < 60 { return "\(seconds)s" }

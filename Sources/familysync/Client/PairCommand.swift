@@ -20,8 +20,10 @@ struct PairCommand: AsyncParsableCommand {
         )
 
         @OptionGroup var options: ClientOptions
-        @Option(help: "The child's name, shown on the parent's devices.")
+        @Option(help: "The child's name, shown on the parent's devices: a new member of that name.")
         var childName: String?
+        @Option(help: "A second device of an existing member (its name or id), instead of --child-name.")
+        var member: String?
         @Option(help: "child, or parent for a co-parent. Default: child.")
         var role: String = "child"
         @Option(help: "Seconds the invitation stays valid, 60-86400. Default: 600.")
@@ -33,10 +35,12 @@ struct PairCommand: AsyncParsableCommand {
             let context = try options.context()
             let (_, client) = try context.device(as: .parent, for: "inviting a device")
             let role = try choice(role, as: DeviceRole.self, for: "the role")
-            var invitation = try await client.createPairing(CreatePairingRequest(role: role, childName: childName, ttlSeconds: ttl))
+            var memberID: UUID?
+            if let member { memberID = try await MemberOption.find(member, client).id }
+            var invitation = try await client.createPairing(CreatePairingRequest(role: role, childName: childName, ttlSeconds: ttl, memberId: memberID))
             let pairingID = invitation.pairing.id.lowercased
             if !context.output.json {
-                let who = role == .child ? "a child" + (childName.map { " (\($0))" } ?? "") : "a co-parent"
+                let who = member.map { "a device of \($0)" } ?? (role == .child ? "a child" + (childName.map { " (\($0))" } ?? "") : "a co-parent")
                 context.output.line("Pairing \(pairingID) invites \(who) until \(Human.instant(invitation.pairing.expiresAt)).")
                 context.output.line("On the new device, scan the code or run:")
                 context.output.line("  familysync pair accept '\(invitation.qrPayload)' --name NAME")
