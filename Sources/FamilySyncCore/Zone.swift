@@ -24,6 +24,27 @@ public struct Zone: Sendable, Equatable {
     }
 }
 
+extension Zone {
+    /// Zone names the server gives out: a tracked device's (`child-`, `device-`) and a member's
+    /// (`member-`); a parent's own zones take other names.
+    public static let reservedPrefixes = ["child-", "device-", "member-"]
+
+    public static func checkNewName(_ name: String, field: String) throws(FamilySyncError) {
+        if let prefix = reservedPrefixes.first(where: name.hasPrefix) {
+            throw .badRequest("Zone names starting with \(prefix) are made by the server (pairing, tracking, members).", field: field)
+        }
+    }
+
+    /// What `DELETE /v1/zones/{zone}` may delete (§4, §8): not `family`; not a member's zone, which
+    /// goes with its member; not the zone of an active device (`ownerStatus`), which goes when the
+    /// device is revoked with `purge`.
+    public func checkDeletable(ownerStatus: DeviceStatus?) throws(FamilySyncError) {
+        if name == "family" { throw FamilySyncError(.conflict, "The family zone cannot be deleted.") }
+        if memberID != nil { throw FamilySyncError(.conflict, "A member's zone goes with its member: delete the member.") }
+        if ownerStatus == .active { throw FamilySyncError(.conflict, "This is the zone of an active child device; revoke the device first.") }
+    }
+}
+
 /// Where a family's change log stands: its last change, and the horizon before which tombstones
 /// have been purged (a token from before it may have missed a deletion).
 public struct ChangeLogPosition: Sendable, Equatable {

@@ -45,14 +45,13 @@ public struct PostgresRecordStore: Sendable {
         try await changeLog.write(family: familyID) { family in
             // Under the family's lock: a confirmation cannot slip in after the check below.
             let zone = try await family.zone(name)
+            var ownerStatus: DeviceStatus?
             if let child = zone.childDeviceID {
-                let status = try await family.connection.query(
+                ownerStatus = try await family.connection.query(
                     "SELECT status FROM devices WHERE family_id = \(familyID) AND device_id = \(child)", logger: logger
-                ).decode(String.self).first { _ in true }
-                if status == DeviceStatus.active.rawValue {
-                    throw FamilySyncError(.conflict, "This is the zone of an active child device; revoke the device first.")
-                }
+                ).decode(String.self).first { _ in true }.flatMap(DeviceStatus.init(rawValue:))
             }
+            try zone.checkDeletable(ownerStatus: ownerStatus)
             try await family.tombstoneZone(name, now: now)
         }
     }

@@ -38,9 +38,7 @@ struct ZoneController {
         try AccessPolicy.check(caller, .manageZones)
         let body = try await request.decode(as: CreateZoneRequest.self, context: context)
         try RecordNames.checkZoneName(body.zoneName, field: "zoneName")
-        if body.zoneName.hasPrefix("child-") {
-            throw FamilySyncError.badRequest("Zone names starting with child- are made by pairing a child.", field: "zoneName")
-        }
+        try Zone.checkNewName(body.zoneName, field: "zoneName")
         let zone = try await records.createZone(familyID: caller.familyID, name: body.zoneName)
         let token = try keyring.encode(Self.token(caller, zone, zone.changedSequence))
         return EditedResponse(status: .created, response: ZoneBody(zoneName: zone.name, scope: ZoneScope.private.rawValue, childDeviceId: nil, changeToken: token))
@@ -51,7 +49,6 @@ struct ZoneController {
         let caller = try context.requireDevice()
         try AccessPolicy.check(caller, .manageZones)
         let name = try context.pathZoneName()
-        if name == "family" { throw FamilySyncError(.conflict, "The family zone cannot be deleted.") }
         try await records.deleteZone(familyID: caller.familyID, name: name)
         return Response(status: .noContent)
     }

@@ -62,6 +62,9 @@ import Testing
         Case(description: "an Apple token without its nonce", method: .post, uri: { _ in "/v1/families/recover" }, json: { _ in #"{"appleIdentityToken":"x.y.z",\#(device)}"# }, caller: .nobody, status: .badRequest, code: "BAD_REQUEST", field: "nonce"),
         Case(description: "a recovery code that cannot be one", method: .post, uri: { _ in "/v1/families/recover" }, json: { _ in #"{"recoveryCode":"hello",\#(device)}"# }, caller: .nobody, status: .notFound, code: "NOT_FOUND"),
         Case(description: "a recovery without a device", method: .post, uri: { _ in "/v1/families/recover" }, json: { _ in #"{"recoveryCode":"AAAA"}"# }, caller: .nobody, status: .badRequest, code: "BAD_REQUEST", field: "device"),
+        Case(description: "a parent's zone named like a member's", method: .post, uri: { _ in "/v1/zones" }, json: { _ in #"{"zoneName":"member-mine"}"# }, status: .badRequest, code: "BAD_REQUEST", field: "zoneName"),
+        Case(description: "a parent's zone named like a tracked device's", method: .post, uri: { _ in "/v1/zones" }, json: { _ in #"{"zoneName":"device-mine"}"# }, status: .badRequest, code: "BAD_REQUEST", field: "zoneName"),
+        Case(description: "deleting a member's zone", method: .delete, uri: { "/v1/zones/member-\($0.fixture.childMemberID.lowercased)" }, status: .conflict, code: "CONFLICT"),
         Case(description: "an Apple link without a nonce", method: .post, uri: { _ in "/v1/account/apple" }, json: { _ in #"{"identityToken":"x.y.z"}"# }, status: .badRequest, code: "BAD_REQUEST", field: "nonce"),
     ]
 
