@@ -1,4 +1,4 @@
-/// The limits of PROTOCOL §9 that the foundation enforces. Later capabilities add theirs here
+/// The limits of PROTOCOL §14 that the foundation enforces. Later capabilities add theirs here
 /// so that one place says what a client may send.
 public struct Limits: Sendable, Equatable {
     /// Largest request body accepted, checked before the body is read in full.

@@ -46,7 +46,7 @@ public struct Pairing: Sendable, Equatable {
         }
     }
 
-    /// Wrong tokens a pairing takes before it is burned (PROTOCOL §9).
+    /// Wrong tokens a pairing takes before it is burned (PROTOCOL §14).
     public static let maximumTokenAttempts = 5
     public static let ttlRange = 60...86_400
     public static let defaultTTLSeconds = 600

@@ -14,7 +14,7 @@ public enum RecordSchema {
         case custom
     }
 
-    /// Largest `fields` of one record, serialised (PROTOCOL §9).
+    /// Largest `fields` of one record, serialised (PROTOCOL §14).
     public static let maximumFieldsBytes = 256 * 1024
 
     /// A record's fields as stored: JSON text with sorted keys (what jsonb is given).

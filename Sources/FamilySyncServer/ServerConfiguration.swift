@@ -10,7 +10,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var publicURL: String?
     /// Per client address, for family creation and pairing acceptance.
     public var unauthenticatedRateLimit: RateLimit
-    /// How long tombstones are kept, and so how old a change token may be (PROTOCOL §5.5, §9).
+    /// How long tombstones are kept, and so how old a change token may be (PROTOCOL §5.5, §14).
     public var tombstoneHorizon: TimeInterval
     /// How long usage records are kept (their daily summaries stay); older uploads are refused.
     public var usageRetention: TimeInterval
