@@ -7,6 +7,12 @@ public enum RecordNames {
         }
     }
 
+    /// Whether `tail` can follow a prefix such as `budget-` in a record name: 1–200 of the record
+    /// name's characters.
+    public static func isRecordNameTail(_ tail: String) -> Bool {
+        (1...200).contains(tail.utf8.count) && tail.utf8.allSatisfy { isAlphanumeric($0) || $0 == 0x2e || $0 == 0x5f || $0 == 0x3a || $0 == 0x2d }
+    }
+
     /// 1–64 of `[a-z0-9._-]`.
     public static func checkZoneName(_ name: String, field: String) throws(FamilySyncError) {
         guard (1...64).contains(name.utf8.count),

@@ -1,0 +1,151 @@
+import Crypto
+import Foundation
+
+/// A budget against a member's day (PROTOCOL §9.3): what `budget-status` answers, and what the
+/// budget alerts of §9.4 are decided from. Pure.
+public struct BudgetStatus: Sendable, Equatable {
+    public var budgetID: String
+    public var scope: Budget.Scope
+    public var budgetMinutes: Int
+    public var usedSeconds: Int
+    /// Whole percent of the allowance used, rounded down; a zero allowance used at all is 1000 %
+    /// (the top of `alertAtPercent`'s range), so that every threshold of it is reached.
+    public var percent: Int
+
+    public var usedMinutes: Int { usedSeconds / 60 }
+    public var remainingMinutes: Int { max(0, budgetMinutes - usedMinutes) }
+    public var isOverBudget: Bool { percent >= 100 }
+}
+
+public enum BudgetEvaluation {
+    /// The member's seconds of a day that count against `budget`: its category's; for `"*"`,
+    /// every category's but those an enabled budget marks `isExcluded`.
+    public static func usedSeconds(_ budget: Budget, byCategory: [CategoryID: Int], excluded: Set<CategoryID>) -> Int {
+        switch budget.scope {
+        case .category(let category): byCategory[category] ?? 0
+        case .all: byCategory.filter { !excluded.contains($0.key) }.reduce(0) { $0 + $1.value }
+        }
+    }
+
+    /// Categories taken out of `"*"`.
+    public static func excluded(_ budgets: [Budget]) -> Set<CategoryID> {
+        Set(budgets.filter { $0.enabled && $0.isExcluded }.compactMap { if case .category(let id) = $0.scope { id } else { nil } })
+    }
+
+    /// Every enabled budget's status on `date` (a local date of the member's devices), in budget id order.
+    public static func status(of budgets: [Budget], date: String, byCategory: [CategoryID: Int]) -> [BudgetStatus] {
+        let excluded = excluded(budgets)
+        return budgets.filter(\.enabled).sorted { $0.budgetID < $1.budgetID }.compactMap { budget in
+            guard let minutes = budget.allowanceMinutes(on: date) else { return nil }
+            let used = usedSeconds(budget, byCategory: byCategory, excluded: excluded)
+            let percent = minutes == 0 ? (used > 0 ? 1000 : 0) : used * 100 / (minutes * 60)
+            return BudgetStatus(budgetID: budget.budgetID, scope: budget.scope, budgetMinutes: minutes, usedSeconds: used, percent: percent)
+        }
+    }
+
+    /// The budget alerts `date`'s usage calls for and that do not exist yet: one per (budget, day,
+    /// percent) reached. Their ids come from that triple alone, so whatever the order, repetition
+    /// or concurrency of uploads, each is created once (the change log writes them under the
+    /// family's lock, and an existing one is never written again).
+    public static func alertsDue(
+        budgets: [Budget], date: String, byCategory: [CategoryID: Int], existing: Set<UUID>, member: UUID, device: UUID?, at now: Date
+    ) -> [Alert] {
+        status(of: budgets, date: date, byCategory: byCategory).flatMap { status -> [Alert] in
+            guard let budget = budgets.first(where: { $0.budgetID == status.budgetID }) else { return [] }
+            return budget.alertAtPercent.filter { status.percent >= $0 }.compactMap { threshold in
+                let id = Alert.budgetAlertID(budgetID: budget.budgetID, date: date, percent: threshold)
+                guard !existing.contains(id) else { return nil }
+                let what = if case .category(let category) = budget.scope { category.rawValue } else { "screen time" }
+                return Alert(
+                    alertID: id, kind: .budget, memberID: member, deviceID: device,
+                    category: { if case .category(let category) = budget.scope { category.rawValue } else { "*" } }(),
+                    budgetID: budget.budgetID, date: date, budgetMinutes: status.budgetMinutes, usedMinutes: status.usedMinutes, percent: threshold,
+                    message: "\(threshold)% of the \(what) budget used on \(date): \(status.usedMinutes) of \(status.budgetMinutes) minutes.",
+                    createdAt: now, dismissedAt: nil
+                )
+            }
+        }
+    }
+}
+
+/// An alert (PROTOCOL §9.4): an `Alert` record `alert-<alertID>` in the member's zone.
+public struct Alert: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case budget, threshold, tracking
+    }
+
+    public var alertID: UUID
+    public var kind: Kind
+    public var memberID: UUID
+    public var deviceID: UUID?
+    public var category: String?
+    public var budgetID: String?
+    public var date: String?
+    public var budgetMinutes: Int?
+    public var usedMinutes: Int?
+    public var percent: Int?
+    public var message: String
+    public var createdAt: Date
+    public var dismissedAt: Date?
+
+    public init(
+        alertID: UUID, kind: Kind, memberID: UUID, deviceID: UUID?, category: String?, budgetID: String?, date: String?, budgetMinutes: Int?,
+        usedMinutes: Int?, percent: Int?, message: String, createdAt: Date, dismissedAt: Date?
+    ) {
+        self.alertID = alertID
+        self.kind = kind
+        self.memberID = memberID
+        self.deviceID = deviceID
+        self.category = category
+        self.budgetID = budgetID
+        self.date = date
+        self.budgetMinutes = budgetMinutes
+        self.usedMinutes = usedMinutes
+        self.percent = percent
+        self.message = message
+        self.createdAt = createdAt
+        self.dismissedAt = dismissedAt
+    }
+
+    public var recordName: String { Self.recordName(alertID) }
+    public static func recordName(_ id: UUID) -> String { "alert-\(id.lowercased)" }
+
+    /// A budget alert's id, from (budget, day, percent) alone: the first 128 bits of their SHA-256,
+    /// marked as an RFC 9562 version 8 (custom) UUID.
+    public static func budgetAlertID(budgetID: String, date: String, percent: Int) -> UUID {
+        var bytes = Array(SHA256.hash(data: Data("familysync.budget-alert\u{0}\(budgetID)\u{0}\(date)\u{0}\(percent)".utf8)).prefix(16))
+        bytes[6] = (bytes[6] & 0x0f) | 0x80
+        bytes[8] = (bytes[8] & 0x3f) | 0x80
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
+
+    public var fields: [String: JSONValue] {
+        func optional(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+        func optional(_ value: Int?) -> JSONValue { value.map { .number(Double($0)) } ?? .null }
+        var fields: [String: JSONValue] = [
+            "alertID": .string(alertID.lowercased), "kind": .string(kind.rawValue), "memberId": .string(memberID.lowercased),
+            "deviceId": optional(deviceID?.lowercased), "category": optional(category), "budgetID": optional(budgetID), "date": optional(date),
+            "budgetMinutes": optional(budgetMinutes), "usedMinutes": optional(usedMinutes), "percent": optional(percent),
+            "message": .string(message), "createdAt": .string(Instant.format(createdAt)),
+            "dismissedAt": dismissedAt.map { .string(Instant.format($0)) } ?? .null,
+        ]
+        // Null members are not stored (§5.2's records carry what they have).
+        fields = fields.filter { $0.value != .null }
+        return fields
+    }
+
+    public init?(fields: [String: JSONValue]) {
+        func string(_ key: String) -> String? { if case .string(let value)? = fields[key] { value } else { nil } }
+        func integer(_ key: String) -> Int? { if case .number(let value)? = fields[key], let int = Int(exactly: value) { int } else { nil } }
+        guard let id = string("alertID").flatMap(UUID.init(uuidString:)), let kind = string("kind").flatMap(Kind.init(rawValue:)),
+            let member = string("memberId").flatMap(UUID.init(uuidString:)), let message = string("message"),
+            let created = string("createdAt").flatMap(Instant.parse)
+        else { return nil }
+        self.init(
+            alertID: id, kind: kind, memberID: member, deviceID: string("deviceId").flatMap(UUID.init(uuidString:)), category: string("category"),
+            budgetID: string("budgetID"), date: string("date"), budgetMinutes: integer("budgetMinutes"), usedMinutes: integer("usedMinutes"),
+            percent: integer("percent"), message: message, createdAt: created, dismissedAt: string("dismissedAt").flatMap(Instant.parse)
+        )
+    }
+}
