@@ -57,8 +57,8 @@ public enum RecordSchema {
 
     /// Checks the fields a record of `type` will hold (after an update's merge). Types without
     /// rules of their own (DeviceSettings, x- types) are free-form objects, limited only in size.
-    public static func validate(type: String, fields: [String: JSONValue], field: String) throws(FamilySyncError) {
-        try RecordTypeRegistry.types[type]?.validate?(fields, field)
+    public static func validate(type: String, fields: [String: JSONValue], recordName: String = "", field: String) throws(FamilySyncError) {
+        try RecordTypeRegistry.types[type]?.validate?(fields, recordName, field)
     }
 }
 

@@ -13,13 +13,15 @@ public struct RecordType: Sendable {
     public var name: String
     public var zones: Set<RecordSchema.ZoneKind>
     public var route: Route
-    /// Checks a record's fields (`field` is the path to name in the error); nil: free-form.
-    public var validate: (@Sendable (_ fields: [String: JSONValue], _ field: String) throws(FamilySyncError) -> Void)?
+    /// Checks a record's fields and name (`field` is the path to name in the error); nil: free-form.
+    public var validate: Validation?
+
+    public typealias Validation = @Sendable (_ fields: [String: JSONValue], _ recordName: String, _ field: String) throws(FamilySyncError) -> Void
     public var derivation: Derivation?
 
     public init(
         _ name: String, zones: Set<RecordSchema.ZoneKind>, route: Route,
-        validate: (@Sendable (_ fields: [String: JSONValue], _ field: String) throws(FamilySyncError) -> Void)? = nil, derivation: Derivation? = nil
+        validate: Validation? = nil, derivation: Derivation? = nil
     ) {
         self.name = name
         self.zones = zones
@@ -34,11 +36,13 @@ public struct RecordType: Sendable {
 /// it commits.
 public enum RecordTypeRegistry {
     public static let types: [String: RecordType] = Dictionary(uniqueKeysWithValues: [
-        RecordType("AppConfiguration", zones: [.child], route: .modify(writers: [.parent]), validate: AppConfigurationFields.validate),
+        RecordType("AppConfiguration", zones: [.child], route: .modify(writers: [.parent]), validate: { fields, _, field throws(FamilySyncError) in try AppConfigurationFields.validate(fields, field: field) }),
         RecordType("DeviceSettings", zones: [.child, .member, .family], route: .modify(writers: [.parent])),
         RecordType("ConfigurationCommand", zones: [.child], route: .endpoint("POST /v1/devices/{id}/commands and POST /v1/commands/{id}/result")),
         RecordType("UsageRecord", zones: [.child], route: .endpoint("POST /v1/usage"), derivation: DailySummary.derivation),
         RecordType("DailySummary", zones: [.child], route: .endpoint("the server (it derives them from usage)")),
+        RecordType("Category", zones: [.family], route: .modify(writers: [.parent]), validate: CategoryFields.validate),
+        RecordType("Budget", zones: [.member], route: .modify(writers: [.parent]), validate: Budget.validate),
     ].map { ($0.name, $0) })
 }
 

@@ -93,7 +93,7 @@ public enum WriteDecision {
         }
         if !operation.type.isDelete {
             do {
-                try RecordSchema.validate(type: type, fields: fields, field: "\(path).record.fields")
+                try RecordSchema.validate(type: type, fields: fields, recordName: operation.recordName, field: "\(path).record.fields")
             } catch {
                 throw fail(error)
             }
