@@ -43,6 +43,8 @@ public enum AccessPolicy {
         case readMemberUsage(member: UUID)
         /// `POST /v1/account/apple`, `POST /v1/families/me/recovery-code` (§13).
         case manageRecovery
+        /// `POST /v1/alerts/{id}/dismiss` (§9.4).
+        case dismissAlert
     }
 
     public enum DeviceMember: String, Sendable, CaseIterable {
@@ -84,7 +86,7 @@ public enum AccessPolicy {
         case .reportCommandResult, .uploadUsage, .listMembers:
             return true
         case .revokeDevice, .deleteFamily, .createPairing, .listPairings, .decidePairing, .revokePairing, .manageZones, .sendCommand,
-            .manageMembers, .manageRecovery:
+            .manageMembers, .manageRecovery, .dismissAlert:
             return false
         }
     }

@@ -50,6 +50,13 @@ public struct MemberDay: Sendable, Equatable {
 
     public var totalSeconds: Int { totalLearningSeconds + totalRewardSeconds }
 
+    /// Seconds by category, what budgets count (§9.3).
+    public var secondsByCategory: [CategoryID: Int] {
+        var seconds: [CategoryID: Int] = [:]
+        for app in byApp { if let id = CategoryID(rawValue: app.category.rawValue) { seconds[id, default: 0] += app.seconds } }
+        return seconds
+    }
+
     public init(date: String, devices: [DeviceDay]) {
         self.date = date
         var platforms: [DevicePlatform: Int] = [:]

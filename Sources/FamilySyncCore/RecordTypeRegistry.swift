@@ -43,6 +43,7 @@ public enum RecordTypeRegistry {
         RecordType("DailySummary", zones: [.child], route: .endpoint("the server (it derives them from usage)")),
         RecordType("Category", zones: [.family], route: .modify(writers: [.parent]), validate: CategoryFields.validate),
         RecordType("Budget", zones: [.member], route: .modify(writers: [.parent]), validate: Budget.validate),
+        RecordType("Alert", zones: [.member], route: .endpoint("the server (§9.4: when an upload reaches a budget's percent), and POST /v1/alerts/{id}/dismiss")),
     ].map { ($0.name, $0) })
 }
 

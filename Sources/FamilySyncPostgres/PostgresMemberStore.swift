@@ -134,28 +134,33 @@ public struct PostgresMemberStore: Sendable {
                 "SELECT 1 FROM members WHERE family_id = \(familyID) AND member_id = \(memberID) AND deleted_at IS NULL", logger: logger
             )
             guard try await exists.first(where: { _ in true }) != nil else { throw FamilySyncError.notFound("No such member.") }
-            // Every device of the member that has a zone of its own (it is, or was, tracked).
-            let rows = try await connection.query(
-                """
-                SELECT d.device_id, d.platform, r.fields
-                FROM devices d
-                JOIN zones z ON z.family_id = d.family_id AND z.child_device_id = d.device_id AND z.deleted_at IS NULL
-                LEFT JOIN records r ON r.family_id = z.family_id AND r.zone_name = z.zone_name AND r.record_type = 'DailySummary'
-                    AND r.record_name = ANY(\(dates.map(DailySummary.recordName))) AND NOT r.deleted
-                WHERE d.family_id = \(familyID) AND d.member_id = \(memberID)
-                ORDER BY d.registered_at, d.device_id
-                """,
-                logger: logger
-            )
-            var devices: [(id: UUID, platform: DevicePlatform)] = []
-            var summaries: [UUID: [String: DailySummary]] = [:]
-            for try await (id, platform, fields) in rows.decode((UUID, String, RecordFields?).self) {
-                if !devices.contains(where: { $0.id == id }) { devices.append((id, DevicePlatform(rawValue: platform) ?? .other)) }
-                if let summary = fields.flatMap({ DailySummary(fields: $0.value) }) { summaries[id, default: [:]][summary.date] = summary }
-            }
-            return dates.map { date in
-                MemberDay(date: date, devices: devices.map { MemberDay.DeviceDay(deviceID: $0.id, platform: $0.platform, summary: summaries[$0.id]?[date]) })
-            }
+            return try await Self.days(familyID: familyID, memberID: memberID, dates: dates, on: connection, logger: logger)
+        }
+    }
+
+    /// The member's days (every device of the member that has a zone of its own: it is, or was,
+    /// tracked), on a connection whose transaction the caller runs.
+    static func days(familyID: UUID, memberID: UUID, dates: [String], on connection: PostgresConnection, logger: Logger) async throws -> [MemberDay] {
+        let rows = try await connection.query(
+            """
+            SELECT d.device_id, d.platform, r.fields
+            FROM devices d
+            JOIN zones z ON z.family_id = d.family_id AND z.child_device_id = d.device_id AND z.deleted_at IS NULL
+            LEFT JOIN records r ON r.family_id = z.family_id AND r.zone_name = z.zone_name AND r.record_type = 'DailySummary'
+                AND r.record_name = ANY(\(dates.map(DailySummary.recordName))) AND NOT r.deleted
+            WHERE d.family_id = \(familyID) AND d.member_id = \(memberID)
+            ORDER BY d.registered_at, d.device_id
+            """,
+            logger: logger
+        )
+        var devices: [(id: UUID, platform: DevicePlatform)] = []
+        var summaries: [UUID: [String: DailySummary]] = [:]
+        for try await (id, platform, fields) in rows.decode((UUID, String, RecordFields?).self) {
+            if !devices.contains(where: { $0.id == id }) { devices.append((id, DevicePlatform(rawValue: platform) ?? .other)) }
+            if let summary = fields.flatMap({ DailySummary(fields: $0.value) }) { summaries[id, default: [:]][summary.date] = summary }
+        }
+        return dates.map { date in
+            MemberDay(date: date, devices: devices.map { MemberDay.DeviceDay(deviceID: $0.id, platform: $0.platform, summary: summaries[$0.id]?[date]) })
         }
     }
 

@@ -24,6 +24,8 @@ public struct PostgresUsageStore: Sendable {
         public var duplicates: Int
         /// Every day the upload's records touch, as stored after it.
         public var summaries: [DailySummary]
+        /// The budget alerts this upload made (§9.4).
+        public var alerts: [Alert]
         public var zone: Zone
         public var sequence: Int64
     }
@@ -80,7 +82,14 @@ public struct PostgresUsageStore: Sendable {
             let unchanged = days.filter { derived[$0] == nil }
             let asStored = unchanged.isEmpty ? [:] : try await Self.summaries(for: unchanged, familyID: familyID, zone: zoneName, on: connection, logger: logger)
             let summaries = days.map { derived[$0] ?? asStored[$0] ?? .empty(date: $0, deviceID: child.deviceID, at: now) }
-            return Upload(accepted: fresh.count, duplicates: sessions.count - fresh.count, summaries: summaries, zone: zone, sequence: sequence)
+            // The member's budgets, against the days whose summaries changed.
+            var alerts: [Alert] = []
+            if let member = child.memberID, !derived.isEmpty {
+                alerts = try await family.alertBudgets(of: member, days: derived.keys.sorted(), device: child.deviceID, now: now)
+            }
+            return Upload(
+                accepted: fresh.count, duplicates: sessions.count - fresh.count, summaries: summaries, alerts: alerts, zone: zone, sequence: sequence
+            )
         }
     }
 

@@ -50,12 +50,15 @@ public struct UsageUploadResponse: Codable, Sendable, Equatable {
     public var summaries: [DailySummaryBody]
     /// The child zone's token right after the upload (docs/usage.md says when to use it).
     public var changeToken: String
+    /// The budget alerts this upload made (§9.4); empty when it made none.
+    public var alerts: [AlertBody]
 
-    public init(accepted: Int, duplicates: Int, summaries: [DailySummaryBody], changeToken: String) {
+    public init(accepted: Int, duplicates: Int, summaries: [DailySummaryBody], changeToken: String, alerts: [AlertBody] = []) {
         self.accepted = accepted
         self.duplicates = duplicates
         self.summaries = summaries
         self.changeToken = changeToken
+        self.alerts = alerts
     }
 }
 

@@ -78,6 +78,7 @@ func buildRouter(configuration: ServerConfiguration, dependencies: ServerDepende
     families.addAuthenticatedRoutes(to: authenticated)
     DeviceController(devices: dependencies.devices).addRoutes(to: authenticated)
     MemberController(members: dependencies.members).addRoutes(to: authenticated)
+    AlertController(alerts: dependencies.alerts).addRoutes(to: authenticated)
     pairings.addAuthenticatedRoutes(to: authenticated)
     ZoneController(records: dependencies.records, devices: dependencies.devices, keyring: keyring).addRoutes(to: authenticated)
     RecordController(records: dependencies.records, keyring: keyring).addRoutes(to: authenticated)

@@ -4,6 +4,9 @@ import Hummingbird
 // The wire types a handler answers with, written by the request context's `responseEncoder`.
 // (FamilySyncProtocol is shared with the SDK and knows nothing of Hummingbird.)
 extension AcceptPairingResponse: ResponseEncodable {}
+extension AlertBody: ResponseEncodable {}
+extension AlertList: ResponseEncodable {}
+extension BudgetStatusResponse: ResponseEncodable {}
 extension CommandBody: ResponseEncodable {}
 extension CommandList: ResponseEncodable {}
 extension CreateFamilyResponse: ResponseEncodable {}

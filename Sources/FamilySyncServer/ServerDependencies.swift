@@ -30,6 +30,7 @@ public struct ServerDependencies: Sendable {
     let usage: PostgresUsageStore
     let polls: PostgresPollStore
     let members: PostgresMemberStore
+    let alerts: PostgresAlertStore
 
     /// The polls this instance holds now (what `familysync_polls_active` reports).
     public var heldPolls: Int { longPolling.hub.count }
@@ -60,5 +61,6 @@ public struct ServerDependencies: Sendable {
         usage = PostgresUsageStore(client: postgres, clock: clock, logger: logger)
         polls = PostgresPollStore(client: postgres, logger: logger)
         members = PostgresMemberStore(client: postgres, clock: clock, logger: logger)
+        alerts = PostgresAlertStore(client: postgres, clock: clock, logger: logger)
     }
 }

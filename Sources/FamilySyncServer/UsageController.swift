@@ -26,7 +26,7 @@ struct UsageController {
         let upload = try await usage.upload(sessions, timeZone: timeZone, child: caller)
         return try UsageUploadResponse(
             accepted: upload.accepted, duplicates: upload.duplicates, summaries: upload.summaries.map(DailySummaryBody.init),
-            changeToken: try keyring.encode(ZoneController.token(caller, upload.zone, upload.sequence))
+            changeToken: try keyring.encode(ZoneController.token(caller, upload.zone, upload.sequence)), alerts: upload.alerts.map(AlertBody.init)
         )
     }
 

@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func everyTypeOfTheProtocolIsDeclaredAndOnlyUsageDerives() {
-        #expect(Set(RecordTypeRegistry.types.keys) == ["AppConfiguration", "DeviceSettings", "ConfigurationCommand", "UsageRecord", "DailySummary", "Category", "Budget"])
+        #expect(Set(RecordTypeRegistry.types.keys) == ["AppConfiguration", "DeviceSettings", "ConfigurationCommand", "UsageRecord", "DailySummary", "Category", "Budget", "Alert"])
         #expect(RecordTypeRegistry.types.values.filter { $0.derivation != nil }.map(\.name) == ["UsageRecord"])
     }
 

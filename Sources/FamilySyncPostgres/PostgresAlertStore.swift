@@ -1,0 +1,91 @@
+import FamilySyncCore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Budgets' status and alerts (PROTOCOL §9.3–§9.4), read from and written into members' zones.
+/// Every query is bounded by the caller's family; a member of another family is not found.
+public struct PostgresAlertStore: Sendable {
+    let client: PostgresClient
+    let changeLog: ChangeLog
+    let clock: any WallClock
+    let logger: Logger
+
+    public init(client: PostgresClient, clock: any WallClock, logger: Logger) {
+        self.client = client
+        self.changeLog = ChangeLog(client: client, logger: logger)
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// Every enabled budget of the member against its day `date` (each device's day is its own
+    /// time zone's), in one snapshot.
+    public func budgetStatus(familyID: UUID, memberID: UUID, date: String) async throws -> [BudgetStatus] {
+        let logger = logger
+        return try await client.inSnapshot(logger: logger) { connection in
+            try await Self.checkMember(memberID, of: familyID, on: connection, logger: logger)
+            let budgets = try await connection.query(
+                """
+                SELECT fields FROM records
+                WHERE family_id = \(familyID) AND zone_name = \(Member.zoneName(of: memberID)) AND record_type = 'Budget' AND NOT deleted
+                """,
+                logger: logger
+            ).collect { try $0.decode(RecordFields.self).value }.compactMap(Budget.init(fields:))
+            let day = try await PostgresMemberStore.days(familyID: familyID, memberID: memberID, dates: [date], on: connection, logger: logger)
+            return BudgetEvaluation.status(of: budgets, date: date, byCategory: day.first?.secondsByCategory ?? [:])
+        }
+    }
+
+    /// The member's alerts of the days `from`…`to`, newest first; dismissed ones only if asked.
+    public func alerts(familyID: UUID, memberID: UUID, from: String, to: String, includeDismissed: Bool) async throws -> [Alert] {
+        let logger = logger
+        return try await client.inSnapshot(logger: logger) { connection in
+            try await Self.checkMember(memberID, of: familyID, on: connection, logger: logger)
+            let alerts = try await connection.query(
+                """
+                SELECT fields FROM records
+                WHERE family_id = \(familyID) AND zone_name = \(Member.zoneName(of: memberID)) AND record_type = 'Alert' AND NOT deleted
+                  AND fields ->> 'date' >= \(from) AND fields ->> 'date' <= \(to)
+                """,
+                logger: logger
+            ).collect { try $0.decode(RecordFields.self).value }.compactMap(Alert.init(fields:))
+            return alerts.filter { includeDismissed || $0.dismissedAt == nil }
+                .sorted { ($0.createdAt, $0.alertID.uuidString) > ($1.createdAt, $1.alertID.uuidString) }
+        }
+    }
+
+    /// Marks an alert of the family dismissed (once: dismissing it again changes nothing).
+    public func dismiss(familyID: UUID, alertID: UUID, by parent: UUID) async throws -> Alert {
+        let logger = logger
+        let now = clock.now()
+        return try await changeLog.write(family: familyID) { family in
+            let rows = try await family.connection.query(
+                """
+                SELECT zone_name, \(unescaped: RecordRow.columns) FROM records
+                WHERE family_id = \(familyID) AND record_name = \(Alert.recordName(alertID)) AND record_type = 'Alert' AND NOT deleted
+                FOR UPDATE
+                """,
+                logger: logger
+            )
+            let found = try await rows.collect { row in (try row.makeRandomAccess()["zone_name"].decode(String.self), try RecordRow.decode(row)) }
+            guard let (zone, record) = found.first, var alert = Alert(fields: record.fields) else { throw FamilySyncError.notFound("No such alert.") }
+            guard alert.dismissedAt == nil else { return alert }
+            alert.dismissedAt = now
+            var written = record
+            written.fields = alert.fields
+            written.modifiedAt = now
+            written.modifiedBy = parent
+            written.modifiedRole = .parent
+            written.clientModifiedAt = now
+            try await family.commit([written], into: zone)
+            return alert
+        }
+    }
+
+    static func checkMember(_ memberID: UUID, of familyID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+        let exists = try await connection.query(
+            "SELECT 1 FROM members WHERE family_id = \(familyID) AND member_id = \(memberID) AND deleted_at IS NULL", logger: logger
+        )
+        guard try await exists.first(where: { _ in true }) != nil else { throw FamilySyncError.notFound("No such member.") }
+    }
+}

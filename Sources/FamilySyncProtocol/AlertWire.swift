@@ -1,0 +1,89 @@
+import FamilySyncCore
+import Foundation
+
+/// `Alert` on the wire (PROTOCOL §9.4): the record's fields, every member present (null where it
+/// does not apply).
+public struct AlertBody: Codable, Sendable, Equatable {
+    public var alertID: UUID
+    public var kind: String
+    public var memberId: UUID
+    public var deviceId: UUID?
+    public var category: String?
+    public var budgetID: String?
+    public var date: String?
+    public var budgetMinutes: Int?
+    public var usedMinutes: Int?
+    public var percent: Int?
+    public var message: String
+    public var createdAt: Date
+    public var dismissedAt: Date?
+
+    public init(_ alert: Alert) {
+        alertID = alert.alertID
+        kind = alert.kind.rawValue
+        memberId = alert.memberID
+        deviceId = alert.deviceID
+        category = alert.category
+        budgetID = alert.budgetID
+        date = alert.date
+        budgetMinutes = alert.budgetMinutes
+        usedMinutes = alert.usedMinutes
+        percent = alert.percent
+        message = alert.message
+        createdAt = alert.createdAt
+        dismissedAt = alert.dismissedAt
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(alertID.lowercased, forKey: .alertID)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(memberId.lowercased, forKey: .memberId)
+        try container.encode(deviceId?.lowercased, forKey: .deviceId)
+        try container.encode(category, forKey: .category)
+        try container.encode(budgetID, forKey: .budgetID)
+        try container.encode(date, forKey: .date)
+        try container.encode(budgetMinutes, forKey: .budgetMinutes)
+        try container.encode(usedMinutes, forKey: .usedMinutes)
+        try container.encode(percent, forKey: .percent)
+        try container.encode(message, forKey: .message)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(dismissedAt, forKey: .dismissedAt)
+    }
+}
+
+public struct AlertList: Codable, Sendable, Equatable {
+    public var alerts: [AlertBody]
+    public init(alerts: [AlertBody]) { self.alerts = alerts }
+}
+
+/// `GET /v1/members/{id}/budget-status` (§9.3).
+public struct BudgetStatusResponse: Codable, Sendable, Equatable {
+    public struct Entry: Codable, Sendable, Equatable {
+        public var budgetID: String
+        public var category: String
+        public var budgetMinutes: Int
+        public var usedMinutes: Int
+        public var remainingMinutes: Int
+        public var percent: Int
+        public var isOverBudget: Bool
+
+        public init(_ status: BudgetStatus) {
+            budgetID = status.budgetID
+            category = if case .category(let id) = status.scope { id.rawValue } else { "*" }
+            budgetMinutes = status.budgetMinutes
+            usedMinutes = status.usedMinutes
+            remainingMinutes = status.remainingMinutes
+            percent = status.percent
+            isOverBudget = status.isOverBudget
+        }
+    }
+
+    public var date: String
+    public var budgets: [Entry]
+
+    public init(date: String, budgets: [Entry]) {
+        self.date = date
+        self.budgets = budgets
+    }
+}

@@ -1,0 +1,46 @@
+import FamilySyncCore
+import FamilySyncPostgres
+import FamilySyncProtocol
+import Foundation
+import Hummingbird
+
+/// Budget status and alerts (PROTOCOL §9.3–§9.4).
+struct AlertController {
+    let alerts: PostgresAlertStore
+
+    func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+        group.get("members/:id/budget-status", use: budgetStatus)
+            .get("members/:id/alerts", use: list)
+            .post("alerts/:id/dismiss", use: dismiss)
+    }
+
+    /// `GET /v1/members/{id}/budget-status?date=`: each enabled budget against the member's day.
+    @Sendable func budgetStatus(_ request: Request, context: FamilySyncRequestContext) async throws -> BudgetStatusResponse {
+        let (caller, memberID) = try MemberController.reader(context)
+        guard let date = request.uri.queryParameters.get("date"), DailySummaryCalculator.interval(of: date, in: .gmt) != nil else {
+            throw FamilySyncError.badRequest("date is a date, YYYY-MM-DD.", field: "date")
+        }
+        let status = try await alerts.budgetStatus(familyID: caller.familyID, memberID: memberID, date: date)
+        return BudgetStatusResponse(date: date, budgets: status.map(BudgetStatusResponse.Entry.init))
+    }
+
+    /// `GET /v1/members/{id}/alerts?from=&to=[&includeDismissed=true]`: newest first.
+    @Sendable func list(_ request: Request, context: FamilySyncRequestContext) async throws -> AlertList {
+        let (caller, memberID) = try MemberController.reader(context)
+        let dates = try UsageController.dates(request)
+        let includeDismissed: Bool = switch request.uri.queryParameters.get("includeDismissed") {
+        case nil, "false": false
+        case "true": true
+        case let other?: throw FamilySyncError.badRequest("includeDismissed is true or false, not '\(other.prefix(32))'.", field: "includeDismissed")
+        }
+        let list = try await alerts.alerts(familyID: caller.familyID, memberID: memberID, from: dates.first ?? "", to: dates.last ?? "", includeDismissed: includeDismissed)
+        return AlertList(alerts: list.map(AlertBody.init))
+    }
+
+    /// `POST /v1/alerts/{id}/dismiss`: the alert with `dismissedAt` set (idempotent).
+    @Sendable func dismiss(_ request: Request, context: FamilySyncRequestContext) async throws -> AlertBody {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, .dismissAlert)
+        return AlertBody(try await alerts.dismiss(familyID: caller.familyID, alertID: try context.pathID(), by: caller.deviceID))
+    }
+}
