@@ -12,13 +12,8 @@ extension LockedFamily {
     func alertBudgets(of memberID: UUID, days dates: [String], device: UUID, now: Date) async throws -> [Alert] {
         guard !dates.isEmpty else { return [] }
         let zoneName = Member.zoneName(of: memberID)
-        let budgets = try await connection.query(
-            """
-            SELECT fields FROM records
-            WHERE family_id = \(id) AND zone_name = \(zoneName) AND record_type = 'Budget' AND NOT deleted
-            """,
-            logger: logger
-        ).collect { try $0.decode(RecordFields.self).value }.compactMap(Budget.init(fields:)).filter(\.enabled)
+        let budgets = try await RecordRow.fields(ofType: "Budget", inZone: zoneName, family: id, on: connection, logger: logger)
+            .compactMap(Budget.init(fields:)).filter(\.enabled)
         guard !budgets.isEmpty else { return [] }
         let memberDays = try await PostgresMemberStore.days(familyID: id, memberID: memberID, dates: dates, on: connection, logger: logger)
         let candidates = memberDays.flatMap { day in

@@ -1,5 +1,6 @@
 import FamilySyncCore
 import Foundation
+import Logging
 import PostgresNIO
 
 /// The columns of `records` and their decoding, by name.
@@ -23,5 +24,15 @@ enum RecordRow {
     static func writerRole(_ text: String) throws -> WriterRole {
         guard let role = WriterRole(rawValue: text) else { throw FamilySyncError(.internalError, "A record has an unknown writer role.") }
         return role
+    }
+
+    /// The fields of a zone's live records of one type (a member's budgets, its alerts).
+    static func fields(
+        ofType type: String, inZone zone: String, family: UUID, on connection: PostgresConnection, logger: Logger
+    ) async throws -> [[String: JSONValue]] {
+        try await connection.query(
+            "SELECT fields FROM records WHERE family_id = \(family) AND zone_name = \(zone) AND record_type = \(type) AND NOT deleted",
+            logger: logger
+        ).collect { try $0.decode(RecordFields.self).value }
     }
 }
