@@ -237,4 +237,42 @@ extension FamilySyncClient {
     public func linkAppleAccount(identityToken: String, nonce: String) async throws(FamilySyncError) {
         _ = try await send(.POST, "/v1/account/apple", body: LinkAppleAccountRequest(identityToken: identityToken, nonce: nonce), as: EmptyResponse.self)
     }
+
+    // MARK: Budgets and alerts (§9.3–§9.4)
+
+    /// Writes a member's `Budget` record (parents): `fields` as §9.3 describes them
+    /// (`Budget.rules`); the record is `budget-<budgetID>` in the member's zone.
+    public func setBudget(of member: UUID, _ fields: [String: JSONValue]) async throws(FamilySyncError) -> RecordBody {
+        guard case .string(let id)? = fields["budgetID"] else { throw .badRequest("A budget needs its budgetID.", field: "budgetID") }
+        let response = try await modify(Member.zoneName(of: member), ModifyRecordsRequest(operations: [RecordOperation(
+            operationType: .forceReplace, record: RecordInput(recordName: Budget.recordName(id), recordType: "Budget", fields: fields)
+        )]))
+        // An atomic modify answers a refused write with its error: here, a saved record.
+        guard let saved = response.records.first?.record else { throw .internalError }
+        return saved
+    }
+
+    /// The member's `Budget` records, as stored.
+    public func budgets(of member: UUID) async throws(FamilySyncError) -> [Budget] {
+        let page = try await query(Member.zoneName(of: member), QueryRecordsRequest(recordType: "Budget", resultsLimit: 200))
+        return page.records.compactMap { $0.fields.flatMap(Budget.init(fields:)) }
+    }
+
+    /// `GET /v1/members/{id}/budget-status`: each enabled budget against the member's day.
+    public func budgetStatus(of member: UUID, date: String) async throws(FamilySyncError) -> BudgetStatusResponse {
+        try await send(.GET, "/v1/members/\(member.lowercased)/budget-status", query: [("date", date)], as: BudgetStatusResponse.self)
+    }
+
+    /// `GET /v1/members/{id}/alerts`: newest first.
+    public func alerts(of member: UUID, from: String, to: String, includeDismissed: Bool = false) async throws(FamilySyncError) -> [AlertBody] {
+        try await send(
+            .GET, "/v1/members/\(member.lowercased)/alerts", query: [("from", from), ("to", to), ("includeDismissed", includeDismissed ? "true" : nil)],
+            as: AlertList.self
+        ).alerts
+    }
+
+    /// `POST /v1/alerts/{id}/dismiss` (parents; idempotent).
+    public func dismissAlert(_ id: UUID) async throws(FamilySyncError) -> AlertBody {
+        try await send(.POST, "/v1/alerts/\(id.lowercased)/dismiss", body: NoBody(), as: AlertBody.self)
+    }
 }

@@ -13,7 +13,8 @@ struct FamilySyncCommand: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, MigrateCommand.self,
             FamilyCommand.self, PairCommand.self, DevicesCommand.self, MembersCommand.self, ConfigCommand.self, CommandCommand.self,
-            UsageCommand.self, SummariesCommand.self, ReportCommand.self, WatchCommand.self,
+            UsageCommand.self, SummariesCommand.self, ReportCommand.self, BudgetsCommand.self, BudgetStatusCommand.self, AlertsCommand.self,
+            WatchCommand.self,
         ],
         defaultSubcommand: nil
     )

@@ -1,0 +1,76 @@
+import ArgumentParser
+import FamilySyncClient
+import FamilySyncCore
+import FamilySyncProtocol
+import Foundation
+
+/// `familysync alerts …` (PROTOCOL §9.4): a member's alerts, watched as they come, dismissed.
+struct AlertsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "alerts",
+        abstract: "A member's alerts (PROTOCOL §9.4): list them, watch for new ones, dismiss one.",
+        subcommands: [List.self, Dismiss.self],
+        defaultSubcommand: List.self
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The member's alerts of the last days; with --watch, new ones as they come (Ctrl-C stops).")
+
+        @OptionGroup var options: ClientOptions
+        @Option(help: "The member: its name or id.")
+        var member: String
+        @OptionGroup var days: DateRangeOptions
+        @Flag(help: "Also the dismissed ones.")
+        var all = false
+        @Flag(help: "Stay, and print each new alert as the server makes it (the long poll wakes on it).")
+        var watch = false
+
+        func run() async throws {
+            let context = try options.context()
+            let (_, client) = try context.device()
+            let target = try await MemberOption.find(member, client)
+            let (from, to) = days.resolve(in: .current)
+            let alerts = try await client.alerts(of: target.id, from: from, to: to, includeDismissed: all)
+            if context.output.json, !watch { return try context.output.document(AlertList(alerts: alerts)) }
+            if !watch {
+                context.output.table(["WHEN", "ALERT", "MESSAGE", "STATE", "ID"], alerts.map(Self.row))
+                return
+            }
+            var seen = Swift.Set(alerts.map(\.alertID))
+            var token = try await client.databaseChanges(since: nil).changeToken
+            while true {
+                let woken = try await client.poll(since: token, timeout: 60)
+                token = woken.changeToken
+                guard woken.changed, woken.zones?.contains(target.zoneName) ?? false else { continue }
+                let today = DateRangeOptions().resolve(in: .current).to
+                for alert in try await client.alerts(of: target.id, from: from, to: max(to, today)).reversed() where !seen.contains(alert.alertID) {
+                    seen.insert(alert.alertID)
+                    if context.output.json { try context.output.compact(alert) } else { context.output.line(Self.row(alert).joined(separator: "  ")) }
+                }
+            }
+        }
+
+        static func row(_ alert: AlertBody) -> [String] {
+            [
+                Human.instant(alert.createdAt), "\(alert.kind) \(alert.percent.map { "\($0)%" } ?? "")", alert.message,
+                alert.dismissedAt == nil ? "new" : "dismissed", alert.alertID.lowercased,
+            ]
+        }
+    }
+
+    struct Dismiss: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Dismiss an alert (parent).")
+
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "The alert's id.")
+        var id: String
+
+        func run() async throws {
+            let context = try options.context()
+            guard let alertID = UUID(uuidString: id) else { throw OperatorError.configuration("an alert id is a UUID, not '\(id)'") }
+            let (_, client) = try context.device(as: .parent, for: "dismissing an alert")
+            let alert = try await client.dismissAlert(alertID)
+            try context.output.result(alert, "Dismissed: \(alert.message)")
+        }
+    }
+}

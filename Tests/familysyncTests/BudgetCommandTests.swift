@@ -1,0 +1,39 @@
+import FamilySyncTestSupport
+import Foundation
+import Testing
+
+/// `familysync budgets`, `budget-status` and `alerts` as a parent runs them: a budget, uploads that
+/// cross 80 % and 100 % of it, the two alerts, one dismissed.
+@Suite(.timeLimit(.minutes(3))) struct BudgetCommandTests {
+    @Test func aBudgetItsAlertsAndADismissal() async throws {
+        try await withCLISession { cli in
+            try await ClientCommandTests.pairedFamily(cli)
+            // Yesterday (UTC), whatever the hour the test runs at.
+            let day = String(ISO8601DateFormatter().string(from: Date().addingTimeInterval(-86_400)).prefix(10))
+            func at(_ hour: Int, _ minute: Int) -> String { "\(day)T\(hour < 10 ? "0" : "")\(hour):\(minute < 10 ? "0" : "")\(minute):00Z" }
+
+            let set = try await cli.ok(["budgets", "set", "--member", "Johnny", "--category", "reward", "--daily", "60", "--profile", "mom"]).stdout
+            #expect(set.contains("Johnny's budget reward: reward, 60 min a day."), "\(set)")
+            let listed = try await cli.ok(["budgets", "--member", "Johnny", "--profile", "mom"]).stdout
+            #expect(listed.contains("reward") && listed.contains("80%, 100%"), "\(listed)")
+
+            try "logicalID,displayName,category,sessionStart,sessionEnd,earnedPoints\ngame,Brawl Stars,reward,\(at(10, 0)),\(at(10, 50)),0\n"
+                .write(toFile: cli.directory + "/first.csv", atomically: true, encoding: .utf8)
+            try "logicalID,displayName,category,sessionStart,sessionEnd,earnedPoints\ngame,Brawl Stars,reward,\(at(11, 0)),\(at(11, 15)),0\n"
+                .write(toFile: cli.directory + "/second.csv", atomically: true, encoding: .utf8)
+            try await cli.ok(["usage", "upload", "first.csv", "--profile", "johnny"])
+            try await cli.ok(["usage", "upload", "second.csv", "--profile", "johnny"])
+
+            let status = try await cli.ok(["budget-status", "--member", "Johnny", "--date", day, "--profile", "mom"]).stdout
+            #expect(status.contains("reward  reward    1h 00m   1h 05m  0m    108%     yes"), "\(status)")
+            let alerts = try await cli.ok(["alerts", "--member", "Johnny", "--from", day, "--to", day, "--profile", "mom", "--json"]).json()
+            let list = try #require(alerts["alerts"] as? [[String: Any]])
+            #expect(Set(list.compactMap { $0["percent"] as? Int }) == [80, 100])
+            let eighty = try #require(list.first { $0["percent"] as? Int == 80 }?["alertID"] as? String)
+            let dismissed = try await cli.ok(["alerts", "dismiss", eighty, "--profile", "mom"]).stdout
+            #expect(dismissed.contains("Dismissed: 80% of the reward budget used on \(day)"), "\(dismissed)")
+            let left = try await cli.ok(["alerts", "--member", "Johnny", "--from", day, "--to", day, "--profile", "mom"]).stdout
+            #expect(left.contains("budget 100%") && !left.contains("budget 80%"), "\(left)")
+        }
+    }
+}
