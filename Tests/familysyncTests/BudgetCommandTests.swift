@@ -21,11 +21,25 @@ import Testing
                 .write(toFile: cli.directory + "/first.csv", atomically: true, encoding: .utf8)
             try "logicalID,displayName,category,sessionStart,sessionEnd,earnedPoints\ngame,Brawl Stars,reward,\(at(11, 0)),\(at(11, 15)),0\n"
                 .write(toFile: cli.directory + "/second.csv", atomically: true, encoding: .utf8)
+            // The parent's watch is waiting before the uploads come: it prints each alert as it is made.
+            let watch = try await cli.start(["alerts", "--member", "Johnny", "--from", day, "--watch", "--profile", "mom"])
+            defer { watch.signal(SIGKILL) }
+            let deadline = ContinuousClock.now + .seconds(20)
+            while !watch.stderr.contains("Watching Johnny's alerts") {
+                guard ContinuousClock.now < deadline else { throw TestFailure("the watch did not start: \(watch.stderr)") }
+                try await Task.sleep(for: .milliseconds(20))
+            }
             try await cli.ok(["usage", "upload", "first.csv", "--profile", "johnny"])
+            try await waitForOutput(watch, containing: "budget 80%")
             try await cli.ok(["usage", "upload", "second.csv", "--profile", "johnny"])
+            try await waitForOutput(watch, containing: "budget 100%")
+            watch.signal(SIGTERM)
+            _ = try await watch.waitForExit()
 
             let status = try await cli.ok(["budget-status", "--member", "Johnny", "--date", day, "--profile", "mom"]).stdout
             #expect(status.contains("reward  reward    1h 00m   1h 05m  0m    108%     yes"), "\(status)")
+            // Today by default: nothing used yet.
+            #expect(try await cli.ok(["budget-status", "--member", "Johnny", "--profile", "mom"]).stdout.contains("0%"))
             let alerts = try await cli.ok(["alerts", "--member", "Johnny", "--from", day, "--to", day, "--profile", "mom", "--json"]).json()
             let list = try #require(alerts["alerts"] as? [[String: Any]])
             #expect(Set(list.compactMap { $0["percent"] as? Int }) == [80, 100])

@@ -30,23 +30,29 @@ struct AlertsCommand: AsyncParsableCommand {
             let (_, client) = try context.device()
             let target = try await MemberOption.find(member, client)
             let (from, to) = days.resolve(in: .current)
+            // The token first, then the listing: an alert made in between is in one or the other.
+            var token = watch ? try await client.databaseChanges(since: nil).changeToken : ""
             let alerts = try await client.alerts(of: target.id, from: from, to: to, includeDismissed: all)
             if context.output.json, !watch { return try context.output.document(AlertList(alerts: alerts)) }
             if !watch {
                 context.output.table(["WHEN", "ALERT", "MESSAGE", "STATE", "ID"], alerts.map(Self.row))
                 return
             }
-            var seen = Swift.Set(alerts.map(\.alertID))
-            var token = try await client.databaseChanges(since: nil).changeToken
+            var seen = Swift.Set<UUID>()
+            func show(_ alerts: [AlertBody]) throws {
+                for alert in alerts.reversed() where !seen.contains(alert.alertID) {
+                    seen.insert(alert.alertID)
+                    if context.output.json { try context.output.compact(alert) } else { context.output.line(Self.row(alert).joined(separator: "  ")) }
+                }
+            }
+            try show(alerts)
+            FileHandle.standardError.write(Data("Watching \(target.name)'s alerts (Ctrl-C stops)…\n".utf8))
             while true {
                 let woken = try await client.poll(since: token, timeout: 60)
                 token = woken.changeToken
                 guard woken.changed, woken.zones?.contains(target.zoneName) ?? false else { continue }
-                let today = DateRangeOptions().resolve(in: .current).to
-                for alert in try await client.alerts(of: target.id, from: from, to: max(to, today)).reversed() where !seen.contains(alert.alertID) {
-                    seen.insert(alert.alertID)
-                    if context.output.json { try context.output.compact(alert) } else { context.output.line(Self.row(alert).joined(separator: "  ")) }
-                }
+                let today = DateRangeOptions.today(in: .current)
+                try show(try await client.alerts(of: target.id, from: from, to: max(to, today), includeDismissed: all))
             }
         }
 

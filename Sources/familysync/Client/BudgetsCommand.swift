@@ -119,7 +119,7 @@ struct BudgetStatusCommand: AsyncParsableCommand {
         let context = try options.context()
         let (_, client) = try context.device()
         let target = try await MemberOption.find(member, client)
-        let day = date ?? DateRangeOptions().resolve(in: .current).to
+        let day = date ?? DateRangeOptions.today(in: .current)
         let status = try await client.budgetStatus(of: target.id, date: day)
         if context.output.json { return try context.output.document(status) }
         context.output.table(["BUDGET", "CATEGORY", "ALLOWED", "USED", "LEFT", "PERCENT", "OVER"], status.budgets.map { entry in

@@ -14,8 +14,12 @@ struct DateRangeOptions: ParsableArguments {
         resolve(in: TimeZone(identifier: child.timeZone) ?? TimeZone(identifier: "UTC")!, now: now)
     }
 
-    /// The days asked for; the defaults are the last seven days in `timeZone`.
-    func resolve(in timeZone: TimeZone, now: Date = Date()) -> (from: String, to: String) {
+    /// Today's date in `timeZone`, `YYYY-MM-DD`.
+    static func today(in timeZone: TimeZone, now: Date = Date()) -> String {
+        dayFormatter(timeZone).string(from: now)
+    }
+
+    static func dayFormatter(_ timeZone: TimeZone) -> DateFormatter {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         let formatter = DateFormatter()
@@ -23,6 +27,13 @@ struct DateRangeOptions: ParsableArguments {
         formatter.timeZone = calendar.timeZone
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.dateFormat = "yyyy-MM-dd"
+        return formatter
+    }
+
+    /// The days asked for; the defaults are the last seven days in `timeZone`.
+    func resolve(in timeZone: TimeZone, now: Date = Date()) -> (from: String, to: String) {
+        let formatter = Self.dayFormatter(timeZone)
+        let calendar = formatter.calendar!
         let end = to ?? formatter.string(from: now)
         // An end the server will refuse is passed on as given: its 400 names the parameter.
         let start = from ?? formatter.date(from: end).flatMap { calendar.date(byAdding: .day, value: -6, to: $0) }.map(formatter.string(from:)) ?? end
