@@ -72,6 +72,44 @@ enum UsageBenchmark {
                 throw BenchFailure("ingest accepted \(ingest.accepted), replay saw \(replay.duplicates) duplicates of \(total)")
             }
 
+            // The same ingest for a second child whose member has two budgets (§9.3): every upload
+            // also evaluates them against the member's day and makes the alerts they call for.
+            let second = try await api.send(.POST, "/v1/pairings", credential: family.credential, body: CreatePairingRequest(role: .child, childName: "Budgeted"), as: CreatePairingResponse.self)
+            let budgeted = try await api.send(.POST, "/v1/pairings/accept", body: AcceptPairingRequest(qrPayload: second.qrPayload, device: .init(name: "Budgeted child", platform: .ipados, timeZone: "America/Chicago")), as: AcceptPairingResponse.self)
+            _ = try await api.send(.POST, "/v1/pairings/\(second.pairing.id.lowercased)/confirm", credential: family.credential, body: Empty(), as: PairingBody.self)
+            let member = try await api.get("/v1/devices/me", credential: budgeted.credential, as: DeviceBody.self).memberId!
+            let budgetWrites = ModifyRecordsRequest(operations: [
+                RecordOperation(operationType: .forceReplace, record: RecordInput(recordName: "budget-learning", recordType: "Budget", fields: [
+                    "budgetID": .string("learning"), "category": .string("learning"), "period": .string("daily"), "dailyMinutes": .number(120),
+                    "alertAtPercent": .array([.number(50), .number(80), .number(100)]), "enabled": .bool(true),
+                ])),
+                RecordOperation(operationType: .forceReplace, record: RecordInput(recordName: "budget-all", recordType: "Budget", fields: [
+                    "budgetID": .string("all"), "category": .string("*"), "period": .string("monthly"), "monthlyHours": .number(30),
+                    "alertAtPercent": .array([.number(80), .number(100)]), "enabled": .bool(true),
+                ])),
+            ])
+            _ = try await api.send(.POST, "/v1/zones/\(Member.zoneName(of: member))/records/modify", credential: family.credential, body: budgetWrites, as: ModifyRecordsResponse.self)
+            let budgetedBodies = try batches.map { batch in
+                ByteBuffer(data: try WireCoding.makeEncoder().encode(UsageUploadRequest(records: batch.map { record in
+                    var copy = record
+                    copy.recordID = UUID().lowercased
+                    return copy
+                })))
+            }
+            var alertCount = 0
+            let budgetedStart = clock.now
+            for body in budgetedBodies {
+                var request = HTTPClientRequest(url: api.base + "/v1/usage")
+                request.method = .POST
+                request.headers.add(name: "Authorization", value: "Bearer \(budgeted.credential)")
+                request.body = .bytes(body)
+                let response = try await api.http.execute(request, timeout: .seconds(120))
+                let bytes = try await response.body.collect(upTo: 16 << 20)
+                guard response.status == .ok else { throw BenchFailure("budgeted upload: \(response.status) \(String(buffer: bytes))") }
+                alertCount += try WireCoding.makeDecoder().decode(UsageUploadResponse.self, from: Data(bytes.readableBytesView)).alerts.count
+            }
+            let budgetedSeconds = seconds(clock.now - budgetedStart)
+
             // Baseline: the same rows into a scratch zone, one plain statement a batch.
             let familyID = family.family.id
             let zone = "bench-baseline"
@@ -104,8 +142,11 @@ enum UsageBenchmark {
             print("FamilySync usage ingest benchmark (\(batchCount) uploads of \(batchSize) records, one day each, one client, sequential)")
             print(String(format: "  ingest with dedupe and summaries: %.0f records/s (%.2f s)", ingestRate, ingest.seconds))
             print(String(format: "  replay (all duplicates):          %.0f records/s (%.2f s)", replayRate, replay.seconds))
+            let budgetedRate = Double(total) / budgetedSeconds
+            print(String(format: "  ingest, member with two budgets:  %.0f records/s (%.2f s), %d alerts made", budgetedRate, budgetedSeconds, alertCount))
             print(String(format: "  baseline INSERT … unnest … ON CONFLICT DO NOTHING: %.0f records/s (%.2f s)", baselineRate, baselineSeconds))
-            print(String(format: "  ratio ingest / baseline: %.2f   replay / baseline: %.2f", ingestRate / baselineRate, replayRate / baselineRate))
+            print(String(format: "  ratio ingest / baseline: %.2f   replay / baseline: %.2f   with budgets / baseline: %.2f   with budgets / without: %.2f",
+                         ingestRate / baselineRate, replayRate / baselineRate, budgetedRate / baselineRate, budgetedRate / ingestRate))
         } catch {
             print("benchmark failed: \(error)")
         }
