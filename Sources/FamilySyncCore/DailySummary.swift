@@ -9,6 +9,23 @@ public struct DailySummary: Sendable, Equatable {
         public var category: UsageSession.Category
         public var seconds: Int
         public var points: Int
+        public var pickups: Int
+
+        public init(logicalID: String, displayName: String, category: UsageSession.Category, seconds: Int, points: Int, pickups: Int = 0) {
+            self.logicalID = logicalID
+            self.displayName = displayName
+            self.category = category
+            self.seconds = seconds
+            self.points = points
+            self.pickups = pickups
+        }
+    }
+
+    /// A category's share of a day (§9.1).
+    public struct CategoryTotal: Sendable, Equatable {
+        public var category: CategoryID
+        public var seconds: Int
+        public var points: Int
     }
 
     public var date: String
@@ -19,7 +36,21 @@ public struct DailySummary: Sendable, Equatable {
     public var byApp: [App]
     public var lastUpdated: Date
 
-    public var totalSeconds: Int { totalLearningSeconds + totalRewardSeconds }
+    /// Every app's seconds, whatever the kind of its category.
+    public var totalSeconds: Int { byApp.reduce(0) { $0 + $1.seconds } }
+    public var totalPickups: Int { byApp.reduce(0) { $0 + $1.pickups } }
+
+    /// Each category used that day, most used first.
+    public var byCategory: [CategoryTotal] { Self.byCategory(byApp) }
+
+    static func byCategory(_ apps: [App]) -> [CategoryTotal] {
+        var totals: [CategoryID: CategoryTotal] = [:]
+        for app in apps {
+            totals[app.category, default: CategoryTotal(category: app.category, seconds: 0, points: 0)].seconds += app.seconds
+            totals[app.category]?.points += app.points
+        }
+        return totals.values.sorted { ($1.seconds, $0.category) < ($0.seconds, $1.category) }
+    }
     public var appsUsed: [String] { byApp.map(\.logicalID).sorted() }
     public var summaryID: String { "\(deviceID.lowercased)_\(date)" }
     public var recordName: String { Self.recordName(date) }
@@ -42,12 +73,16 @@ public struct DailySummary: Sendable, Equatable {
             "summaryID": .string(summaryID), "date": .string(date), "deviceID": .string(deviceID.lowercased),
             "totalLearningSeconds": .number(Double(totalLearningSeconds)), "totalRewardSeconds": .number(Double(totalRewardSeconds)),
             "totalPointsEarned": .number(Double(totalPointsEarned)), "totalSeconds": .number(Double(totalSeconds)),
+            "totalPickups": .number(Double(totalPickups)),
             "appsUsed": .array(appsUsed.map(JSONValue.string)),
             "byApp": .array(byApp.map { app in
                 .object([
                     "logicalID": .string(app.logicalID), "displayName": .string(app.displayName), "category": .string(app.category.rawValue),
-                    "seconds": .number(Double(app.seconds)), "points": .number(Double(app.points)),
+                    "seconds": .number(Double(app.seconds)), "points": .number(Double(app.points)), "pickups": .number(Double(app.pickups)),
                 ])
+            }),
+            "byCategory": .array(byCategory.map { total in
+                .object(["category": .string(total.category.rawValue), "seconds": .number(Double(total.seconds)), "points": .number(Double(total.points))])
             }),
             "lastUpdated": .string(Instant.format(lastUpdated)),
         ]
@@ -79,7 +114,8 @@ public struct DailySummary: Sendable, Equatable {
                 let category = string(app, "category").flatMap(UsageSession.Category.init(rawValue:)),
                 let seconds = integer(app, "seconds"), let appPoints = integer(app, "points")
             else { return nil }
-            byApp.append(App(logicalID: id, displayName: name, category: category, seconds: seconds, points: appPoints))
+            // Summaries stored before pickups were counted have none.
+            byApp.append(App(logicalID: id, displayName: name, category: category, seconds: seconds, points: appPoints, pickups: integer(app, "pickups") ?? 0))
         }
         self.init(date: date, deviceID: device, totalLearningSeconds: learning, totalRewardSeconds: reward, totalPointsEarned: points, byApp: byApp, lastUpdated: updated)
     }

@@ -12,7 +12,9 @@ import Foundation
 ///   rate of the sessions covering it, never their sum. A re-sent or doubly reported session adds
 ///   nothing; a longer report of the same session adds only what it covers beyond.
 /// - An app's name and category on a day come from its session with the latest end that day.
-/// - Seconds and points are rounded per app and day; the totals are the sums of the rounded values.
+/// - Pickups are spread and counted once like points (a re-reported session adds none).
+/// - Seconds and points are rounded per app and day; the totals are the sums of the rounded values:
+///   learning and reward by the kind of each app's category (§9.1), and `byCategory` by category.
 /// The result does not depend on the order of the sessions.
 public enum DailySummaryCalculator {
     /// The local day of an instant, `YYYY-MM-DD`: its UTC offset there, then civil-date
@@ -60,7 +62,11 @@ public enum DailySummaryCalculator {
     }
 
     /// The summaries of `days` from `sessions` (sessions that do not overlap a day are ignored).
-    public static func summaries(of sessions: [UsageSession], days: [String], deviceID: UUID, timeZone: TimeZone, at instant: Date) -> [DailySummary] {
+    /// `kinds` says which categories count as learning and reward (a family's own `x-…` ones from
+    /// their records); the built-ins' kinds are fixed.
+    public static func summaries(
+        of sessions: [UsageSession], days: [String], deviceID: UUID, timeZone: TimeZone, at instant: Date, kinds: CategoryKinds = CategoryKinds()
+    ) -> [DailySummary] {
         let ordered = sessions.map { ($0, $0.recordID.uuidString) }
             .sorted { ($0.0.sessionStart, $0.0.sessionEnd, $0.1) < ($1.0.sessionStart, $1.0.sessionEnd, $1.1) }
             .map(\.0)
@@ -71,9 +77,10 @@ public enum DailySummaryCalculator {
             for (logicalID, appSessions) in byApp {
                 guard let app = app(logicalID, appSessions, within: bounds) else { continue }
                 summary.byApp.append(app)
-                switch app.category {
+                switch kinds.kind(of: app.category) {
                 case .learning: summary.totalLearningSeconds += app.seconds
                 case .reward: summary.totalRewardSeconds += app.seconds
+                case .neutral: break
                 }
                 summary.totalPointsEarned += app.points
             }
@@ -84,20 +91,26 @@ public enum DailySummaryCalculator {
 
     /// One app's seconds and points within a day: the union of its sessions there.
     static func app(_ logicalID: String, _ sessions: [UsageSession], within day: DateInterval) -> DailySummary.App? {
-        struct Piece { var start: Date; var end: Date; var secondsRate: Double; var pointsRate: Double }
+        struct Piece { var start: Date; var end: Date; var secondsRate: Double; var pointsRate: Double; var pickupsRate: Double }
         var pieces: [Piece] = []
-        var instants: [Date: (seconds: Double, points: Double)] = [:]
+        var instants: [Date: (seconds: Double, points: Double, pickups: Double)] = [:]
         var latest: UsageSession?
         for session in sessions {
             let duration = session.sessionEnd.timeIntervalSince(session.sessionStart)
             if duration > 0 {
                 let start = max(session.sessionStart, day.start), end = min(session.sessionEnd, day.end)
                 guard start < end else { continue }
-                pieces.append(Piece(start: start, end: end, secondsRate: Double(session.totalSeconds) / duration, pointsRate: Double(session.earnedPoints) / duration))
+                pieces.append(Piece(
+                    start: start, end: end, secondsRate: Double(session.totalSeconds) / duration, pointsRate: Double(session.earnedPoints) / duration,
+                    pickupsRate: Double(session.pickups ?? 0) / duration
+                ))
             } else {
                 guard session.sessionStart >= day.start, session.sessionStart < day.end else { continue }
-                let current = instants[session.sessionStart] ?? (0, 0)
-                instants[session.sessionStart] = (max(current.seconds, Double(session.totalSeconds)), max(current.points, Double(session.earnedPoints)))
+                let current = instants[session.sessionStart] ?? (0, 0, 0)
+                instants[session.sessionStart] = (
+                    max(current.seconds, Double(session.totalSeconds)), max(current.points, Double(session.earnedPoints)),
+                    max(current.pickups, Double(session.pickups ?? 0))
+                )
             }
             // Ties (equal instants) fall to the later in the calculator's order, which sorts by id.
             if latest.map({ ($0.sessionEnd, $0.sessionStart) <= (session.sessionEnd, session.sessionStart) }) ?? true {
@@ -105,7 +118,7 @@ public enum DailySummaryCalculator {
             }
         }
         guard let latest else { return nil }
-        var seconds = 0.0, points = 0.0
+        var seconds = 0.0, points = 0.0, pickups = 0.0
         let boundaries = Set(pieces.flatMap { [$0.start, $0.end] }).sorted()
         for (from, to) in zip(boundaries, boundaries.dropFirst()) {
             let covering = pieces.filter { $0.start <= from && $0.end >= to }
@@ -113,17 +126,19 @@ public enum DailySummaryCalculator {
             let length = to.timeIntervalSince(from)
             seconds += (covering.map(\.secondsRate).max() ?? 0) * length
             points += (covering.map(\.pointsRate).max() ?? 0) * length
+            pickups += (covering.map(\.pickupsRate).max() ?? 0) * length
         }
         // An instant inside one of the app's sessions is already counted by it.
         for (instant, value) in instants where !pieces.contains(where: { $0.start <= instant && instant < $0.end }) {
             seconds += value.seconds
             points += value.points
+            pickups += value.pickups
         }
         let app = DailySummary.App(
             logicalID: logicalID, displayName: latest.displayName, category: latest.category,
-            seconds: Int(seconds.rounded()), points: Int(points.rounded())
+            seconds: Int(seconds.rounded()), points: Int(points.rounded()), pickups: Int(pickups.rounded())
         )
-        return app.seconds > 0 || app.points > 0 ? app : nil
+        return app.seconds > 0 || app.points > 0 || app.pickups > 0 ? app : nil
     }
 
     static func calendar(_ timeZone: TimeZone) -> Calendar {

@@ -15,11 +15,7 @@ public struct MemberDay: Sendable, Equatable {
         public var seconds: Int
     }
 
-    public struct CategoryTotal: Sendable, Equatable {
-        public var category: UsageSession.Category
-        public var seconds: Int
-        public var points: Int
-    }
+    public typealias CategoryTotal = DailySummary.CategoryTotal
 
     /// A device of the member as the view reads it: its platform, and its summary of the day if
     /// it used anything.
@@ -39,22 +35,21 @@ public struct MemberDay: Sendable, Equatable {
     public var totalLearningSeconds = 0
     public var totalRewardSeconds = 0
     public var totalPointsEarned = 0
+    public var totalSeconds = 0
+    public var totalPickups = 0
     /// Every platform among the member's devices, zeros included, most used first.
     public var byPlatform: [PlatformSeconds] = []
     /// Every device of the member, zeros included, most used first.
     public var byDevice: [DeviceSeconds] = []
-    /// Learning and reward, zeros included.
+    /// Learning and reward, zeros included, and every other category used; most used first.
     public var byCategory: [CategoryTotal] = []
     /// Every app used on any of the devices, most used first.
     public var byApp: [DailySummary.App] = []
 
-    public var totalSeconds: Int { totalLearningSeconds + totalRewardSeconds }
 
     /// Seconds by category, what budgets count (§9.3).
     public var secondsByCategory: [CategoryID: Int] {
-        var seconds: [CategoryID: Int] = [:]
-        for app in byApp { if let id = CategoryID(rawValue: app.category.rawValue) { seconds[id, default: 0] += app.seconds } }
-        return seconds
+        Dictionary(byCategory.map { ($0.category, $0.seconds) }, uniquingKeysWith: +)
     }
 
     public init(date: String, devices: [DeviceDay]) {
@@ -65,18 +60,21 @@ public struct MemberDay: Sendable, Equatable {
             let seconds = device.summary?.totalSeconds ?? 0
             platforms[device.platform, default: 0] += seconds
             byDevice.append(DeviceSeconds(deviceID: device.deviceID, platform: device.platform, seconds: seconds))
-            if let summary = device.summary { period.add(summary.byApp) }
+            if let summary = device.summary { period.add(summary) }
         }
         totalLearningSeconds = period.totalLearningSeconds
         totalRewardSeconds = period.totalRewardSeconds
         totalPointsEarned = period.totalPointsEarned
+        totalSeconds = period.totalSeconds
         byApp = period.apps
+        totalPickups = byApp.reduce(0) { $0 + $1.pickups }
         byPlatform = platforms.map { PlatformSeconds(platform: $0.key, seconds: $0.value) }
             .sorted { ($1.seconds, $0.platform.rawValue) < ($0.seconds, $1.platform.rawValue) }
         byDevice.sort { ($1.seconds, $0.deviceID.lowercased) < ($0.seconds, $1.deviceID.lowercased) }
-        byCategory = UsageSession.Category.allCases.map { category in
-            let apps = byApp.filter { $0.category == category }
-            return CategoryTotal(category: category, seconds: apps.reduce(0) { $0 + $1.seconds }, points: apps.reduce(0) { $0 + $1.points })
+        var categories = DailySummary.byCategory(byApp)
+        for kept in [CategoryID.learning, .reward] where !categories.contains(where: { $0.category == kept }) {
+            categories.append(CategoryTotal(category: kept, seconds: 0, points: 0))
         }
+        byCategory = categories.sorted { ($1.seconds, $0.category) < ($0.seconds, $1.category) }
     }
 }

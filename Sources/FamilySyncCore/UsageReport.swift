@@ -19,8 +19,8 @@ public struct UsageReport: Sendable, Equatable {
         public var apps: [DailySummary.App] = []
         /// A member's report only: seconds by platform, most used first.
         public var byPlatform: [MemberDay.PlatformSeconds] = []
-
-        public var totalSeconds: Int { totalLearningSeconds + totalRewardSeconds }
+        /// Every app's seconds, neutral categories' included.
+        public var totalSeconds = 0
     }
 
     public var granularity: Granularity
@@ -47,7 +47,7 @@ public struct UsageReport: Sendable, Equatable {
     /// `summaries` holds the stored ones by date; the others are zeros.
     public init(summaries: [String: DailySummary], dates: [String], granularity: Granularity) {
         self.init(dates: dates, granularity: granularity) { period, date in
-            if let summary = summaries[date] { period.add(summary.byApp) }
+            if let summary = summaries[date] { period.add(summary) }
         }
     }
 
@@ -57,7 +57,7 @@ public struct UsageReport: Sendable, Equatable {
         let days = Dictionary(memberDays.map { ($0.date, $0) }, uniquingKeysWith: { first, _ in first })
         self.init(dates: memberDays.map(\.date), granularity: granularity) { period, date in
             guard let day = days[date] else { return }
-            period.add(day.byApp)
+            period.add(apps: day.byApp, learning: day.totalLearningSeconds, reward: day.totalRewardSeconds, points: day.totalPointsEarned)
             period.add(day.byPlatform)
         }
     }
@@ -85,7 +85,7 @@ public struct UsageReport: Sendable, Equatable {
         self.periods = periods
         var total = Period(start: from, end: to)
         for period in periods {
-            total.add(period.apps)
+            total.add(apps: period.apps, learning: period.totalLearningSeconds, reward: period.totalRewardSeconds, points: period.totalPointsEarned)
             total.add(period.byPlatform)
         }
         self.total = total
@@ -137,17 +137,23 @@ extension UsageReport.Period {
         byPlatform.sort { ($1.seconds, $0.platform.rawValue) < ($0.seconds, $1.platform.rawValue) }
     }
 
-    /// Adds apps' figures; an app keeps the name and category it was last seen with.
-    mutating func add(_ apps: [DailySummary.App]) {
+    /// Adds a day's summary: its totals as the server derived them (learning and reward by the
+    /// kinds of its categories), and its apps.
+    mutating func add(_ summary: DailySummary) {
+        add(apps: summary.byApp, learning: summary.totalLearningSeconds, reward: summary.totalRewardSeconds, points: summary.totalPointsEarned)
+    }
+
+    /// Adds totals and apps' figures; an app keeps the name and category it was last seen with.
+    mutating func add(apps: [DailySummary.App], learning: Int, reward: Int, points: Int) {
+        totalLearningSeconds += learning
+        totalRewardSeconds += reward
+        totalPointsEarned += points
         for app in apps {
-            switch app.category {
-            case .learning: totalLearningSeconds += app.seconds
-            case .reward: totalRewardSeconds += app.seconds
-            }
-            totalPointsEarned += app.points
+            totalSeconds += app.seconds
             if let index = self.apps.firstIndex(where: { $0.logicalID == app.logicalID }) {
                 self.apps[index].seconds += app.seconds
                 self.apps[index].points += app.points
+                self.apps[index].pickups += app.pickups
                 self.apps[index].displayName = app.displayName
                 self.apps[index].category = app.category
             } else {

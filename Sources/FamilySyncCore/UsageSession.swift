@@ -3,9 +3,8 @@ import Foundation
 /// One usage record a child uploads (PROTOCOL §7.2), as the server stores it: a `UsageRecord`
 /// record `usage-<recordID>` in the child's zone.
 public struct UsageSession: Sendable, Equatable {
-    public enum Category: String, Sendable, Codable, CaseIterable {
-        case learning, reward
-    }
+    /// The category a session counts in (§9.1), stored on the record.
+    public typealias Category = CategoryID
 
     public var recordID: UUID
     public var logicalID: String
@@ -16,10 +15,13 @@ public struct UsageSession: Sendable, Equatable {
     public var sessionEnd: Date
     public var totalSeconds: Int
     public var earnedPoints: Int
+    /// Times the device was picked up into the app during the session (§9.1, seed 002's
+    /// `numberOfPickups`); nil when the device does not say.
+    public var pickups: Int?
 
     public init(
         recordID: UUID, logicalID: String, displayName: String, bundleIdentifier: String? = nil, category: Category,
-        sessionStart: Date, sessionEnd: Date, totalSeconds: Int, earnedPoints: Int
+        sessionStart: Date, sessionEnd: Date, totalSeconds: Int, earnedPoints: Int, pickups: Int? = nil
     ) {
         self.recordID = recordID
         self.logicalID = logicalID
@@ -30,6 +32,7 @@ public struct UsageSession: Sendable, Equatable {
         self.sessionEnd = sessionEnd
         self.totalSeconds = totalSeconds
         self.earnedPoints = earnedPoints
+        self.pickups = pickups
     }
 
     public var recordName: String { Self.recordName(recordID) }
@@ -60,6 +63,7 @@ public struct UsageSession: Sendable, Equatable {
             throw bad("totalSeconds", "totalSeconds is longer than the session (sessionEnd − sessionStart + 1).")
         }
         guard earnedPoints >= 0 else { throw bad("earnedPoints", "earnedPoints is not negative.") }
+        if let pickups, pickups < 0 { throw bad("pickups", "pickups is not negative.") }
     }
 
     /// The record's fields: instants normalised to milliseconds in UTC, so that equal content is
@@ -72,6 +76,7 @@ public struct UsageSession: Sendable, Equatable {
             "earnedPoints": .number(Double(earnedPoints)),
         ]
         if let bundleIdentifier { fields["bundleIdentifier"] = .string(bundleIdentifier) }
+        if let pickups { fields["pickups"] = .number(Double(pickups)) }
         return fields
     }
 
@@ -85,7 +90,7 @@ public struct UsageSession: Sendable, Equatable {
         else { return nil }
         self.init(
             recordID: id, logicalID: logicalID, displayName: displayName, bundleIdentifier: string("bundleIdentifier"), category: category,
-            sessionStart: start, sessionEnd: end, totalSeconds: total, earnedPoints: points
+            sessionStart: start, sessionEnd: end, totalSeconds: total, earnedPoints: points, pickups: integer("pickups")
         )
     }
 }

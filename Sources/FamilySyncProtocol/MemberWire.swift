@@ -90,7 +90,7 @@ public struct MemberDayBody: Codable, Sendable, Equatable {
     public var totalLearningSeconds: Int
     public var totalRewardSeconds: Int
     public var totalPointsEarned: Int
-    /// Pickups arrive with §11; until a device reports them they are 0.
+    /// Pickups the member's devices reported (§9.1); 0 when none do.
     public var totalPickups: Int
     public var byPlatform: [Platform]
     public var byDevice: [Device]
@@ -103,12 +103,12 @@ public struct MemberDayBody: Codable, Sendable, Equatable {
         totalLearningSeconds = day.totalLearningSeconds
         totalRewardSeconds = day.totalRewardSeconds
         totalPointsEarned = day.totalPointsEarned
-        totalPickups = 0
+        totalPickups = day.totalPickups
         byPlatform = day.byPlatform.map { Platform(platform: $0.platform, seconds: $0.seconds) }
         byDevice = day.byDevice.map { Device(deviceId: $0.deviceID.lowercased, platform: $0.platform, seconds: $0.seconds) }
         byCategory = day.byCategory.map { Category(category: $0.category.rawValue, seconds: $0.seconds, points: $0.points) }
         byApp = day.byApp.map {
-            App(logicalID: $0.logicalID, displayName: $0.displayName, category: $0.category.rawValue, seconds: $0.seconds, points: $0.points, pickups: 0)
+            App(logicalID: $0.logicalID, displayName: $0.displayName, category: $0.category.rawValue, seconds: $0.seconds, points: $0.points, pickups: $0.pickups)
         }
     }
 }

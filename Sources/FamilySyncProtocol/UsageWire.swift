@@ -25,10 +25,12 @@ public struct UsageRecordBody: Codable, Sendable, Equatable {
     public var earnedPoints: Int?
     /// The uploading device; a child uploads only its own usage.
     public var deviceID: String?
+    /// §9.1: pickups into the app during the session.
+    public var pickups: Int?
 
     public init(
         recordID: String, logicalID: String, displayName: String, bundleIdentifier: String? = nil, category: String,
-        sessionStart: Date, sessionEnd: Date, totalSeconds: Int, earnedPoints: Int? = nil, deviceID: String? = nil
+        sessionStart: Date, sessionEnd: Date, totalSeconds: Int, earnedPoints: Int? = nil, deviceID: String? = nil, pickups: Int? = nil
     ) {
         self.recordID = recordID
         self.logicalID = logicalID
@@ -40,6 +42,7 @@ public struct UsageRecordBody: Codable, Sendable, Equatable {
         self.totalSeconds = totalSeconds
         self.earnedPoints = earnedPoints
         self.deviceID = deviceID
+        self.pickups = pickups
     }
 }
 
@@ -70,14 +73,22 @@ public struct DailySummaryBody: Codable, Sendable, Equatable {
         public var category: String
         public var seconds: Int
         public var points: Int
+        public var pickups: Int
 
-        public init(logicalID: String, displayName: String, category: String, seconds: Int, points: Int) {
+        public init(logicalID: String, displayName: String, category: String, seconds: Int, points: Int, pickups: Int = 0) {
             self.logicalID = logicalID
             self.displayName = displayName
             self.category = category
             self.seconds = seconds
             self.points = points
+            self.pickups = pickups
         }
+    }
+
+    public struct Category: Codable, Sendable, Equatable {
+        public var category: String
+        public var seconds: Int
+        public var points: Int
     }
 
     public var summaryID: String
@@ -89,11 +100,14 @@ public struct DailySummaryBody: Codable, Sendable, Equatable {
     public var totalSeconds: Int
     public var appsUsed: [String]
     public var byApp: [App]
+    /// §9.1: each category used, most used first.
+    public var byCategory: [Category]
+    public var totalPickups: Int
     /// Null for a day with no usage stored.
     public var lastUpdated: Date?
 
     enum CodingKeys: String, CodingKey {
-        case summaryID, date, deviceID, totalLearningSeconds, totalRewardSeconds, totalPointsEarned, totalSeconds, appsUsed, byApp, lastUpdated
+        case summaryID, date, deviceID, totalLearningSeconds, totalRewardSeconds, totalPointsEarned, totalSeconds, appsUsed, byApp, byCategory, totalPickups, lastUpdated
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -107,6 +121,8 @@ public struct DailySummaryBody: Codable, Sendable, Equatable {
         try container.encode(totalSeconds, forKey: .totalSeconds)
         try container.encode(appsUsed, forKey: .appsUsed)
         try container.encode(byApp, forKey: .byApp)
+        try container.encode(byCategory, forKey: .byCategory)
+        try container.encode(totalPickups, forKey: .totalPickups)
         try container.encode(lastUpdated, forKey: .lastUpdated)
     }
 
@@ -125,7 +141,11 @@ public struct DailySummaryBody: Codable, Sendable, Equatable {
         totalPointsEarned = summary.totalPointsEarned
         totalSeconds = summary.totalSeconds
         appsUsed = summary.appsUsed
-        byApp = summary.byApp.map { App(logicalID: $0.logicalID, displayName: $0.displayName, category: $0.category.rawValue, seconds: $0.seconds, points: $0.points) }
+        byApp = summary.byApp.map {
+            App(logicalID: $0.logicalID, displayName: $0.displayName, category: $0.category.rawValue, seconds: $0.seconds, points: $0.points, pickups: $0.pickups)
+        }
+        byCategory = summary.byCategory.map { Category(category: $0.category.rawValue, seconds: $0.seconds, points: $0.points) }
+        totalPickups = summary.totalPickups
         lastUpdated = summary.lastUpdated
     }
 }
@@ -177,7 +197,7 @@ public struct ReportBody: Codable, Sendable, Equatable {
             totalPointsEarned = period.totalPointsEarned
             totalSeconds = period.totalSeconds
             topApps = period.apps.prefix(UsageReport.topAppCount).map {
-                DailySummaryBody.App(logicalID: $0.logicalID, displayName: $0.displayName, category: $0.category.rawValue, seconds: $0.seconds, points: $0.points)
+                DailySummaryBody.App(logicalID: $0.logicalID, displayName: $0.displayName, category: $0.category.rawValue, seconds: $0.seconds, points: $0.points, pickups: $0.pickups)
             }
             byPlatform = withPlatforms ? period.byPlatform.map { MemberDayBody.Platform(platform: $0.platform, seconds: $0.seconds) } : nil
         }

@@ -66,7 +66,8 @@ extension UsageUploadRequest: DeclaresMembers {
     static let members = MemberTree.object([
         "timeZone": .any,
         "records": .array(.fields(
-            "recordID", "logicalID", "displayName", "bundleIdentifier", "category", "sessionStart", "sessionEnd", "totalSeconds", "earnedPoints", "deviceID"
+            "recordID", "logicalID", "displayName", "bundleIdentifier", "category", "sessionStart", "sessionEnd", "totalSeconds", "earnedPoints", "deviceID",
+            "pickups"
         )),
     ])
 }

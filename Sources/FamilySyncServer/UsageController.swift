@@ -144,12 +144,14 @@ struct UsageController {
             }
             let id = try Validation.uuid(body.recordID, field: "\(field).recordID")
             guard seen.insert(id).inserted else { throw .badRequest("A recordID appears once in an upload.", field: "\(field).recordID") }
-            guard let category = UsageSession.Category(rawValue: body.category) else {
-                throw .badRequest("category is learning or reward.", field: "\(field).category")
+            // A built-in category (§9.1); a family's own x- ones are not taken in uploads yet.
+            guard let category = UsageSession.Category(rawValue: body.category), category.isBuiltIn else {
+                throw .badRequest("category is one of " + CategoryID.builtIn.keys.sorted().joined(separator: ", ") + ".", field: "\(field).category")
             }
             let session = UsageSession(
                 recordID: id, logicalID: body.logicalID, displayName: body.displayName, bundleIdentifier: body.bundleIdentifier, category: category,
-                sessionStart: body.sessionStart, sessionEnd: body.sessionEnd, totalSeconds: body.totalSeconds, earnedPoints: body.earnedPoints ?? 0
+                sessionStart: body.sessionStart, sessionEnd: body.sessionEnd, totalSeconds: body.totalSeconds, earnedPoints: body.earnedPoints ?? 0,
+                pickups: body.pickups
             )
             try session.validate(now: now, field: field)
             // It would be deleted at once, and its days' summaries recomputed without the rest.

@@ -46,7 +46,7 @@ import Testing
     @Test func everyRequestBodyDeclaresWhatItEncodes() throws {
         try Self.check(UsageUploadRequest(timeZone: "UTC", records: [UsageRecordBody(
             recordID: UUID().uuidString, logicalID: "a", displayName: "A", bundleIdentifier: "b", category: "learning",
-            sessionStart: Date(), sessionEnd: Date(), totalSeconds: 1, earnedPoints: 1, deviceID: UUID().uuidString
+            sessionStart: Date(), sessionEnd: Date(), totalSeconds: 1, earnedPoints: 1, deviceID: UUID().uuidString, pickups: 1
         )]))
         try Self.check(CreateFamilyRequest(device: Self.device))
         try Self.check(UpdateDeviceRequest(name: "a", childName: "b", timeZone: "UTC", tracked: true))
