@@ -113,4 +113,31 @@ import Testing
             #expect(try stored.decode(AlertList.self).alerts.compactMap(\.percent).sorted() == [80, 100])
         }
     }
+
+    /// The budget seed: 30 hours a month of social media (60 minutes a day in November); usage
+    /// reported in that category crosses 80 % and 100 %, and the summary says where time went.
+    @Test func aMonthlySocialMediaBudget() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, phone) = try await server.pair(by: parent)
+            let member = try await server.memberID(of: phone)
+            let budget = #"{"operations":[{"operationType":"forceReplace","record":{"recordName":"budget-social","recordType":"Budget","fields":{"budgetID":"social","category":"social_media","period":"monthly","monthlyHours":30,"enabled":true}}}]}"#
+            #expect(try await server.send(.post, "/v1/zones/\(Member.zoneName(of: member))/records/modify", credential: parent.credential, json: budget).status == .ok)
+            func record(_ minutes: Int, endingAgo: TimeInterval) -> String {
+                let end = server.clock.now().addingTimeInterval(-endingAgo)
+                return """
+                    {"recordID":"\(UUID().lowercased)","logicalID":"insta","displayName":"Instagram","bundleIdentifier":"com.burbn.instagram","category":"social_media",
+                     "sessionStart":"\(Instant.format(end.addingTimeInterval(TimeInterval(-minutes * 60))))","sessionEnd":"\(Instant.format(end))","totalSeconds":\(minutes * 60),"pickups":4}
+                    """
+            }
+            let first = try await Self.upload(server, phone, [record(50, endingAgo: 7200)])
+            #expect(first.alerts.map(\.percent) == [80])
+            #expect(first.summaries.first?.byCategory.map(\.category) == ["social_media"])
+            #expect(first.summaries.first?.totalPickups == 4 && first.summaries.first?.totalSeconds == 3000)
+            #expect(first.summaries.first?.totalLearningSeconds == 0 && first.summaries.first?.totalRewardSeconds == 0)
+            let second = try await Self.upload(server, phone, [record(15, endingAgo: 600)])
+            #expect(second.alerts.map(\.percent) == [100])
+            #expect(second.alerts.first?.message.contains("social_media") == true)
+        }
+    }
 }
