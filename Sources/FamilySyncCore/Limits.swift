@@ -10,6 +10,9 @@ public struct Limits: Sendable, Equatable {
         self.maxBodyBytes = maxBodyBytes
     }
 
+    /// Live members of a family (PROTOCOL §14).
+    public static let maximumMembers = 50
+
     /// Operations of one `records/modify`, and names of one `records/lookup`.
     public static let maximumOperations = 400
     /// Records a page of changes, usage or a query may hold (`limit`, `resultsLimit`).

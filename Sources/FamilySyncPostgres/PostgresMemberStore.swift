@@ -166,8 +166,15 @@ public struct PostgresMemberStore: Sendable {
 
     // MARK: - Within a family's transaction
 
-    /// A new member and its zone, in `family`'s transaction.
+    /// A new member and its zone, in `family`'s transaction; a family has at most
+    /// `Limits.maximumMembers` live ones.
     static func create(_ memberID: UUID, name: String, role: DeviceRole, now: Date, in family: LockedFamily, logger: Logger) async throws {
+        let live = try await family.connection.query(
+            "SELECT count(*)::int FROM members WHERE family_id = \(family.id) AND deleted_at IS NULL", logger: logger
+        ).decode(Int.self).first { _ in true } ?? 0
+        guard live < Limits.maximumMembers else {
+            throw FamilySyncError.limitExceeded("A family has at most \(Limits.maximumMembers) members; delete one first.")
+        }
         try await family.connection.query(
             "INSERT INTO members (family_id, member_id, name, role, created_at) VALUES (\(family.id), \(memberID), \(name), \(role.rawValue), \(now))",
             logger: logger

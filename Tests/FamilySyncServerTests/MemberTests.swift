@@ -179,4 +179,19 @@ extension TestServer {
             #expect(zones.contains(Device.zoneName(forChild: child.deviceID)))
         }
     }
+
+    /// PROTOCOL §14: at most 50 members; the 51st is refused and changes nothing.
+    @Test func aFamilyHasAtMostFiftyMembers() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            for index in 1..<50 {
+                let reply = try await server.send(.post, "/v1/members", credential: parent.credential, json: #"{"name":"Person \#(index)","role":"child"}"#)
+                #expect(reply.status == .created)
+            }
+            let before = try await server.fingerprint()
+            let refused = try await server.send(.post, "/v1/members", credential: parent.credential, json: #"{"name":"One more","role":"child"}"#)
+            #expect(refused.status == .contentTooLarge && refused.errorCode == "LIMIT_EXCEEDED")
+            #expect(try await server.fingerprint() == before)
+        }
+    }
 }
