@@ -193,7 +193,7 @@ enum SoakBenchmark {
     static func session(_ body: UsageRecordBody) -> UsageSession {
         UsageSession(
             recordID: UUID(uuidString: body.recordID)!, logicalID: body.logicalID, displayName: body.displayName,
-            category: UsageSession.Category(rawValue: body.category)!, sessionStart: body.sessionStart, sessionEnd: body.sessionEnd,
+            category: UsageSession.Category(rawValue: body.category ?? "other")!, sessionStart: body.sessionStart, sessionEnd: body.sessionEnd,
             totalSeconds: body.totalSeconds, earnedPoints: body.earnedPoints ?? 0
         )
     }

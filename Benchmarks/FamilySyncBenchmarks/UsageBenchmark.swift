@@ -122,7 +122,7 @@ enum UsageBenchmark {
                 let bodies = try batch.map { record in
                     String(decoding: try encoder.encode(UsageSession(
                         recordID: UUID(uuidString: record.recordID)!, logicalID: record.logicalID, displayName: record.displayName,
-                        category: UsageSession.Category(rawValue: record.category)!, sessionStart: record.sessionStart, sessionEnd: record.sessionEnd,
+                        category: UsageSession.Category(rawValue: record.category ?? "other")!, sessionStart: record.sessionStart, sessionEnd: record.sessionEnd,
                         totalSeconds: record.totalSeconds, earnedPoints: record.earnedPoints ?? 0
                     ).fields), as: UTF8.self)
                 }

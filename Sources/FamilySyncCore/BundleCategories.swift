@@ -28,7 +28,7 @@ public enum BundleCategories {
         "com.roblox.robloxmobile": "gaming", "com.mojang.minecraftpe": "gaming", "com.supercell.laser": "gaming",
         "com.supercell.magic": "gaming", "com.supercell.scroll": "gaming", "com.epicgames.fortnite": "gaming",
         "com.innersloth.amongus": "gaming", "com.king.candycrushsaga": "gaming", "com.activision.callofduty.shooter": "gaming",
-        "com.miHoYo.GenshinImpact".lowercased(): "gaming", "com.tencent.ig": "gaming", "com.kiloo.subwaysurf": "gaming",
+        "com.mihoyo.genshinimpact": "gaming", "com.tencent.ig": "gaming", "com.kiloo.subwaysurf": "gaming",
         "com.outfit7.mytalkingtom2": "gaming", "com.niantic.pokemongo": "gaming", "com.ea.ios.fifamobile": "gaming",
         "com.gameloft.asphalt9": "gaming", "com.ketchapp.stack": "gaming", "com.halfbrick.fruitninja": "gaming",
         "com.rovio.angrybirds2": "gaming", "com.chess.iphone": "gaming", "com.playrix.gardenscapes": "gaming",

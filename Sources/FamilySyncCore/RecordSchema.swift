@@ -79,8 +79,8 @@ enum AppConfigurationFields {
         "dateAdded": (.instant, false),
     ]
 
-    /// The categories of the first cut; budget categories (§8) are not yet defined.
-    static let categories: Set<String> = ["learning", "reward"]
+    /// The built-in categories (§9.1); a family's own `x-…` ones are not taken here yet.
+    static let categories = Set(CategoryID.builtIn.keys)
 
     static func validate(_ fields: [String: JSONValue], field: String) throws(FamilySyncError) {
         for name in fields.keys.sorted() where members[name] == nil {
@@ -115,7 +115,7 @@ enum AppConfigurationFields {
         case .integer(let range): "a whole number from \(range.lowerBound) to \(range.upperBound)"
         case .bool: "true or false"
         case .instant: "an RFC 3339 instant"
-        case .category: "learning or reward"
+        case .category: "a built-in category: " + categories.sorted().joined(separator: ", ")
         }
     }
 }

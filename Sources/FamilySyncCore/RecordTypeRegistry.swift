@@ -82,12 +82,15 @@ public struct DerivationContext: Sendable {
     /// The local days of the zone's owner (a child's device, or the upload's `timeZone`).
     public var timeZone: TimeZone
     public var now: Date
+    /// The kinds of the family's categories (its own `x-…` ones from their records).
+    public var categoryKinds: CategoryKinds
 
-    public init(zone: Zone, writer: UUID, timeZone: TimeZone, now: Date) {
+    public init(zone: Zone, writer: UUID, timeZone: TimeZone, now: Date, categoryKinds: CategoryKinds = CategoryKinds()) {
         self.zone = zone
         self.writer = writer
         self.timeZone = timeZone
         self.now = now
+        self.categoryKinds = categoryKinds
     }
 }
 
@@ -141,7 +144,9 @@ extension DailySummary {
             let known = stored.filter { $0.recordType == "UsageRecord" && !names.contains($0.recordName) }.compactMap { UsageSession(fields: $0.fields) }
             var previous: [String: StoredRecord] = [:]
             for record in stored where record.recordType == "DailySummary" { previous[record.recordName] = record }
-            let computed = DailySummaryCalculator.summaries(of: known + fresh, days: changing, deviceID: child, timeZone: context.timeZone, at: context.now)
+            let computed = DailySummaryCalculator.summaries(
+                of: known + fresh, days: changing, deviceID: child, timeZone: context.timeZone, at: context.now, kinds: context.categoryKinds
+            )
             return computed.compactMap { summary in
                 let before = previous[summary.recordName]
                 if let before, let stored = DailySummary(fields: before.fields), stored.sameContent(as: summary) { return nil }

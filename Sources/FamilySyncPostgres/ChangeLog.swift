@@ -132,7 +132,8 @@ public struct LockedFamily: Sendable {
         }
         var local = timeZone
         if local == nil { local = try await localTimeZone(of: zone) }
-        let context = DerivationContext(zone: zone, writer: writer.modifiedBy, timeZone: local ?? .gmt, now: writer.modifiedAt)
+        let kinds = try await categoryKinds()
+        let context = DerivationContext(zone: zone, writer: writer.modifiedBy, timeZone: local ?? .gmt, now: writer.modifiedAt, categoryKinds: kinds)
         var derived: [Record] = []
         for (_, derivation, written) in derivations {
             let plan = derivation.plan(written, context)
@@ -141,6 +142,12 @@ public struct LockedFamily: Sendable {
             derived += plan.derive(stored)
         }
         return derived
+    }
+
+    /// The kinds of the family's categories: the built-ins, and its own from the `Category`
+    /// records of its `family` zone (§9.1).
+    public func categoryKinds() async throws -> CategoryKinds {
+        CategoryKinds(records: try await RecordRow.fields(ofType: "Category", inZone: "family", family: id, on: connection, logger: logger))
     }
 
     /// The time zone of a child zone's device; UTC for other zones.

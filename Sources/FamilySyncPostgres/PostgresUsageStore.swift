@@ -34,7 +34,12 @@ public struct PostgresUsageStore: Sendable {
     /// stored with the same content is a duplicate, with other content `409 CONFLICT` (and nothing
     /// is stored). The change log derives the summaries of the days they touch
     /// (`DailySummary.derivation`), in `timeZone` (the device's when nil), in the same transaction.
-    public func upload(_ sessions: [UsageSession], timeZone: String?, child: AuthenticatedDevice) async throws -> Upload {
+    ///
+    /// Categories (§9.1): a named `x-…` category must have its `Category` record (400 naming the
+    /// record otherwise); a session in `uncategorised` is put in the device's configured category
+    /// of its app, else the built-in table's of its bundle id, else `other`, and re-sent later it
+    /// keeps the category it was stored with.
+    public func upload(_ sessions: [UsageSession], uncategorised: Set<UUID> = [], timeZone: String?, child: AuthenticatedDevice) async throws -> Upload {
         let now = clock.now()
         let logger = logger
         let familyID = child.familyID
@@ -52,10 +57,31 @@ public struct PostgresUsageStore: Sendable {
             let deviceZone = try await rows.decode(String.self).first(where: { _ in true }) ?? "UTC"
             let tz = TimeZone(identifier: timeZone ?? deviceZone) ?? .gmt
 
+            // Categories: named ones known to the family, the others resolved.
+            let kinds = try await family.categoryKinds()
+            for (index, session) in sessions.enumerated() where !uncategorised.contains(session.recordID) && !kinds.isKnown(session.category) {
+                throw FamilySyncError.badRequest(
+                    "The category \(session.category.rawValue) has no Category record in the family zone; a parent defines it first.", field: "records[\(index)].category"
+                )
+            }
+            var sessions = sessions
+            if !uncategorised.isEmpty {
+                let configured = try await Self.configuredCategories(
+                    of: sessions.filter { uncategorised.contains($0.recordID) }.map(\.logicalID), familyID: familyID, zone: zoneName, on: connection, logger: logger
+                )
+                for index in sessions.indices where uncategorised.contains(sessions[index].recordID) {
+                    sessions[index].category = CategoryResolver.category(
+                        named: nil, logicalID: sessions[index].logicalID, bundleIdentifier: sessions[index].bundleIdentifier, configured: configured
+                    )
+                }
+            }
+
             // Duplicates and conflicts.
             let stored = try await Self.sessions(named: sessions.map(\.recordName), familyID: familyID, zone: zoneName, on: connection, logger: logger)
             var fresh: [UsageSession] = []
-            for (index, session) in sessions.enumerated() {
+            for (index, var session) in sessions.enumerated() {
+                // Re-sent without a category, a record keeps the one it was stored with.
+                if uncategorised.contains(session.recordID), let existing = stored[session.recordName] { session.category = existing.category }
                 guard let existing = stored[session.recordName] else {
                     fresh.append(session)
                     continue
@@ -203,6 +229,23 @@ public struct PostgresUsageStore: Sendable {
             recordName: session.recordName, recordType: "UsageRecord", fields: session.fields, changeTag: "", deleted: false,
             createdAt: now, createdBy: device, modifiedAt: now, modifiedBy: device, modifiedRole: .child, clientModifiedAt: now
         )
+    }
+
+    /// The categories the zone's `AppConfiguration` records give these apps, by `logicalID`.
+    static func configuredCategories(of logicalIDs: [String], familyID: UUID, zone: String, on connection: PostgresConnection, logger: Logger) async throws -> [String: CategoryID] {
+        let rows = try await connection.query(
+            """
+            SELECT fields ->> 'logicalID', fields ->> 'category' FROM records
+            WHERE family_id = \(familyID) AND zone_name = \(zone) AND record_type = 'AppConfiguration' AND NOT deleted
+              AND fields ->> 'logicalID' = ANY(\(Array(Set(logicalIDs))))
+            """,
+            logger: logger
+        )
+        var configured: [String: CategoryID] = [:]
+        for try await (logicalID, category) in rows.decode((String?, String?).self) {
+            if let logicalID, let category = category.flatMap(CategoryID.init(rawValue:)) { configured[logicalID] = category }
+        }
+        return configured
     }
 
     static func sessions(named names: [String], familyID: UUID, zone: String, on connection: PostgresConnection, logger: Logger) async throws -> [String: UsageSession] {

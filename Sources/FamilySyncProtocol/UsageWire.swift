@@ -18,7 +18,9 @@ public struct UsageRecordBody: Codable, Sendable, Equatable {
     public var logicalID: String
     public var displayName: String
     public var bundleIdentifier: String?
-    public var category: String
+    /// A category id (§9.1); absent: the server categorises (the device's configuration of the
+    /// app, else its bundle id, else `other`).
+    public var category: String?
     public var sessionStart: Date
     public var sessionEnd: Date
     public var totalSeconds: Int
@@ -29,7 +31,7 @@ public struct UsageRecordBody: Codable, Sendable, Equatable {
     public var pickups: Int?
 
     public init(
-        recordID: String, logicalID: String, displayName: String, bundleIdentifier: String? = nil, category: String,
+        recordID: String, logicalID: String, displayName: String, bundleIdentifier: String? = nil, category: String?,
         sessionStart: Date, sessionEnd: Date, totalSeconds: Int, earnedPoints: Int? = nil, deviceID: String? = nil, pickups: Int? = nil
     ) {
         self.recordID = recordID

@@ -22,8 +22,8 @@ struct UsageController {
         try AccessPolicy.check(caller, .uploadUsage)
         let body = try await request.decode(as: UsageUploadRequest.self, context: context)
         let timeZone = try body.timeZone.map { name throws(FamilySyncError) in try Validation.timeZone(name, field: "timeZone") }
-        let sessions = try Self.sessions(body.records, caller: caller, now: clock.now(), retention: retention)
-        let upload = try await usage.upload(sessions, timeZone: timeZone, child: caller)
+        let (sessions, uncategorised) = try Self.sessions(body.records, caller: caller, now: clock.now(), retention: retention)
+        let upload = try await usage.upload(sessions, uncategorised: uncategorised, timeZone: timeZone, child: caller)
         return try UsageUploadResponse(
             accepted: upload.accepted, duplicates: upload.duplicates, summaries: upload.summaries.map(DailySummaryBody.init),
             changeToken: try keyring.encode(ZoneController.token(caller, upload.zone, upload.sequence)), alerts: upload.alerts.map(AlertBody.init)
@@ -131,25 +131,35 @@ struct UsageController {
     }
 
     /// The batch checked as a whole before anything is stored: the first bad record is the 400.
-    static func sessions(_ records: [UsageRecordBody], caller: AuthenticatedDevice, now: Date, retention: TimeInterval) throws(FamilySyncError) -> [UsageSession] {
+    /// The records as sessions, and the ids of those that named no category (the store
+    /// categorises them).
+    static func sessions(
+        _ records: [UsageRecordBody], caller: AuthenticatedDevice, now: Date, retention: TimeInterval
+    ) throws(FamilySyncError) -> (sessions: [UsageSession], uncategorised: Set<UUID>) {
         guard records.count <= UsageSession.maximumPerUpload else {
             throw .limitExceeded("At most \(UsageSession.maximumPerUpload) records an upload; this one has \(records.count).", field: "records")
         }
         guard !records.isEmpty else { throw .badRequest("records is empty.", field: "records") }
         var seen: Set<UUID> = []
-        return try records.enumerated().map { (index, body) throws(FamilySyncError) in
+        var uncategorised: Set<UUID> = []
+        let sessions = try records.enumerated().map { (index, body) throws(FamilySyncError) in
             let field = "records[\(index)]"
             if let device = body.deviceID, UUID(uuidString: device) != caller.deviceID {
                 throw FamilySyncError(.accessDenied, "A child uploads only its own usage.", field: "\(field).deviceID")
             }
             let id = try Validation.uuid(body.recordID, field: "\(field).recordID")
             guard seen.insert(id).inserted else { throw .badRequest("A recordID appears once in an upload.", field: "\(field).recordID") }
-            // A built-in category (§9.1); a family's own x- ones are not taken in uploads yet.
-            guard let category = UsageSession.Category(rawValue: body.category), category.isBuiltIn else {
-                throw .badRequest("category is one of " + CategoryID.builtIn.keys.sorted().joined(separator: ", ") + ".", field: "\(field).category")
+            // A category id (§9.1): a family's own x- one must have its record, which the store
+            // checks; none: the store categorises.
+            let category = try body.category.map { text throws(FamilySyncError) in
+                guard let category = UsageSession.Category(rawValue: text) else {
+                    throw .badRequest("category is " + CategoryID.describedForErrors + ".", field: "\(field).category")
+                }
+                return category
             }
+            if category == nil { uncategorised.insert(id) }
             let session = UsageSession(
-                recordID: id, logicalID: body.logicalID, displayName: body.displayName, bundleIdentifier: body.bundleIdentifier, category: category,
+                recordID: id, logicalID: body.logicalID, displayName: body.displayName, bundleIdentifier: body.bundleIdentifier, category: category ?? .other,
                 sessionStart: body.sessionStart, sessionEnd: body.sessionEnd, totalSeconds: body.totalSeconds, earnedPoints: body.earnedPoints ?? 0,
                 pickups: body.pickups
             )
@@ -162,5 +172,6 @@ struct UsageController {
             guard let normalised = UsageSession(fields: session.fields) else { throw .badRequest("The record cannot be stored.", field: field) }
             return normalised
         }
+        return (sessions, uncategorised)
     }
 }

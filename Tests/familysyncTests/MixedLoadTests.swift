@@ -135,7 +135,7 @@ extension ReliabilitySuites {
                         for body in acknowledged[child.id] ?? [] {
                             unique[body.recordID] = UsageSession(
                                 recordID: UUID(uuidString: body.recordID)!, logicalID: body.logicalID, displayName: body.displayName,
-                                category: UsageSession.Category(rawValue: body.category)!, sessionStart: sent(body.sessionStart), sessionEnd: sent(body.sessionEnd),
+                                category: UsageSession.Category(rawValue: body.category ?? "other")!, sessionStart: sent(body.sessionStart), sessionEnd: sent(body.sessionEnd),
                                 totalSeconds: body.totalSeconds, earnedPoints: body.earnedPoints ?? 0
                             )
                         }

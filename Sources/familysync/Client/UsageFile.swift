@@ -14,8 +14,9 @@ enum UsageFile {
         var records: [UsageRecordBody]
     }
 
-    static let csvColumns = ["recordID", "logicalID", "displayName", "bundleIdentifier", "category", "sessionStart", "sessionEnd", "totalSeconds", "earnedPoints"]
-    static let requiredCSVColumns: Set = ["logicalID", "displayName", "category", "sessionStart", "sessionEnd"]
+    static let csvColumns = ["recordID", "logicalID", "displayName", "bundleIdentifier", "category", "sessionStart", "sessionEnd", "totalSeconds", "earnedPoints", "pickups"]
+    /// Without `category` (or with it empty) the server categorises the record (§9.1).
+    static let requiredCSVColumns: Set = ["logicalID", "displayName", "sessionStart", "sessionEnd"]
 
     static func read(_ path: String, deviceID: UUID) throws -> Contents {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -109,9 +110,9 @@ enum UsageFile {
             let id = try value("recordID") ?? derivedID(deviceID: deviceID, logicalID: app, start: Instant.format(start), end: Instant.format(end), at: at).lowercased
             return UsageRecordBody(
                 recordID: id, logicalID: app, displayName: try required("displayName"), bundleIdentifier: value("bundleIdentifier"),
-                category: try required("category"), sessionStart: start, sessionEnd: end,
+                category: value("category"), sessionStart: start, sessionEnd: end,
                 totalSeconds: try integer("totalSeconds") ?? max(0, Int(end.timeIntervalSince(start).rounded(.down))),
-                earnedPoints: try integer("earnedPoints")
+                earnedPoints: try integer("earnedPoints"), pickups: try integer("pickups")
             )
         }
         return Contents(timeZone: nil, records: records)
