@@ -275,4 +275,10 @@ extension FamilySyncClient {
     public func dismissAlert(_ id: UUID) async throws(FamilySyncError) -> AlertBody {
         try await send(.POST, "/v1/alerts/\(id.lowercased)/dismiss", body: NoBody(), as: AlertBody.self)
     }
+
+    /// `POST /v1/alerts` (a tracked device): a threshold it watches fired. The same report again
+    /// answers the stored alert.
+    public func reportAlert(_ report: ReportAlertRequest) async throws(FamilySyncError) -> AlertBody {
+        try await send(.POST, "/v1/alerts", body: report, as: AlertBody.self)
+    }
 }

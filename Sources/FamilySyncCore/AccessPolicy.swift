@@ -45,6 +45,8 @@ public enum AccessPolicy {
         case manageRecovery
         /// `POST /v1/alerts/{id}/dismiss` (§9.4).
         case dismissAlert
+        /// `POST /v1/alerts`: a tracked device reports a threshold it watches (§9.4).
+        case reportAlert
     }
 
     public enum DeviceMember: String, Sendable, CaseIterable {
@@ -68,7 +70,7 @@ public enum AccessPolicy {
             break
         }
         if action == .reportCommandResult { return caller.role == .child }
-        if action == .uploadUsage { return caller.tracked }
+        if action == .uploadUsage || action == .reportAlert { return caller.tracked }
         // Tracking is a device's own choice, and only a parent's device has one (§8).
         if case .updateDevice(let target, let members) = action, members.contains(.tracked) {
             return caller.role == .parent && target == caller.deviceID
@@ -83,7 +85,7 @@ public enum AccessPolicy {
             return child == caller.deviceID
         case .readMemberUsage(let member):
             return member == caller.memberID
-        case .reportCommandResult, .uploadUsage, .listMembers:
+        case .reportCommandResult, .uploadUsage, .listMembers, .reportAlert:
             return true
         case .revokeDevice, .deleteFamily, .createPairing, .listPairings, .decidePairing, .revokePairing, .manageZones, .sendCommand,
             .manageMembers, .manageRecovery, .dismissAlert:
@@ -105,8 +107,8 @@ public enum AccessPolicy {
         if action == .reportCommandResult {
             return "Only the child device a command was sent to reports its result."
         }
-        if action == .uploadUsage {
-            return "Only a tracked device uploads usage, its own: a child's, or a parent's after PATCH /v1/devices/me {\"tracked\": true}."
+        if action == .uploadUsage || action == .reportAlert {
+            return "Only a tracked device reports its own usage and alerts: a child's, or a parent's after PATCH /v1/devices/me {\"tracked\": true}."
         }
         return "Only a parent device may do this."
     }

@@ -75,6 +75,39 @@ public struct PostgresAlertStore: Sendable {
         }
     }
 
+    /// A threshold alert a tracked device reports (§9.4), in its member's zone, on the device's
+    /// local day: made once; the same report again answers the stored alert (`created` false);
+    /// another report under the same `clientAlertID` is `CONFLICT`.
+    public func report(_ report: Alert.ThresholdReport, by device: AuthenticatedDevice) async throws -> (alert: Alert, created: Bool) {
+        guard let member = device.memberID else { throw FamilySyncError(.accessDenied, "This device has no member yet.") }
+        let logger = logger
+        let now = clock.now()
+        return try await changeLog.write(family: device.familyID) { family in
+            let connection = family.connection
+            let zone = Member.zoneName(of: member)
+            let id = Alert.thresholdAlertID(device: device.deviceID, clientAlertID: report.clientAlertID)
+            let stored = try await connection.query(
+                "SELECT fields FROM records WHERE family_id = \(device.familyID) AND zone_name = \(zone) AND record_name = \(Alert.recordName(id))",
+                logger: logger
+            ).collect { try $0.decode(RecordFields.self).value }.first.flatMap(Alert.init(fields:))
+            if let stored {
+                guard report.isReported(by: stored) else {
+                    throw FamilySyncError(.conflict, "clientAlertID \(report.clientAlertID.lowercased) was reported before with other content.", field: "clientAlertID")
+                }
+                return (stored, false)
+            }
+            let timeZone = try await connection.query(
+                "SELECT time_zone FROM devices WHERE family_id = \(device.familyID) AND device_id = \(device.deviceID)", logger: logger
+            ).decode(String.self).first(where: { _ in true }).flatMap(TimeZone.init(identifier:)) ?? .gmt
+            let alert = report.alert(device: device.deviceID, member: member, date: DailySummaryCalculator.day(of: now, in: timeZone), at: now)
+            try await family.commit([Record(
+                recordName: alert.recordName, recordType: "Alert", fields: alert.fields, changeTag: "", deleted: false, createdAt: now,
+                createdBy: device.deviceID, modifiedAt: now, modifiedBy: device.deviceID, modifiedRole: WriterRole(device.role), clientModifiedAt: now
+            )], into: zone)
+            return (alert, true)
+        }
+    }
+
     static func checkMember(_ memberID: UUID, of familyID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
         let exists = try await connection.query(
             "SELECT 1 FROM members WHERE family_id = \(familyID) AND member_id = \(memberID) AND deleted_at IS NULL", logger: logger

@@ -17,6 +17,9 @@ public struct AlertBody: Codable, Sendable, Equatable {
     public var message: String
     public var createdAt: Date
     public var dismissedAt: Date?
+    /// A threshold alert's: the device's id for it, and the app it watched.
+    public var clientAlertID: UUID?
+    public var logicalID: String?
 
     public init(_ alert: Alert) {
         alertID = alert.alertID
@@ -32,6 +35,8 @@ public struct AlertBody: Codable, Sendable, Equatable {
         message = alert.message
         createdAt = alert.createdAt
         dismissedAt = alert.dismissedAt
+        clientAlertID = alert.clientAlertID
+        logicalID = alert.logicalID
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -49,6 +54,27 @@ public struct AlertBody: Codable, Sendable, Equatable {
         try container.encode(message, forKey: .message)
         try container.encode(createdAt, forKey: .createdAt)
         try container.encode(dismissedAt, forKey: .dismissedAt)
+        try container.encode(clientAlertID?.lowercased, forKey: .clientAlertID)
+        try container.encode(logicalID, forKey: .logicalID)
+    }
+}
+
+/// `POST /v1/alerts`: a threshold a tracked device watches fired (§9.4).
+public struct ReportAlertRequest: Codable, Sendable, Equatable {
+    public var clientAlertID: UUID
+    public var kind: String
+    public var category: String?
+    public var logicalID: String?
+    public var usedMinutes: Int
+    public var message: String
+
+    public init(clientAlertID: UUID, kind: String = "threshold", category: String? = nil, logicalID: String? = nil, usedMinutes: Int, message: String) {
+        self.clientAlertID = clientAlertID
+        self.kind = kind
+        self.category = category
+        self.logicalID = logicalID
+        self.usedMinutes = usedMinutes
+        self.message = message
     }
 }
 

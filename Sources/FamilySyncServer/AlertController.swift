@@ -12,6 +12,26 @@ struct AlertController {
         group.get("members/:id/budget-status", use: budgetStatus)
             .get("members/:id/alerts", use: list)
             .post("alerts/:id/dismiss", use: dismiss)
+            .post("alerts", use: report)
+    }
+
+    /// `POST /v1/alerts`: a threshold a tracked device watches fired; 201 the first time, 200 with
+    /// the stored alert when the same report comes again.
+    @Sendable func report(_ request: Request, context: FamilySyncRequestContext) async throws -> EditedResponse<AlertBody> {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, .reportAlert)
+        let body = try await request.decode(as: ReportAlertRequest.self, context: context)
+        guard body.kind == Alert.Kind.threshold.rawValue else {
+            throw FamilySyncError.badRequest("Devices report threshold alerts; budget and tracking alerts are the server's.", field: "kind")
+        }
+        let category = try body.category.map { text throws(FamilySyncError) in
+            guard let category = CategoryID(rawValue: text) else { throw .badRequest("category is " + CategoryID.describedForErrors + ".", field: "category") }
+            return category
+        }
+        let report = Alert.ThresholdReport(clientAlertID: body.clientAlertID, category: category, logicalID: body.logicalID, usedMinutes: body.usedMinutes, message: body.message)
+        try report.validate()
+        let (alert, created) = try await alerts.report(report, by: caller)
+        return EditedResponse(status: created ? .created : .ok, response: AlertBody(alert))
     }
 
     /// `GET /v1/members/{id}/budget-status?date=`: each enabled budget against the member's day.

@@ -93,3 +93,7 @@ extension RecoverFamilyRequest: DeclaresMembers {
 extension LinkAppleAccountRequest: DeclaresMembers {
     static let members = MemberTree.fields("identityToken", "nonce")
 }
+
+extension ReportAlertRequest: DeclaresMembers {
+    static let members = MemberTree.fields("clientAlertID", "kind", "category", "logicalID", "usedMinutes", "message")
+}

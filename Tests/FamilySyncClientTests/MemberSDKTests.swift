@@ -47,6 +47,12 @@ import Testing
             #expect(try await parent.memberReport(of: johnny, from: day, to: day).totals.byPlatform?.map(\.seconds) == [1800, 900])
             #expect(try await parent.memberReportCSV(of: johnny, from: day, to: day).contains("platform,macos,,,900,"))
 
+            // A threshold the Mac watches fired: reported twice, one alert.
+            let report = ReportAlertRequest(clientAlertID: UUID(), category: "gaming", usedMinutes: 15, message: "15 minutes of games")
+            let alert = try await mac.reportAlert(report)
+            #expect(try await mac.reportAlert(report) == alert)
+            #expect(try await parent.alerts(of: johnny, from: alert.date ?? "", to: alert.date ?? "").map(\.alertID) == [alert.alertID])
+
             // The parent tracks its own phone; a new member; the Mac moves to it and back.
             #expect(try await parent.setTracked(true).zoneName == "device-\(family.device.id.lowercased)")
             let ann = try await parent.createMember(name: "Ann", role: .child)

@@ -74,6 +74,9 @@ import Testing
         Endpoint(name: "GET /v1/members/{child's}/alerts", method: .get, uri: { "/v1/members/\($0.childMemberID.lowercased)/alerts?from=2026-11-01&to=2026-11-07" }, expected: [200, 200, 403, 401, 404, 401, 403]),
         // No alert of that id: a parent is told so; nobody else gets that far.
         Endpoint(name: "POST /v1/alerts/{id}/dismiss", method: .post, uri: { _ in "/v1/alerts/\(UUID().lowercased)/dismiss" }, expected: [404, 403, 403, 401, 404, 401, 403]),
+        Endpoint(name: "POST /v1/alerts", method: .post, uri: { _ in "/v1/alerts" }, json: { _ in
+            #"{"clientAlertID":"\#(UUID().lowercased)","kind":"threshold","category":"gaming","usedMinutes":5,"message":"Five minutes of games"}"#
+        }, expected: [403, 201, 403, 401, 403, 401, 201]),
         // A wrong code: the same 404 for everyone, whether or not a family exists (§13).
         Endpoint(name: "POST /v1/families/recover", method: .post, uri: { _ in "/v1/families/recover" }, json: { _ in #"{"recoveryCode":"AAAA-AAAA-AAAA-AAAA-AAAA-AAAA-AAAA-AAAA","device":\#(device)}"# }, expected: [404, 404, 404, 404, 404, 404, 404]),
         Endpoint(name: "POST /v1/families/me/recovery-code", method: .post, uri: { _ in "/v1/families/me/recovery-code" }, expected: [200, 403, 403, 401, 200, 401, 403]),

@@ -68,5 +68,6 @@ import Testing
         try Self.check(MoveDeviceRequest(memberId: UUID()))
         try Self.check(RecoverFamilyRequest(recoveryCode: "c", appleIdentityToken: "t", nonce: "n", device: Self.device))
         try Self.check(LinkAppleAccountRequest(identityToken: "t", nonce: "n"))
+        try Self.check(ReportAlertRequest(clientAlertID: UUID(), category: "gaming", logicalID: "a", usedMinutes: 1, message: "m"))
     }
 }

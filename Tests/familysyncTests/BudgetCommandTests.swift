@@ -48,6 +48,12 @@ import Testing
             #expect(dismissed.contains("Dismissed: 80% of the reward budget used on \(day)"), "\(dismissed)")
             let left = try await cli.ok(["alerts", "--member", "Johnny", "--from", day, "--to", day, "--profile", "mom"]).stdout
             #expect(left.contains("budget 100%") && !left.contains("budget 80%"), "\(left)")
+
+            // The child's device reports a threshold it watches; the parent sees it today.
+            let reported = try await cli.ok(["alerts", "report", "--category", "gaming", "--used-minutes", "30", "--message", "Half an hour of games", "--profile", "johnny"]).stdout
+            #expect(reported.contains("Reported: Half an hour of games"), "\(reported)")
+            let today = try await cli.ok(["alerts", "--member", "Johnny", "--profile", "mom"]).stdout
+            #expect(today.contains("threshold") && today.contains("Half an hour of games"), "\(today)")
         }
     }
 }

@@ -9,7 +9,7 @@ struct AlertsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "alerts",
         abstract: "A member's alerts (PROTOCOL §9.4): list them, watch for new ones, dismiss one.",
-        subcommands: [List.self, Dismiss.self],
+        subcommands: [List.self, Dismiss.self, Report.self],
         defaultSubcommand: List.self
     )
 
@@ -77,6 +77,37 @@ struct AlertsCommand: AsyncParsableCommand {
             let (_, client) = try context.device(as: .parent, for: "dismissing an alert")
             let alert = try await client.dismissAlert(alertID)
             try context.output.result(alert, "Dismissed: \(alert.message)")
+        }
+    }
+
+    struct Report: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Report that a threshold this tracked device watches fired (PROTOCOL §9.4); sent again, it is the same alert."
+        )
+
+        @OptionGroup var options: ClientOptions
+        @Option(help: "The category watched (or --app).")
+        var category: String?
+        @Option(help: "The app watched, its logicalID (or --category).")
+        var app: String?
+        @Option(help: "Minutes used when it fired.")
+        var usedMinutes: Int
+        @Option(help: "What the parent reads.")
+        var message: String
+        @Option(help: "This device's id for the alert (a UUID). Default: a new one.")
+        var id: String?
+
+        func run() async throws {
+            let context = try options.context()
+            let clientAlertID = try id.map { text in
+                guard let id = UUID(uuidString: text) else { throw OperatorError.configuration("--id is a UUID, not '\(text)'") }
+                return id
+            } ?? UUID()
+            let (_, client) = try context.device()
+            let alert = try await client.reportAlert(ReportAlertRequest(
+                clientAlertID: clientAlertID, category: category, logicalID: app, usedMinutes: usedMinutes, message: message
+            ))
+            try context.output.result(alert, "Reported: \(alert.message) (alert \(alert.alertID.lowercased)).")
         }
     }
 }
