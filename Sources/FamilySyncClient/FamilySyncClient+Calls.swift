@@ -281,4 +281,24 @@ extension FamilySyncClient {
     public func reportAlert(_ report: ReportAlertRequest) async throws(FamilySyncError) -> AlertBody {
         try await send(.POST, "/v1/alerts", body: report, as: AlertBody.self)
     }
+
+    // MARK: Categories (§9.1)
+
+    /// The family's `Category` records (a family's own categories, and renamed built-ins).
+    public func categories() async throws(FamilySyncError) -> [[String: JSONValue]] {
+        try await query("family", QueryRecordsRequest(recordType: "Category", resultsLimit: 1000)).records.compactMap(\.fields)
+    }
+
+    /// Writes a `Category` record (parents): a family's own `x-…` category, or a built-in's name,
+    /// icon and default (never its kind).
+    public func setCategory(_ fields: [String: JSONValue]) async throws(FamilySyncError) -> RecordBody {
+        guard case .string(let text)? = fields["id"], let id = CategoryID(rawValue: text) else {
+            throw .badRequest("A category needs a valid id.", field: "id")
+        }
+        let response = try await modify("family", ModifyRecordsRequest(operations: [RecordOperation(
+            operationType: .forceReplace, record: RecordInput(recordName: CategoryFields.recordName(id), recordType: "Category", fields: fields)
+        )]))
+        guard let saved = response.records.first?.record else { throw .internalError }
+        return saved
+    }
 }

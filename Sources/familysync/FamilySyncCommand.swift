@@ -13,7 +13,7 @@ struct FamilySyncCommand: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, MigrateCommand.self,
             FamilyCommand.self, PairCommand.self, DevicesCommand.self, MembersCommand.self, ConfigCommand.self, CommandCommand.self,
-            UsageCommand.self, SummariesCommand.self, ReportCommand.self, BudgetsCommand.self, BudgetStatusCommand.self, AlertsCommand.self,
+            UsageCommand.self, SummariesCommand.self, ReportCommand.self, CategoriesCommand.self, BudgetsCommand.self, BudgetStatusCommand.self, AlertsCommand.self,
             WatchCommand.self,
         ],
         defaultSubcommand: nil

@@ -12,6 +12,13 @@ import Testing
             let day = String(ISO8601DateFormatter().string(from: Date().addingTimeInterval(-86_400)).prefix(10))
             func at(_ hour: Int, _ minute: Int) -> String { "\(day)T\(hour < 10 ? "0" : "")\(hour):\(minute < 10 ? "0" : "")\(minute):00Z" }
 
+            // The family's own category, then the categories it can use.
+            try await cli.ok(["categories", "set", "x-chores", "--name", "Chores", "--kind", "learning", "--profile", "mom"])
+            let categories = try await cli.ok(["categories", "--profile", "mom"]).stdout
+            #expect(categories.contains("x-chores") && categories.contains("Chores") && categories.contains("social_media"), "\(categories)")
+            let unknown = try await cli.run(["categories", "set", "x-Bad", "--name", "Bad", "--profile", "mom"])
+            #expect(unknown.status == 1 && unknown.stderr.contains("BAD_REQUEST"), "\(unknown.stderr)")
+
             let set = try await cli.ok(["budgets", "set", "--member", "Johnny", "--category", "reward", "--daily", "60", "--profile", "mom"]).stdout
             #expect(set.contains("Johnny's budget reward: reward, 60 min a day."), "\(set)")
             let listed = try await cli.ok(["budgets", "--member", "Johnny", "--profile", "mom"]).stdout
