@@ -15,14 +15,17 @@ public struct RecordType: Sendable {
     public var route: Route
     /// Checks a record's fields and name (`field` is the path to name in the error); nil: free-form.
     public var validate: Validation?
+    /// Live records of this type a zone may hold (PROTOCOL §14); nil: no limit of its own.
+    public var maximumPerZone: Int?
 
     public typealias Validation = @Sendable (_ fields: [String: JSONValue], _ recordName: String, _ field: String) throws(FamilySyncError) -> Void
     public var derivation: Derivation?
 
     public init(
         _ name: String, zones: Set<RecordSchema.ZoneKind>, route: Route,
-        validate: Validation? = nil, derivation: Derivation? = nil
+        validate: Validation? = nil, derivation: Derivation? = nil, maximumPerZone: Int? = nil
     ) {
+        self.maximumPerZone = maximumPerZone
         self.name = name
         self.zones = zones
         self.route = route
@@ -42,7 +45,7 @@ public enum RecordTypeRegistry {
         RecordType("UsageRecord", zones: [.child], route: .endpoint("POST /v1/usage"), derivation: DailySummary.derivation),
         RecordType("DailySummary", zones: [.child], route: .endpoint("the server (it derives them from usage)")),
         RecordType("Category", zones: [.family], route: .modify(writers: [.parent]), validate: CategoryFields.validate),
-        RecordType("Budget", zones: [.member], route: .modify(writers: [.parent]), validate: Budget.validate),
+        RecordType("Budget", zones: [.member], route: .modify(writers: [.parent]), validate: Budget.validate, maximumPerZone: 100),
         RecordType("Alert", zones: [.member], route: .endpoint("the server (§9.4: when an upload reaches a budget's percent), and POST /v1/alerts/{id}/dismiss")),
     ].map { ($0.name, $0) })
 }

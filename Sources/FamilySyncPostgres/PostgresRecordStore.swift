@@ -101,6 +101,22 @@ public struct PostgresRecordStore: Sendable {
                     results[index] = .failed(recordName: operation.recordName, error: failure.error, serverRecord: failure.serverRecord)
                 }
             }
+            // Types with a limit a zone (100 budgets a member): creations past it are refused.
+            for (type, created) in Dictionary(grouping: planned.filter { $0.outcome == .created }, by: \.record.recordType) {
+                guard let maximum = RecordTypeRegistry.types[type]?.maximumPerZone else { continue }
+                let live = try await connection.query(
+                    "SELECT count(*)::int FROM records WHERE family_id = \(caller.familyID) AND zone_name = \(zoneName) AND record_type = \(type) AND NOT deleted",
+                    logger: logger
+                ).decode(Int.self).first { _ in true } ?? 0
+                let room = max(0, maximum - live)
+                guard created.count > room else { continue }
+                let refused = FamilySyncError.limitExceeded("A zone holds at most \(maximum) \(type) records.")
+                if atomic { throw refused }
+                for plan in created.dropFirst(room) {
+                    results[plan.index] = .failed(recordName: plan.record.recordName, error: refused, serverRecord: nil)
+                    planned.removeAll { $0.index == plan.index }
+                }
+            }
             var sequence = family.sequenceAtLock
             if !planned.isEmpty {
                 let commit = try await family.commit(planned.map(\.record), into: zoneName)

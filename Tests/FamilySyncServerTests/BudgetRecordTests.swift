@@ -77,4 +77,22 @@ import Testing
             #expect(try await server.fingerprint() == before)
         }
     }
+
+    /// PROTOCOL §14: 100 budgets a member; the 101st is refused and changes nothing.
+    @Test func aMemberHasAtMostAHundredBudgets() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, child) = try await server.pair(by: parent)
+            let zone = Member.zoneName(of: try await server.memberID(of: child))
+            func operation(_ index: Int) -> String {
+                #"{"operationType":"create","record":{"recordName":"budget-b\#(index)","recordType":"Budget","fields":{"budgetID":"b\#(index)","category":"gaming","period":"daily","dailyMinutes":60,"enabled":true}}}"#
+            }
+            let hundred = #"{"operations":[\#((0..<100).map(operation).joined(separator: ","))]}"#
+            #expect(try await server.send(.post, "/v1/zones/\(zone)/records/modify", credential: parent.credential, json: hundred).status == .ok)
+            let before = try await server.fingerprint()
+            let more = try await server.send(.post, "/v1/zones/\(zone)/records/modify", credential: parent.credential, json: #"{"operations":[\#(operation(100))]}"#)
+            #expect(more.status == .contentTooLarge && more.errorCode == "LIMIT_EXCEEDED", "\(String(buffer: more.body))")
+            #expect(try await server.fingerprint() == before)
+        }
+    }
 }
