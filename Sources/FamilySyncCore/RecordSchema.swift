@@ -79,8 +79,8 @@ enum AppConfigurationFields {
         "dateAdded": (.instant, false),
     ]
 
-    /// The built-in categories (§9.1); a family's own `x-…` ones are not taken here yet.
-    static let categories = Set(CategoryID.builtIn.keys)
+    /// Any category id (§9.1); that a family's own `x-…` one has its record is the store's to check.
+    static func isCategory(_ text: String) -> Bool { CategoryID(rawValue: text) != nil }
 
     static func validate(_ fields: [String: JSONValue], field: String) throws(FamilySyncError) {
         for name in fields.keys.sorted() where members[name] == nil {
@@ -101,7 +101,7 @@ enum AppConfigurationFields {
                 continue
             case (.instant, .string(let text)) where Instant.parse(text) != nil:
                 continue
-            case (.category, .string(let text)) where categories.contains(text):
+            case (.category, .string(let text)) where isCategory(text):
                 continue
             default:
                 throw .badRequest("'\(name)' has the wrong type or is out of range (\(describe(rule.kind))).", field: path)
@@ -115,7 +115,7 @@ enum AppConfigurationFields {
         case .integer(let range): "a whole number from \(range.lowerBound) to \(range.upperBound)"
         case .bool: "true or false"
         case .instant: "an RFC 3339 instant"
-        case .category: "a built-in category: " + categories.sorted().joined(separator: ", ")
+        case .category: CategoryID.describedForErrors
         }
     }
 }

@@ -150,6 +150,24 @@ public struct LockedFamily: Sendable {
         CategoryKinds(records: try await RecordRow.fields(ofType: "Category", inZone: "family", family: id, on: connection, logger: logger))
     }
 
+    /// Refuses `AppConfiguration` records that name a family's own category without its record
+    /// (§9.1): 400 naming `field(index)`.
+    public func checkCategories(of records: [Record], field: (Int) -> String) async throws {
+        let named = records.enumerated().compactMap { index, record -> (Int, CategoryID)? in
+            guard record.recordType == "AppConfiguration", !record.deleted, case .string(let text)? = record.fields["category"],
+                let category = CategoryID(rawValue: text), !category.isBuiltIn
+            else { return nil }
+            return (index, category)
+        }
+        guard !named.isEmpty else { return }
+        let kinds = try await categoryKinds()
+        if let (index, category) = named.first(where: { !kinds.isKnown($0.1) }) {
+            throw FamilySyncError.badRequest(
+                "The category \(category.rawValue) has no Category record in the family zone; a parent defines it first.", field: field(index)
+            )
+        }
+    }
+
     /// The time zone of a child zone's device; UTC for other zones.
     private func localTimeZone(of zone: Zone) async throws -> TimeZone {
         guard let child = zone.childDeviceID else { return .gmt }

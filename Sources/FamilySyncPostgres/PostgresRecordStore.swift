@@ -101,6 +101,20 @@ public struct PostgresRecordStore: Sendable {
                     results[index] = .failed(recordName: operation.recordName, error: failure.error, serverRecord: failure.serverRecord)
                 }
             }
+            // A family's own categories need their record (§9.1). Without atomic, only the
+            // operation at fault fails.
+            if atomic {
+                try await family.checkCategories(of: planned.map(\.record)) { "operations[\(planned[$0].index)].record.fields.category" }
+            } else {
+                for plan in planned {
+                    do {
+                        try await family.checkCategories(of: [plan.record]) { _ in "operations[\(plan.index)].record.fields.category" }
+                    } catch let refused as FamilySyncError {
+                        results[plan.index] = .failed(recordName: plan.record.recordName, error: refused, serverRecord: nil)
+                        planned.removeAll { $0.index == plan.index }
+                    }
+                }
+            }
             // Types with a limit a zone (100 budgets a member): creations past it are refused.
             for (type, created) in Dictionary(grouping: planned.filter { $0.outcome == .created }, by: \.record.recordType) {
                 guard let maximum = RecordTypeRegistry.types[type]?.maximumPerZone else { continue }

@@ -86,4 +86,35 @@ import Testing
             #expect(summary.totalLearningSeconds == 1200 && summary.byCategory.map(\.category) == ["x-chores"])
         }
     }
+
+    /// An app configured in a family's own category: refused until the category has its record,
+    /// through records/modify and through a command's configuration; then the usage of that app
+    /// sent without a category takes it.
+    @Test func aConfigurationNamesAFamilysOwnCategoryOnceItExists() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, child) = try await server.pair(by: parent)
+            let zone = Device.zoneName(forChild: child.deviceID)
+            let write = """
+                {"operations":[{"operationType":"create","record":{"recordName":"config-broom","recordType":"AppConfiguration",
+                 "fields":{"logicalID":"broom","displayName":"Broom","category":"x-chores","isEnabled":true,"blockingEnabled":false}}}]}
+                """
+            let before = try await server.fingerprint()
+            let refused = try await server.send(.post, "/v1/zones/\(zone)/records/modify", credential: parent.credential, json: write)
+            #expect(refused.status == .badRequest && refused.error?.field == "operations[0].record.fields.category", "\(String(buffer: refused.body))")
+            let command = try await server.send(.post, "/v1/devices/\(child.deviceID.lowercased)/commands", credential: parent.credential, json: """
+                {"commandType":"update_config","configuration":[{"logicalID":"broom","displayName":"Broom","category":"x-chores","isEnabled":true,"blockingEnabled":false}]}
+                """)
+            #expect(command.status == .badRequest && command.error?.field == "configuration[0].category", "\(String(buffer: command.body))")
+            #expect(try await server.fingerprint() == before)
+
+            #expect(try await server.send(.post, "/v1/zones/family/records/modify", credential: parent.credential, json: """
+                {"operations":[{"operationType":"create","record":{"recordName":"category-x-chores","recordType":"Category","fields":{"id":"x-chores","displayName":"Chores","kind":"learning"}}}]}
+                """).status == .ok)
+            #expect(try await server.send(.post, "/v1/zones/\(zone)/records/modify", credential: parent.credential, json: write).status == .ok)
+            let id = UUID()
+            #expect(try await Self.upload(server, child, [Self.record(server, id: id, app: "broom")]).status == .ok)
+            #expect(try await Self.storedCategory(server, parent, child, id) == "x-chores")
+        }
+    }
 }
