@@ -71,8 +71,8 @@ actor AppleIdentityVerifier {
         let fresh = JWTKeyCollection()
         var ids: Set<String> = []
         for key in jwks.keys where key.algorithm == .rs256 {
-            guard let kid = key.keyIdentifier else { continue }
-            try? await fresh.add(jwk: key)
+            // A key jwt-kit cannot use is left out, and so is its id: its tokens are refused.
+            guard let kid = key.keyIdentifier, (try? await fresh.add(jwk: key)) != nil else { continue }
             ids.insert(kid.string)
         }
         keys = fresh
