@@ -71,10 +71,11 @@ public struct LockedFamily: Sendable {
         try await commit(records, into: .named(zoneName), derivingIn: timeZone)
     }
 
-    /// As `commit(_:into:derivingIn:)`, into a zone already read (spares the read derivations need).
+    /// As `commit(_:into:derivingIn:)`, into a zone already read (spares the read derivations need);
+    /// `categoryKinds`, when the caller read them already, spares that read too.
     @discardableResult
-    public func commit(_ records: [Record], into zone: Zone, derivingIn timeZone: TimeZone? = nil) async throws -> Commit {
-        try await commit(records, into: .read(zone), derivingIn: timeZone)
+    public func commit(_ records: [Record], into zone: Zone, derivingIn timeZone: TimeZone? = nil, categoryKinds: CategoryKinds? = nil) async throws -> Commit {
+        try await commit(records, into: .read(zone), derivingIn: timeZone, categoryKinds: categoryKinds)
     }
 
     private enum Target {
@@ -89,9 +90,9 @@ public struct LockedFamily: Sendable {
         }
     }
 
-    private func commit(_ records: [Record], into target: Target, derivingIn timeZone: TimeZone?) async throws -> Commit {
+    private func commit(_ records: [Record], into target: Target, derivingIn timeZone: TimeZone?, categoryKinds: CategoryKinds? = nil) async throws -> Commit {
         let zoneName = target.name
-        let derived = try await derivations(of: records, in: target, timeZone: timeZone)
+        let derived = try await derivations(of: records, in: target, timeZone: timeZone, categoryKinds: categoryKinds)
         let all = records + derived
         let count = Int64(all.count)
         let last = try await advance(by: count)
@@ -119,7 +120,7 @@ public struct LockedFamily: Sendable {
     }
 
     /// The records the written ones' types derive, from the zone as it is before the write.
-    private func derivations(of records: [Record], in target: Target, timeZone: TimeZone?) async throws -> [Record] {
+    private func derivations(of records: [Record], in target: Target, timeZone: TimeZone?, categoryKinds known: CategoryKinds?) async throws -> [Record] {
         let live = records.filter { !$0.deleted }
         let derivations = Dictionary(grouping: live, by: \.recordType).compactMap { type, written in
             RecordTypeRegistry.types[type]?.derivation.map { (type, $0, written) }
@@ -132,7 +133,7 @@ public struct LockedFamily: Sendable {
         }
         var local = timeZone
         if local == nil { local = try await localTimeZone(of: zone) }
-        let kinds = try await categoryKinds()
+        let kinds = if let known { known } else { try await categoryKinds() }
         let context = DerivationContext(zone: zone, writer: writer.modifiedBy, timeZone: local ?? .gmt, now: writer.modifiedAt, categoryKinds: kinds)
         var derived: [Record] = []
         for (_, derivation, written) in derivations {

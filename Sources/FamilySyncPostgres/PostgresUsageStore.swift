@@ -98,7 +98,7 @@ public struct PostgresUsageStore: Sendable {
             var derived: [String: DailySummary] = [:]
             var sequence = zone.changedSequence
             if !fresh.isEmpty {
-                let commit = try await family.commit(fresh.map { Self.record($0, by: child.deviceID, now: now) }, into: zone, derivingIn: tz)
+                let commit = try await family.commit(fresh.map { Self.record($0, by: child.deviceID, now: now) }, into: zone, derivingIn: tz, categoryKinds: kinds)
                 for record in commit.derived { if let summary = DailySummary(fields: record.fields) { derived[summary.date] = summary } }
                 sequence = commit.sequence
                 zone.changedSequence = sequence
