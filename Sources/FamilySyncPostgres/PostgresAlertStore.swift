@@ -36,13 +36,16 @@ public struct PostgresAlertStore: Sendable {
         let logger = logger
         return try await client.inSnapshot(logger: logger) { connection in
             try await Self.checkMember(memberID, of: familyID, on: connection, logger: logger)
-            // A member's alerts are few (a handful a day): read them all, keep the days asked for.
-            let alerts = try await RecordRow.fields(ofType: "Alert", inZone: Member.zoneName(of: memberID), family: familyID, on: connection, logger: logger)
-                .compactMap(Alert.init(fields:))
-            return alerts.filter { alert in
-                guard let date = alert.date, date >= from, date <= to else { return false }
-                return includeDismissed || alert.dismissedAt == nil
-            }
+            // Only the days asked for: a member's alerts add up over the year.
+            let alerts = try await connection.query(
+                """
+                SELECT fields FROM records
+                WHERE family_id = \(familyID) AND zone_name = \(Member.zoneName(of: memberID)) AND record_type = 'Alert' AND NOT deleted
+                  AND fields ->> 'date' >= \(from) AND fields ->> 'date' <= \(to)
+                """,
+                logger: logger
+            ).collect { try $0.decode(RecordFields.self).value }.compactMap(Alert.init(fields:))
+            return alerts.filter { includeDismissed || $0.dismissedAt == nil }
                 .sorted { ($0.createdAt, $0.alertID.uuidString) > ($1.createdAt, $1.alertID.uuidString) }
         }
     }
