@@ -23,7 +23,7 @@ public struct PostgresAlertStore: Sendable {
     public func budgetStatus(familyID: UUID, memberID: UUID, date: String) async throws -> [BudgetStatus] {
         let logger = logger
         return try await client.inSnapshot(logger: logger) { connection in
-            try await Self.checkMember(memberID, of: familyID, on: connection, logger: logger)
+            try await PostgresMemberStore.checkLive(memberID, of: familyID, on: connection, logger: logger)
             let budgets = try await RecordRow.fields(ofType: "Budget", inZone: Member.zoneName(of: memberID), family: familyID, on: connection, logger: logger)
                 .compactMap(Budget.init(fields:))
             let day = try await PostgresMemberStore.days(familyID: familyID, memberID: memberID, dates: [date], on: connection, logger: logger)
@@ -35,7 +35,7 @@ public struct PostgresAlertStore: Sendable {
     public func alerts(familyID: UUID, memberID: UUID, from: String, to: String, includeDismissed: Bool) async throws -> [Alert] {
         let logger = logger
         return try await client.inSnapshot(logger: logger) { connection in
-            try await Self.checkMember(memberID, of: familyID, on: connection, logger: logger)
+            try await PostgresMemberStore.checkLive(memberID, of: familyID, on: connection, logger: logger)
             // Only the days asked for: a member's alerts add up over the year.
             let alerts = try await connection.query(
                 """
@@ -109,12 +109,5 @@ public struct PostgresAlertStore: Sendable {
             )], into: zone)
             return (alert, true)
         }
-    }
-
-    static func checkMember(_ memberID: UUID, of familyID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
-        let exists = try await connection.query(
-            "SELECT 1 FROM members WHERE family_id = \(familyID) AND member_id = \(memberID) AND deleted_at IS NULL", logger: logger
-        )
-        guard try await exists.first(where: { _ in true }) != nil else { throw FamilySyncError.notFound("No such member.") }
     }
 }

@@ -130,10 +130,7 @@ public struct PostgresMemberStore: Sendable {
     public func days(familyID: UUID, memberID: UUID, dates: [String]) async throws -> [MemberDay] {
         let logger = logger
         return try await client.inSnapshot(logger: logger) { connection in
-            let exists = try await connection.query(
-                "SELECT 1 FROM members WHERE family_id = \(familyID) AND member_id = \(memberID) AND deleted_at IS NULL", logger: logger
-            )
-            guard try await exists.first(where: { _ in true }) != nil else { throw FamilySyncError.notFound("No such member.") }
+            try await Self.checkLive(memberID, of: familyID, on: connection, logger: logger)
             return try await Self.days(familyID: familyID, memberID: memberID, dates: dates, on: connection, logger: logger)
         }
     }
@@ -165,6 +162,14 @@ public struct PostgresMemberStore: Sendable {
     }
 
     // MARK: - Within a family's transaction
+
+    /// `NOT_FOUND` unless the member is a live one of the family.
+    static func checkLive(_ memberID: UUID, of familyID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+        let exists = try await connection.query(
+            "SELECT 1 FROM members WHERE family_id = \(familyID) AND member_id = \(memberID) AND deleted_at IS NULL", logger: logger
+        )
+        guard try await exists.first(where: { _ in true }) != nil else { throw FamilySyncError.notFound("No such member.") }
+    }
 
     /// A new member and its zone, in `family`'s transaction; a family has at most
     /// `Limits.maximumMembers` live ones.
