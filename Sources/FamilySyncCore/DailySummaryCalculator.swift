@@ -65,8 +65,10 @@ public enum DailySummaryCalculator {
     /// `kinds` says which categories count as learning and reward (a family's own `x-…` ones from
     /// their records); the built-ins' kinds are fixed.
     public static func summaries(
-        of sessions: [UsageSession], days: [String], deviceID: UUID, timeZone: TimeZone, at instant: Date, kinds: CategoryKinds = CategoryKinds()
+        of sessions: [UsageSession], totals: [DailyTotals] = [], days: [String], deviceID: UUID, timeZone: TimeZone, at instant: Date,
+        kinds: CategoryKinds = CategoryKinds()
     ) -> [DailySummary] {
+        let totalsByDate = Dictionary(totals.map { ($0.date, $0) }, uniquingKeysWith: { first, second in first.merging(second.apps) })
         let ordered = sessions.map { ($0, $0.recordID.uuidString) }
             .sorted { ($0.0.sessionStart, $0.0.sessionEnd, $0.1) < ($1.0.sessionStart, $1.0.sessionEnd, $1.1) }
             .map(\.0)
@@ -74,8 +76,14 @@ public enum DailySummaryCalculator {
         return days.compactMap { date in
             guard let bounds = interval(of: date, in: timeZone) else { return nil }
             var summary = DailySummary.empty(date: date, deviceID: deviceID, at: instant)
+            var apps: [String: DailySummary.App] = [:]
             for (logicalID, appSessions) in byApp {
-                guard let app = app(logicalID, appSessions, within: bounds) else { continue }
+                if let app = app(logicalID, appSessions, within: bounds) { apps[logicalID] = app }
+            }
+            for total in totalsByDate[date]?.apps ?? [] {
+                apps[total.logicalID] = app(apps[total.logicalID], reported: total)
+            }
+            for app in apps.values where app.seconds > 0 || app.points > 0 || app.pickups > 0 {
                 summary.byApp.append(app)
                 switch kinds.kind(of: app.category) {
                 case .learning: summary.totalLearningSeconds += app.seconds
@@ -139,6 +147,21 @@ public enum DailySummaryCalculator {
             seconds: Int(seconds.rounded()), points: Int(points.rounded()), pickups: Int(pickups.rounded())
         )
         return app.seconds > 0 || app.points > 0 || app.pickups > 0 ? app : nil
+    }
+
+    /// An app's day from its sessions (nil: none that day) and its reported total: each count the
+    /// larger of the two.
+    static func app(_ sessions: DailySummary.App?, reported total: DailyTotals.App) -> DailySummary.App {
+        guard var app = sessions else {
+            return DailySummary.App(
+                logicalID: total.logicalID, displayName: total.displayName, category: total.category, seconds: total.totalSeconds,
+                points: total.earnedPoints, pickups: total.pickups ?? 0
+            )
+        }
+        app.seconds = max(app.seconds, total.totalSeconds)
+        app.points = max(app.points, total.earnedPoints)
+        app.pickups = max(app.pickups, total.pickups ?? 0)
+        return app
     }
 
     static func calendar(_ timeZone: TimeZone) -> Calendar {

@@ -43,7 +43,8 @@ public enum RecordTypeRegistry {
         RecordType("DeviceSettings", zones: [.child, .member, .family], route: .modify(writers: [.parent])),
         RecordType("ConfigurationCommand", zones: [.child], route: .endpoint("POST /v1/devices/{id}/commands and POST /v1/commands/{id}/result")),
         RecordType("UsageRecord", zones: [.child], route: .endpoint("POST /v1/usage"), derivation: DailySummary.derivation),
-        RecordType("DailySummary", zones: [.child], route: .endpoint("the server (it derives them from usage)")),
+        RecordType("DailyTotals", zones: [.child], route: .endpoint("POST /v1/usage/totals"), derivation: DailySummary.totalsDerivation),
+        RecordType("DailySummary", zones: [.child], route: .endpoint("the server (it derives them from usage and daily totals)")),
         RecordType("Category", zones: [.family], route: .modify(writers: [.parent]), validate: CategoryFields.validate),
         RecordType("Budget", zones: [.member], route: .modify(writers: [.parent]), validate: Budget.validate, maximumPerZone: 100),
         RecordType("Alert", zones: [.member], route: .endpoint("the server (§9.4: when an upload reaches a budget's percent), and POST /v1/alerts/{id}/dismiss")),
@@ -129,26 +130,42 @@ public enum StoredRecordQuery: Sendable, Equatable {
 
 extension DailySummary {
     /// `UsageRecord` → `DailySummary`: the days the new sessions touch are recomputed from every
-    /// session stored for them and the new ones (`DailySummaryCalculator`); a day whose summary
-    /// comes out as stored is not written again, nor an empty day that has none.
+    /// session stored for them, the day's reported totals and the new sessions
+    /// (`DailySummaryCalculator`); a day whose summary comes out as stored is not written again,
+    /// nor an empty day that has none.
     public static let derivation = Derivation { written, context in
         let fresh = written.compactMap(UsageSession.init(record:))
-        let changing = days(touchedBy: fresh, in: context.timeZone)
+        return plan(days: days(touchedBy: fresh, in: context.timeZone), sessions: fresh, totals: [], written: written, context: context)
+    }
+
+    /// `DailyTotals` → `DailySummary` (§9.2): the day of the new totals, recomputed as above with
+    /// them in place of the stored ones.
+    public static let totalsDerivation = Derivation { written, context in
+        let fresh = written.compactMap(DailyTotals.init(record:))
+        return plan(days: Set(fresh.map(\.date)).sorted(), sessions: [], totals: fresh, written: written, context: context)
+    }
+
+    /// Reads every session overlapping `days` and their stored totals and summaries; derives the
+    /// summaries that change. What is being written (`written`) replaces what is stored of it.
+    /// The two derivations never meet in one commit (each type has its own endpoint).
+    static func plan(days changing: [String], sessions fresh: [UsageSession], totals freshTotals: [DailyTotals], written: [Record], context: DerivationContext) -> Derivation.Plan {
         guard let child = context.zone.childDeviceID,
             let first = changing.first.flatMap({ DailySummaryCalculator.interval(of: $0, in: context.timeZone) }),
             let last = changing.last.flatMap({ DailySummaryCalculator.interval(of: $0, in: context.timeZone) })
         else { return .none }
         let reads: [StoredRecordQuery] = [
             .overlapping(type: "UsageRecord", startField: "sessionStart", endField: "sessionEnd", interval: DateInterval(start: first.start, end: last.end)),
-            .named(changing.map(recordName)),
+            .named(changing.map(recordName) + changing.map(DailyTotals.recordName)),
         ]
         return Derivation.Plan(reads: reads) { stored in
             let names = Set(written.map(\.recordName))
-            let known = stored.filter { $0.recordType == "UsageRecord" && !names.contains($0.recordName) }.compactMap { UsageSession(fields: $0.fields) }
+            let unchanged = stored.filter { !names.contains($0.recordName) }
+            let sessions = unchanged.filter { $0.recordType == "UsageRecord" }.compactMap { UsageSession(fields: $0.fields) } + fresh
+            let totals = unchanged.filter { $0.recordType == "DailyTotals" }.compactMap { DailyTotals(fields: $0.fields) } + freshTotals
             var previous: [String: StoredRecord] = [:]
             for record in stored where record.recordType == "DailySummary" { previous[record.recordName] = record }
             let computed = DailySummaryCalculator.summaries(
-                of: known + fresh, days: changing, deviceID: child, timeZone: context.timeZone, at: context.now, kinds: context.categoryKinds
+                of: sessions, totals: totals, days: changing, deviceID: child, timeZone: context.timeZone, at: context.now, kinds: context.categoryKinds
             )
             return computed.compactMap { summary in
                 let before = previous[summary.recordName]

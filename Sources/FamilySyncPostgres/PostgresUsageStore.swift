@@ -51,11 +51,7 @@ public struct PostgresUsageStore: Sendable {
             guard let ownZone = child.zoneName else { throw FamilySyncError(.accessDenied, "This device is not tracked.") }
             var zone = try await family.zone(ownZone)
             let zoneName = zone.name
-            let rows = try await connection.query(
-                "SELECT time_zone FROM devices WHERE family_id = \(familyID) AND device_id = \(child.deviceID)", logger: logger
-            )
-            let deviceZone = try await rows.decode(String.self).first(where: { _ in true }) ?? "UTC"
-            let tz = TimeZone(identifier: timeZone ?? deviceZone) ?? .gmt
+            let tz = try await Self.timeZone(timeZone, of: child, on: connection, logger: logger)
 
             // Categories: named ones known to the family, the others resolved.
             let kinds = try await family.categoryKinds()
@@ -119,24 +115,120 @@ public struct PostgresUsageStore: Sendable {
         }
     }
 
+    /// What a daily-totals report did (§9.2).
+    public struct TotalsUpload: Sendable {
+        /// The day's summary, as stored after it.
+        public var summary: DailySummary
+        public var alerts: [Alert]
+        public var zone: Zone
+        public var sequence: Int64
+    }
+
+    /// Merges a tracked device's running totals for `date` into its `totals-<date>` record (the
+    /// largest total wins per app, `DailyTotals.merging`), and derives the day's summary in the
+    /// same transaction; nothing is written when nothing grew. Categories as for sessions: a named
+    /// `x-…` one must have its record; an app in `uncategorised` keeps the category it was stored
+    /// with, else is categorised by the device's configuration, its bundle id, or `other`.
+    /// `timeZone` (the device's when nil) is where `date` is checked (`DailyTotals.checkDate`,
+    /// with `retention`) and places the day's sessions.
+    public func uploadTotals(
+        _ apps: [DailyTotals.App], date: String, uncategorised: Set<String> = [], timeZone: String?, retention: TimeInterval, child: AuthenticatedDevice
+    ) async throws -> TotalsUpload {
+        let now = clock.now()
+        let logger = logger
+        let familyID = child.familyID
+        return try await changeLog.write(family: familyID) { family in
+            let connection = family.connection
+            guard let ownZone = child.zoneName else { throw FamilySyncError(.accessDenied, "This device is not tracked.") }
+            var zone = try await family.zone(ownZone)
+            let zoneName = zone.name
+            let tz = try await Self.timeZone(timeZone, of: child, on: connection, logger: logger)
+            try DailyTotals.checkDate(date, in: tz, now: now, retention: retention, field: "date")
+
+            let kinds = try await family.categoryKinds()
+            for (index, app) in apps.enumerated() where !uncategorised.contains(app.logicalID) && !kinds.isKnown(app.category) {
+                throw FamilySyncError.badRequest(
+                    "The category \(app.category.rawValue) has no Category record in the family zone; a parent defines it first.", field: "apps[\(index)].category"
+                )
+            }
+            var report = apps
+            if !uncategorised.isEmpty {
+                let configured = try await Self.configuredCategories(of: Array(uncategorised), familyID: familyID, zone: zoneName, on: connection, logger: logger)
+                for index in report.indices where uncategorised.contains(report[index].logicalID) {
+                    report[index].category = CategoryResolver.category(
+                        named: nil, logicalID: report[index].logicalID, bundleIdentifier: report[index].bundleIdentifier, configured: configured
+                    )
+                }
+            }
+
+            let stored = try await RecordRow.record(named: DailyTotals.recordName(date), inZone: zoneName, family: familyID, on: connection, logger: logger)
+            let before = stored.flatMap(DailyTotals.init(record:)) ?? DailyTotals(date: date, apps: [])
+            let after = before.merging(report, keepingCategory: uncategorised)
+            guard after.apps.count <= DailyTotals.maximumApps else {
+                throw FamilySyncError.limitExceeded("A day holds the totals of at most \(DailyTotals.maximumApps) apps; this report would make \(after.apps.count).", field: "apps")
+            }
+
+            try await connection.query(
+                "UPDATE devices SET last_sync_at = \(now) WHERE family_id = \(familyID) AND device_id = \(child.deviceID)", logger: logger
+            )
+            var derived: DailySummary?
+            var sequence = zone.changedSequence
+            if after != before {
+                let record = Record(
+                    recordName: after.recordName, recordType: "DailyTotals", fields: after.fields, changeTag: "", deleted: false,
+                    createdAt: stored?.createdAt ?? now, createdBy: stored?.createdBy ?? child.deviceID, modifiedAt: now, modifiedBy: child.deviceID,
+                    modifiedRole: .child, clientModifiedAt: now
+                )
+                let commit = try await family.commit([record], into: zone, derivingIn: tz, categoryKinds: kinds)
+                derived = commit.derived.lazy.compactMap { DailySummary(fields: $0.fields) }.first
+                sequence = commit.sequence
+                zone.changedSequence = sequence
+            }
+            var summary = derived
+            if summary == nil { summary = try await Self.summaries(for: [date], familyID: familyID, zone: zoneName, on: connection, logger: logger)[date] }
+            var alerts: [Alert] = []
+            if let member = child.memberID, derived != nil {
+                alerts = try await family.alertBudgets(of: member, days: [date], device: child.deviceID, now: now)
+            }
+            return TotalsUpload(summary: summary ?? .empty(date: date, deviceID: child.deviceID, at: now), alerts: alerts, zone: zone, sequence: sequence)
+        }
+    }
+
+    /// The named time zone, else the device's, else UTC.
+    static func timeZone(_ name: String?, of device: AuthenticatedDevice, on connection: PostgresConnection, logger: Logger) async throws -> TimeZone {
+        if let name, let zone = TimeZone(identifier: name) { return zone }
+        let rows = try await connection.query(
+            "SELECT time_zone FROM devices WHERE family_id = \(device.familyID) AND device_id = \(device.deviceID)", logger: logger
+        )
+        return try await rows.decode(String.self).first(where: { _ in true }).flatMap(TimeZone.init(identifier:)) ?? .gmt
+    }
+
     // MARK: - Retention
 
-    /// Deletes usage records whose session ended before `cutoff`, a zone and at most `batchSize`
-    /// records a transaction (short locks, the family's lock first as in every writer). They leave
+    /// Deletes usage records whose session ended before `cutoff`, and daily totals (§9.2) of days
+    /// that ended before it in every time zone, a zone and at most `batchSize` records a
+    /// transaction (short locks, the family's lock first as in every writer). They leave
     /// tombstones with no content, so followers of the zone drop them too; the tombstones go with
     /// the tombstone horizon. Daily summaries stay. Returns how many were deleted.
     @discardableResult
     public func expireUsage(before cutoff: Date, batchSize: Int = 500) async throws -> Int {
+        let lastExpiredDay = DailyTotals.lastEndedDate(before: cutoff)
+        let sessions = try await expire(type: "UsageRecord", field: "sessionEnd", before: Instant.format(cutoff), batchSize: batchSize)
+        return sessions + (try await expire(type: "DailyTotals", field: "date", before: lastExpiredDay, orEqual: true, batchSize: batchSize))
+    }
+
+    /// Tombstones the live records of `type` whose text `field` sorts before `bound` (or equal to it).
+    private func expire(type: String, field: String, before bound: String, orEqual: Bool = false, batchSize: Int) async throws -> Int {
         let logger = logger
         let now = clock.now()
-        let cutoffText = Instant.format(cutoff)
+        // Names from this file, written into the statement so that it matches the expression index.
+        let expired = "record_type = '\(type)' AND NOT deleted AND fields ->> '\(field)' \(orEqual ? "<=" : "<") "
         var deleted = 0
         while true {
             let zones = try await client.rows(
                 """
                 SELECT DISTINCT family_id, zone_name FROM (
-                    SELECT family_id, zone_name FROM records
-                    WHERE record_type = 'UsageRecord' AND NOT deleted AND fields ->> 'sessionEnd' < \(cutoffText) LIMIT 1000
+                    SELECT family_id, zone_name FROM records WHERE \(unescaped: expired) \(bound) LIMIT 1000
                 ) expired
                 """,
                 logger: logger
@@ -147,9 +239,8 @@ public struct PostgresUsageStore: Sendable {
                     let rows = try await family.connection.query(
                         """
                         SELECT \(unescaped: RecordRow.columns) FROM records
-                        WHERE family_id = \(familyID) AND zone_name = \(zone) AND record_type = 'UsageRecord' AND NOT deleted
-                          AND fields ->> 'sessionEnd' < \(cutoffText)
-                        ORDER BY fields ->> 'sessionEnd' LIMIT \(batchSize) FOR UPDATE
+                        WHERE family_id = \(familyID) AND zone_name = \(zone) AND \(unescaped: expired) \(bound)
+                        ORDER BY fields ->> '\(unescaped: field)' LIMIT \(batchSize) FOR UPDATE
                         """,
                         logger: logger
                     )

@@ -35,4 +35,12 @@ enum RecordRow {
             logger: logger
         ).collect { try $0.decode(RecordFields.self).value }
     }
+
+    /// A live record by name, or nil.
+    static func record(named name: String, inZone zone: String, family: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Record? {
+        try await connection.query(
+            "SELECT \(unescaped: columns) FROM records WHERE family_id = \(family) AND zone_name = \(zone) AND record_name = \(name) AND NOT deleted",
+            logger: logger
+        ).collect(decode).first
+    }
 }

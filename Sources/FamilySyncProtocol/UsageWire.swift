@@ -246,3 +246,58 @@ extension UsageRecordBody {
         )
     }
 }
+
+/// `POST /v1/usage/totals` (PROTOCOL §9.2): a tracked device's running totals for one day.
+public struct UsageTotalsRequest: Codable, Sendable, Equatable {
+    /// The device's time zone for the day; the device's registered one when absent.
+    public var timeZone: String?
+    /// The local day, `YYYY-MM-DD`.
+    public var date: String
+    public var apps: [UsageTotalBody]
+
+    public init(timeZone: String? = nil, date: String, apps: [UsageTotalBody]) {
+        self.timeZone = timeZone
+        self.date = date
+        self.apps = apps
+    }
+}
+
+/// One app's total so far on the day.
+public struct UsageTotalBody: Codable, Sendable, Equatable {
+    public var logicalID: String
+    public var displayName: String
+    public var bundleIdentifier: String?
+    /// A category id (§9.1); absent: the stored one, else as for usage records.
+    public var category: String?
+    public var totalSeconds: Int
+    public var pickups: Int?
+    public var earnedPoints: Int?
+
+    public init(
+        logicalID: String, displayName: String, bundleIdentifier: String? = nil, category: String? = nil, totalSeconds: Int, pickups: Int? = nil,
+        earnedPoints: Int? = nil
+    ) {
+        self.logicalID = logicalID
+        self.displayName = displayName
+        self.bundleIdentifier = bundleIdentifier
+        self.category = category
+        self.totalSeconds = totalSeconds
+        self.pickups = pickups
+        self.earnedPoints = earnedPoints
+    }
+}
+
+public struct UsageTotalsResponse: Codable, Sendable, Equatable {
+    /// The day's summary after the report.
+    public var summary: DailySummaryBody
+    /// The budget alerts this report made (§9.4).
+    public var alerts: [AlertBody]
+    /// The device zone's token right after the report.
+    public var changeToken: String
+
+    public init(summary: DailySummaryBody, alerts: [AlertBody], changeToken: String) {
+        self.summary = summary
+        self.alerts = alerts
+        self.changeToken = changeToken
+    }
+}

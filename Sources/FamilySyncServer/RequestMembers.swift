@@ -72,6 +72,13 @@ extension UsageUploadRequest: DeclaresMembers {
     ])
 }
 
+extension UsageTotalsRequest: DeclaresMembers {
+    static let members = MemberTree.object([
+        "timeZone": .any, "date": .any,
+        "apps": .array(.fields("logicalID", "displayName", "bundleIdentifier", "category", "totalSeconds", "pickups", "earnedPoints")),
+    ])
+}
+
 extension CreateMemberRequest: DeclaresMembers {
     static let members = MemberTree.fields("name", "role")
 }

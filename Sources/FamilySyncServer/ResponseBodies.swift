@@ -30,6 +30,7 @@ extension ReportBody: ResponseEncodable {}
 extension SummaryList: ResponseEncodable {}
 extension UsageList: ResponseEncodable {}
 extension UsageUploadResponse: ResponseEncodable {}
+extension UsageTotalsResponse: ResponseEncodable {}
 extension ZoneBody: ResponseEncodable {}
 extension ZoneChangesResponse: ResponseEncodable {}
 extension ZoneList: ResponseEncodable {}

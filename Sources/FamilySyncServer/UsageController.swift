@@ -4,7 +4,8 @@ import FamilySyncProtocol
 import Foundation
 import Hummingbird
 
-/// `POST /v1/usage` (PROTOCOL §7.2): a child's usage, idempotently, with the daily summaries.
+/// `POST /v1/usage` (PROTOCOL §7.2) and `POST /v1/usage/totals` (§9.2): a tracked device's usage,
+/// idempotently, with the daily summaries; and the reads of it.
 struct UsageController {
     let usage: PostgresUsageStore
     let keyring: ChangeTokenKeyring
@@ -14,6 +15,7 @@ struct UsageController {
 
     func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.post("usage", use: upload)
+            .post("usage/totals", use: uploadTotals)
     }
 
     /// `POST /v1/usage`: a child's sessions, stored once each, with the summaries of the days they touch.
@@ -28,6 +30,51 @@ struct UsageController {
             accepted: upload.accepted, duplicates: upload.duplicates, summaries: upload.summaries.map(DailySummaryBody.init),
             changeToken: try keyring.encode(ZoneController.token(caller, upload.zone, upload.sequence)), alerts: upload.alerts.map(AlertBody.init)
         )
+    }
+
+    /// `POST /v1/usage/totals`: a tracked device's running totals for a day; the largest of each
+    /// app's totals is kept, and the day's summary comes back.
+    @Sendable func uploadTotals(_ request: Request, context: FamilySyncRequestContext) async throws -> UsageTotalsResponse {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, .uploadUsage)
+        let body = try await request.decode(as: UsageTotalsRequest.self, context: context)
+        let timeZone = try body.timeZone.map { name throws(FamilySyncError) in try Validation.timeZone(name, field: "timeZone") }
+        let (apps, uncategorised) = try Self.totals(body.apps)
+        guard DailySummaryCalculator.interval(of: body.date, in: .gmt) != nil else { throw FamilySyncError.badRequest("date is a date, YYYY-MM-DD.", field: "date") }
+        let upload = try await usage.uploadTotals(apps, date: body.date, uncategorised: uncategorised, timeZone: timeZone, retention: retention, child: caller)
+        return UsageTotalsResponse(
+            summary: DailySummaryBody(upload.summary), alerts: upload.alerts.map(AlertBody.init),
+            changeToken: try keyring.encode(ZoneController.token(caller, upload.zone, upload.sequence))
+        )
+    }
+
+    /// A report's apps checked as a whole before anything is stored; the `logicalID`s of those
+    /// that named no category.
+    static func totals(_ bodies: [UsageTotalBody]) throws(FamilySyncError) -> (apps: [DailyTotals.App], uncategorised: Set<String>) {
+        guard bodies.count <= DailyTotals.maximumApps else {
+            throw .limitExceeded("At most \(DailyTotals.maximumApps) apps a report; this one has \(bodies.count).", field: "apps")
+        }
+        guard !bodies.isEmpty else { throw .badRequest("apps is empty.", field: "apps") }
+        var seen: Set<String> = []
+        var uncategorised: Set<String> = []
+        let apps = try bodies.enumerated().map { (index, body) throws(FamilySyncError) in
+            let field = "apps[\(index)]"
+            guard seen.insert(body.logicalID).inserted else { throw .badRequest("A logicalID appears once in a report.", field: "\(field).logicalID") }
+            let category = try body.category.map { text throws(FamilySyncError) in
+                guard let category = CategoryID(rawValue: text) else {
+                    throw .badRequest("category is " + CategoryID.describedForErrors + ".", field: "\(field).category")
+                }
+                return category
+            }
+            if category == nil { uncategorised.insert(body.logicalID) }
+            let app = DailyTotals.App(
+                logicalID: body.logicalID, displayName: body.displayName, bundleIdentifier: body.bundleIdentifier, category: category ?? .other,
+                totalSeconds: body.totalSeconds, earnedPoints: body.earnedPoints ?? 0, pickups: body.pickups
+            )
+            try app.validate(field: field)
+            return app
+        }
+        return (apps, uncategorised)
     }
 
     func addReadRoutes(to group: RouterGroup<FamilySyncRequestContext>) {

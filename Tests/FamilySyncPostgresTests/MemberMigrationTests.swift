@@ -36,7 +36,7 @@ import Testing
             for statement in statements { try await client.query(statement, logger: testLogger) }
             let before = try await databaseFingerprint(client)
 
-            #expect(try await Migrator(logger: testLogger).migrate(client: client) == [6])
+            #expect(try await Migrator(migrations: Migration.all.filter { $0.version <= 6 }, logger: testLogger).migrate(client: client) == [6])
 
             // Members: one per confirmed device, its id the device's, named after the child.
             let members = try await client.query(

@@ -59,6 +59,9 @@ import Testing
         Endpoint(name: "POST /v1/usage", method: .post, uri: { _ in "/v1/usage" }, json: { _ in
             #"{"records":[{"recordID":"\#(UUID().lowercased)","logicalID":"a","displayName":"A","category":"learning","sessionStart":"2026-11-17T10:00:00.000Z","sessionEnd":"2026-11-17T10:05:00.000Z","totalSeconds":300}]}"#
         }, expected: [403, 200, 403, 401, 403, 401, 200]),
+        Endpoint(name: "POST /v1/usage/totals", method: .post, uri: { _ in "/v1/usage/totals" }, json: { _ in
+            #"{"date":"2026-11-18","apps":[{"logicalID":"a","displayName":"A","category":"social_media","totalSeconds":300}]}"#
+        }, expected: [403, 200, 403, 401, 403, 401, 200]),
         Endpoint(name: "GET /v1/devices/{child}/summaries", method: .get, uri: { "/v1/devices/\($0.child.deviceID.lowercased)/summaries?from=2026-11-01&to=2026-11-07" }, expected: [200, 200, 403, 401, 404, 401, 403]),
         Endpoint(name: "GET /v1/devices/{child}/usage", method: .get, uri: { "/v1/devices/\($0.child.deviceID.lowercased)/usage?from=2026-11-01T00:00:00Z&to=2026-11-07T00:00:00Z" }, expected: [200, 200, 403, 401, 404, 401, 403]),
         Endpoint(name: "GET /v1/devices/{child}/report", method: .get, uri: { "/v1/devices/\($0.child.deviceID.lowercased)/report?from=2026-11-01&to=2026-11-07&granularity=week" }, expected: [200, 200, 403, 401, 404, 401, 403]),

@@ -48,6 +48,9 @@ import Testing
             recordID: UUID().uuidString, logicalID: "a", displayName: "A", bundleIdentifier: "b", category: "learning",
             sessionStart: Date(), sessionEnd: Date(), totalSeconds: 1, earnedPoints: 1, deviceID: UUID().uuidString, pickups: 1
         )]))
+        try Self.check(UsageTotalsRequest(timeZone: "UTC", date: "2026-11-20", apps: [UsageTotalBody(
+            logicalID: "a", displayName: "A", bundleIdentifier: "b", category: "social_media", totalSeconds: 60, pickups: 2, earnedPoints: 1
+        )]))
         try Self.check(CreateFamilyRequest(device: Self.device))
         try Self.check(UpdateDeviceRequest(name: "a", childName: "b", timeZone: "UTC", tracked: true))
         try Self.check(CreatePairingRequest(role: .child, childName: "a", ttlSeconds: 60, memberId: UUID()))
