@@ -137,8 +137,9 @@ public struct DailyTotals: Sendable, Equatable {
         }
     }
 
-    /// The latest date that ended before `instant` in every time zone (UTC+14 is the furthest
-    /// ahead): two days before its UTC date. The retention job deletes totals up to it.
+    /// The latest date that ended before `instant` in every time zone (a day ends last at UTC−12,
+    /// 12 hours after UTC's): two days before its UTC date. The retention job deletes totals up to
+    /// it; a report it accepts (`checkDate`) is never of such a day.
     public static func lastEndedDate(before instant: Date) -> String {
         DailySummaryCalculator.format(DailySummaryCalculator.dayNumber(of: instant, in: .gmt) - 2)
     }

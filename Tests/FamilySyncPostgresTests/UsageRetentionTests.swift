@@ -5,8 +5,8 @@ import Foundation
 import PostgresNIO
 import Testing
 
-/// The retention job, driven by an injected clock: usage older than the retention goes, in small
-/// batches; its daily summaries stay.
+/// The retention job, driven by an injected clock: usage and daily totals older than the retention
+/// go, in small batches; their daily summaries stay.
 @Suite struct UsageRetentionTests {
     @Test func oldUsageGoesAndItsSummariesStay() async throws {
         try await withTestDatabase { client, _ in
@@ -18,13 +18,18 @@ import Testing
                 return UsageSession(recordID: UUID(), logicalID: app, displayName: app, category: .learning, sessionStart: start, sessionEnd: start.addingTimeInterval(600), totalSeconds: 600, earnedPoints: 1)
             }
             let old = [session("a", hoursAgo: 30), session("b", hoursAgo: 29), session("c", hoursAgo: 28)]
-            let first = try await store.upload(old, timeZone: "UTC", child: family.child)
-            clock.advance(by: 400 * 86_400)
+            let retention: TimeInterval = 400 * 86_400
+            let oldDay = try #require(try await store.upload(old, timeZone: "UTC", child: family.child).summaries.first).date
+            let totals = [DailyTotals.App(logicalID: "e", displayName: "E", category: .learning, totalSeconds: 900)]
+            let first = try await store.uploadTotals(totals, date: oldDay, timeZone: "UTC", retention: retention, child: family.child).summary
+            // Two days more than retention: the old day has ended in every time zone.
+            clock.advance(by: 402 * 86_400)
             let recent = session("d", hoursAgo: 1)
             _ = try await store.upload([recent], timeZone: "UTC", child: family.child)
+            let today = DailySummaryCalculator.day(of: clock.now(), in: .gmt)
+            _ = try await store.uploadTotals(totals, date: today, timeZone: "UTC", retention: retention, child: family.child)
 
-            let retention: TimeInterval = 400 * 86_400
-            #expect(try await store.expireUsage(before: clock.now().addingTimeInterval(-retention), batchSize: 2) == 3)
+            #expect(try await store.expireUsage(before: clock.now().addingTimeInterval(-retention), batchSize: 2) == 4)
             #expect(try await store.expireUsage(before: clock.now().addingTimeInterval(-retention), batchSize: 2) == 0)
 
             let rows = try await client.query(
@@ -32,9 +37,11 @@ import Testing
                 logger: testLogger
             )
             var usage: [String: (Bool, String)] = [:]
+            var totalsKept: [String: Bool] = [:]
             var summaries: [DailySummary] = []
             for try await (name, type, deleted, fields) in rows.decode((String, String, Bool, String).self) {
                 if type == "UsageRecord" { usage[name] = (deleted, fields) }
+                if type == "DailyTotals" { totalsKept[name] = !deleted }
                 if type == "DailySummary", !deleted, let summary = DailySummary(fields: try JSONDecoder().decode([String: JSONValue].self, from: Data(fields.utf8))) {
                     summaries.append(summary)
                 }
@@ -44,9 +51,9 @@ import Testing
                 #expect(usage[session.recordName]?.1.trimmingCharacters(in: .whitespaces) == "{}", "its content is gone")
             }
             #expect(usage[recent.recordName]?.0 == false)
-            // The old day's summary is what it was.
-            let oldDay = try #require(first.summaries.first)
-            #expect(summaries.contains { $0.date == oldDay.date && $0.totalLearningSeconds == 1800 && $0.sameContent(as: oldDay) })
+            #expect(totalsKept == [DailyTotals.recordName(oldDay): false, DailyTotals.recordName(today): true])
+            // The old day's summary is what it was, its totals counted.
+            #expect(summaries.contains { $0.date == oldDay && $0.totalLearningSeconds == 2700 && $0.sameContent(as: first) })
         }
     }
 }

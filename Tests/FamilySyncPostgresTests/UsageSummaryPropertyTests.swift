@@ -6,9 +6,10 @@ import PostgresNIO
 import Testing
 
 /// PROTOCOL §7.3's promise: a stored summary always equals what recomputing it from the stored
-/// usage records gives. Random uploads, in random batches with re-sent records, with overlapping
-/// sessions of one app, sessions across midnight and across a DST change, in time zones whose
-/// clocks move by an hour or by half an hour.
+/// usage records and daily totals gives (§9.2). Random uploads, in random batches with re-sent
+/// records, with overlapping sessions of one app, sessions across midnight and across a DST
+/// change, in time zones whose clocks move by an hour or by half an hour; between them, reports of
+/// running totals for those days, some lower than what was reported before (late ones).
 @Suite struct UsageSummaryPropertyTests {
     /// Time zones and an instant just after one of their DST changes.
     static let zones: [(String, String)] = [
@@ -49,10 +50,25 @@ import Testing
                 ))
             }
 
-            // Uploaded in batches, each re-sending some records already sent (as a retry would).
+            // Uploaded in batches, each re-sending some records already sent (as a retry would),
+            // with reports of daily totals between them.
             var sent: [UsageSession] = []
             var remaining = pool.shuffled(using: &random)
+            let reportDays = Set(pool.flatMap { DailySummaryCalculator.days(of: $0, in: timeZone) }).sorted()
+            var largest: [String: [String: Int]] = [:]
             while !remaining.isEmpty {
+                if Bool.random(using: &random) {
+                    let date = reportDays.randomElement(using: &random)!
+                    let apps = ["khan", "duolingo", "minecraft", "tiktok"].shuffled(using: &random).prefix(Int.random(in: 1...3, using: &random)).map { app in
+                        DailyTotals.App(
+                            logicalID: app, displayName: app.capitalized, category: app == "tiktok" ? CategoryID(rawValue: "social_media")! : .learning,
+                            totalSeconds: Int.random(in: 0...(6 * 3600), using: &random), earnedPoints: Int.random(in: 0...50, using: &random),
+                            pickups: Bool.random(using: &random) ? Int.random(in: 0...20, using: &random) : nil
+                        )
+                    }
+                    _ = try await store.uploadTotals(apps, date: date, timeZone: zoneName, retention: 400 * 86_400, child: family.child)
+                    for app in apps { largest[date, default: [:]][app.logicalID] = max(largest[date]?[app.logicalID] ?? 0, app.totalSeconds) }
+                }
                 var batch = Array(remaining.prefix(Int.random(in: 1...8, using: &random)))
                 remaining.removeFirst(batch.count)
                 for old in sent.shuffled(using: &random).prefix(Int.random(in: 0...3, using: &random)) where !batch.contains(old) { batch.append(old) }
@@ -61,11 +77,16 @@ import Testing
                 sent += batch.filter { !sent.contains($0) }
             }
 
-            // Everything stored, and the summaries recomputed from it.
+            // Everything stored, each app's largest total kept, and the summaries recomputed from it.
             let stored = try await Self.stored(family.child, client)
             #expect(Set(stored.sessions.map(\.recordID)) == Set(pool.map(\.recordID)))
-            let days = Set(pool.flatMap { DailySummaryCalculator.days(of: $0, in: timeZone) }).sorted()
-            let expected = DailySummaryCalculator.summaries(of: stored.sessions, days: days, deviceID: family.child.deviceID, timeZone: timeZone, at: now)
+            #expect(Dictionary(uniqueKeysWithValues: stored.totals.map { totals in
+                (totals.date, Dictionary(uniqueKeysWithValues: totals.apps.map { ($0.logicalID, $0.totalSeconds) }))
+            }) == largest)
+            let days = reportDays
+            let expected = DailySummaryCalculator.summaries(
+                of: stored.sessions, totals: stored.totals, days: days, deviceID: family.child.deviceID, timeZone: timeZone, at: now
+            )
             for summary in expected {
                 if let kept = stored.summaries[summary.date] {
                     #expect(kept.sameContent(as: summary), "seed \(seed), \(zoneName), \(summary.date): stored \(kept), recomputed \(summary)")
@@ -77,19 +98,23 @@ import Testing
         }
     }
 
-    static func stored(_ child: AuthenticatedDevice, _ client: PostgresClient) async throws -> (sessions: [UsageSession], summaries: [String: DailySummary]) {
+    static func stored(_ child: AuthenticatedDevice, _ client: PostgresClient) async throws -> (
+        sessions: [UsageSession], totals: [DailyTotals], summaries: [String: DailySummary]
+    ) {
         let rows = try await client.query(
             "SELECT record_type, fields::text FROM records WHERE family_id = \(child.familyID) AND zone_name = \(Device.zoneName(forChild: child.deviceID)) AND NOT deleted",
             logger: testLogger
         )
         var sessions: [UsageSession] = []
         var summaries: [String: DailySummary] = [:]
+        var totals: [DailyTotals] = []
         for try await (type, text) in rows.decode((String, String).self) {
             let fields = try JSONDecoder().decode([String: JSONValue].self, from: Data(text.utf8))
             if type == "UsageRecord", let session = UsageSession(fields: fields) { sessions.append(session) }
             if type == "DailySummary", let summary = DailySummary(fields: fields) { summaries[summary.date] = summary }
+            if type == "DailyTotals", let reported = DailyTotals(fields: fields) { totals.append(reported) }
         }
-        return (sessions, summaries)
+        return (sessions, totals, summaries)
     }
 
     static func uuid(_ random: inout SeededGenerator) -> uuid_t {
