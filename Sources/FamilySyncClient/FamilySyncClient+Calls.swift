@@ -141,6 +141,12 @@ extension FamilySyncClient {
         try await send(.POST, "/v1/usage", body: request, as: UsageUploadResponse.self)
     }
 
+    /// §9.2: this device's running totals for a day. Send them as often as they grow (each app's
+    /// largest total is kept, so a late or repeated report is harmless).
+    public func uploadTotals(_ request: UsageTotalsRequest) async throws(FamilySyncError) -> UsageTotalsResponse {
+        try await send(.POST, "/v1/usage/totals", body: request, as: UsageTotalsResponse.self)
+    }
+
     /// Dates `YYYY-MM-DD`, both included; days without usage come as zeros.
     public func summaries(of child: UUID, from: String, to: String) async throws(FamilySyncError) -> [DailySummaryBody] {
         try await send(.GET, "/v1/devices/\(child.lowercased)/summaries", query: [("from", from), ("to", to)], as: SummaryList.self).summaries

@@ -2,8 +2,8 @@ import FamilySyncTestSupport
 import Foundation
 import Testing
 
-/// `familysync budgets`, `budget-status` and `alerts` as a parent runs them: a budget, uploads that
-/// cross 80 % and 100 % of it, the two alerts, one dismissed.
+/// `familysync budgets`, `budget-status`, `alerts` and `usage totals` as a family runs them: a
+/// budget, uploads that cross 80 % and 100 % of it, the two alerts, one dismissed.
 @Suite(.timeLimit(.minutes(3))) struct BudgetCommandTests {
     @Test func aBudgetItsAlertsAndADismissal() async throws {
         try await withCLISession { cli in
@@ -61,6 +61,61 @@ import Testing
             #expect(reported.contains("Reported: Half an hour of games"), "\(reported)")
             let today = try await cli.ok(["alerts", "--member", "Johnny", "--profile", "mom"]).stdout
             #expect(today.contains("threshold") && today.contains("Half an hour of games"), "\(today)")
+        }
+    }
+
+    /// The budget seed's flow (issue 14's "done when"): a 30-hour monthly social-media budget, the
+    /// child's device reporting its running totals every 15 minutes, the parent's watch seeing the
+    /// 80 % and the 100 % alert as they are made, and dismissing one.
+    @Test func theBudgetSeedsFlowWithRunningTotals() async throws {
+        try await withCLISession { cli in
+            try await ClientCommandTests.pairedFamily(cli)
+            // Today (UTC), and the day's allowance of 30 hours in this month.
+            let now = Date()
+            let day = String(ISO8601DateFormatter().string(from: now).prefix(10))
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = .gmt
+            let allowance = 30 * 60 / (calendar.range(of: .day, in: .month, for: now)?.count ?? 30)
+
+            let set = try await cli.ok(["budgets", "set", "--member", "Johnny", "--category", "social_media", "--monthly", "30", "--profile", "mom"]).stdout
+            #expect(set.contains("social_media"), "\(set)")
+            let watch = try await cli.start(["alerts", "--member", "Johnny", "--from", day, "--watch", "--profile", "mom"])
+            defer { watch.signal(SIGKILL) }
+            let deadline = ContinuousClock.now + .seconds(20)
+            while !watch.stderr.contains("Watching Johnny's alerts") {
+                guard ContinuousClock.now < deadline else { throw TestFailure("the watch did not start: \(watch.stderr)") }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+
+            // Four reports, 15 minutes of use apart in the seed: a quarter, half, 85 % and 110 % of
+            // the allowance. Only the third and the fourth make an alert.
+            func report(_ percent: Int) async throws -> String {
+                let seconds = allowance * 60 * percent / 100
+                try "logicalID,displayName,bundleIdentifier,totalSeconds\ntiktok,TikTok,com.zhiliaoapp.musically,\(seconds)\nkhan,Khan Academy,org.khanacademy.khanacademy,600\n"
+                    .write(toFile: cli.directory + "/totals.csv", atomically: true, encoding: .utf8)
+                return try await cli.ok(["usage", "totals", "totals.csv", "--date", day, "--time-zone", "UTC", "--profile", "johnny"]).stdout
+            }
+            #expect(!(try await report(25)).contains("budget"))
+            #expect(!(try await report(50)).contains("budget"))
+            let eightyFive = try await report(85)
+            #expect(eightyFive.contains("budget 80%") && !eightyFive.contains("budget 100%"), "\(eightyFive)")
+            try await waitForOutput(watch, containing: "budget 80%")
+            // The same report again (a retry) makes nothing.
+            #expect(!(try await report(85)).contains("budget"))
+            #expect((try await report(110)).contains("budget 100%"))
+            try await waitForOutput(watch, containing: "budget 100%")
+            watch.signal(SIGTERM)
+            _ = try await watch.waitForExit()
+
+            let summary = try await cli.ok(["summaries", "--child", "Johnny", "--from", day, "--to", day, "--profile", "mom", "--json"]).stdout
+            #expect(summary.contains("social_media") && summary.contains("learning"), "\(summary)")
+            let alerts = try await cli.ok(["alerts", "--member", "Johnny", "--from", day, "--to", day, "--profile", "mom", "--json"]).json()
+            let list = try #require(alerts["alerts"] as? [[String: Any]])
+            #expect(list.compactMap { $0["percent"] as? Int }.sorted() == [80, 100])
+            let hundred = try #require(list.first { $0["percent"] as? Int == 100 }?["alertID"] as? String)
+            try await cli.ok(["alerts", "dismiss", hundred, "--profile", "mom"])
+            let left = try await cli.ok(["alerts", "--member", "Johnny", "--from", day, "--to", day, "--profile", "mom"]).stdout
+            #expect(left.contains("budget 80%") && !left.contains("budget 100%"), "\(left)")
         }
     }
 }

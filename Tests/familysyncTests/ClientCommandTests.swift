@@ -202,6 +202,10 @@ import Glibc
                 .write(toFile: cli.directory + "/when.csv", atomically: true, encoding: .utf8)
             try #"{"records":[{"logicalID":"a","displayName":"A","category":"learning","sessionStart":"2026-01-02T14:00:00Z","sessionEnd":"2026-01-02T13:00:00Z","totalSeconds":0}]}"#
                 .write(toFile: cli.directory + "/backwards.json", atomically: true, encoding: .utf8)
+            try "logicalID,displayName\na,A\n".write(toFile: cli.directory + "/untimed.csv", atomically: true, encoding: .utf8)
+            try "logicalID,displayName,totalSeconds\na,A,lots\n".write(toFile: cli.directory + "/lots.csv", atomically: true, encoding: .utf8)
+            try #"{"date":"2026-11-18","apps":[{"logicalID":"a","displayName":"A","totalSeconds":90001}]}"#.write(toFile: cli.directory + "/long.json", atomically: true, encoding: .utf8)
+            try #"{"day":"2026-11-18","apps":[]}"#.write(toFile: cli.directory + "/day.json", atomically: true, encoding: .utf8)
 
             let cases: [([String], Int32, String)] = [
                 (["pair", "accept", "familysync://pair?v=2&p=x", "--name", "X", "--profile", "x"], 2, "that is not a FamilySync pairing code"),
@@ -218,6 +222,11 @@ import Glibc
                 (["usage", "upload", "missing.csv", "--profile", "johnny"], 2, "cannot read the usage file"),
                 (["usage", "upload", "backwards.json", "--profile", "johnny"], 1, "refused 1 usage record, dropped from the queue: "),
                 (["usage", "upload", "extra.csv", "--profile", "mom"], 2, "uploading usage is for a child device"),
+                (["usage", "totals", "untimed.csv", "--profile", "johnny"], 2, "the totals file has no 'totalSeconds' column"),
+                (["usage", "totals", "lots.csv", "--profile", "johnny"], 2, "row 2: totalSeconds is not a whole number"),
+                (["usage", "totals", "day.json", "--profile", "johnny"], 2, "the totals file has an unknown member 'day'"),
+                (["usage", "totals", "long.json", "--date", "2026-11-18", "--profile", "johnny"], 1, "BAD_REQUEST"),
+                (["usage", "totals", "long.json", "--profile", "mom"], 1, "ACCESS_DENIED"),
                 (["command", "send", "block", "--payload", "[1]", "--profile", "mom"], 2, "the payload must be a JSON object"),
                 (["command", "send", "explode", "--profile", "mom"], 1, "BAD_REQUEST"),
                 (["command", "result", "\(UUID())", "--executed", "--profile", "johnny"], 1, "NOT_FOUND"),

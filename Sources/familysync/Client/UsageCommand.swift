@@ -7,9 +7,48 @@ import Foundation
 struct UsageCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "usage",
-        abstract: "Upload a child's usage; what the server has not taken stays queued for the next try.",
-        subcommands: [Upload.self, Flush.self]
+        abstract: "Upload a child's usage, as sessions (queued until the server takes them) or as a day's running totals.",
+        subcommands: [Upload.self, Flush.self, Totals.self]
     )
+
+    struct Totals: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Report this device's running totals for a day from a JSON or CSV file (a tracked device).",
+            discussion: """
+                PROTOCOL §9.2: each app's total so far today. The server keeps each app's largest total, so report as \
+                often as they grow (the budget seed does every 15 minutes); a late or repeated report lowers nothing. \
+                JSON: the POST /v1/usage/totals body, or an array of its apps. CSV: a header row with the columns \
+                logicalID, displayName, totalSeconds and, if wanted, bundleIdentifier, category, pickups, earnedPoints. \
+                Prints the day's summary and the budget alerts the report made.
+                """
+        )
+
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "The file: .json, or CSV.")
+        var file: String
+        @Option(help: "The day, YYYY-MM-DD. Default: the file's date, else today in the time zone.")
+        var date: String?
+        @Option(help: "The time zone of the day. Default: the file's; else, with --date or the file's date, the device's; else this machine's.")
+        var timeZone: String?
+
+        func run() async throws {
+            let context = try options.context()
+            let (_, client) = try context.device()
+            let contents = try TotalsFile.read(file)
+            var zone = timeZone ?? contents.timeZone
+            let day = date ?? contents.date
+            if day == nil, zone == nil { zone = TimeZone.current.identifier }
+            let today = DateRangeOptions.today(in: zone.flatMap(TimeZone.init(identifier:)) ?? .current)
+            let answer = try await client.uploadTotals(UsageTotalsRequest(timeZone: zone, date: day ?? today, apps: contents.apps))
+            if context.output.json { return try context.output.document(answer) }
+            context.output.line("Reported \(contents.apps.count) app total\(contents.apps.count == 1 ? "" : "s") for \(answer.summary.date).")
+            SummaryTable.print([answer.summary], context.output)
+            if !answer.alerts.isEmpty {
+                context.output.line("")
+                context.output.table(["WHEN", "ALERT", "MESSAGE", "STATE", "ID"], answer.alerts.map(AlertsCommand.List.row))
+            }
+        }
+    }
 
     struct Upload: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
