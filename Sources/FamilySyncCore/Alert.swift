@@ -48,10 +48,12 @@ public struct Alert: Sendable, Equatable {
     public var recordName: String { Self.recordName(alertID) }
     public static func recordName(_ id: UUID) -> String { "alert-\(id.lowercased)" }
 
-    /// A budget alert's id, from (budget, day, percent) alone: the first 128 bits of their SHA-256,
-    /// marked as an RFC 9562 version 8 (custom) UUID.
-    public static func budgetAlertID(budgetID: String, date: String, percent: Int) -> UUID {
-        derivedID("familysync.budget-alert\u{0}\(budgetID)\u{0}\(date)\u{0}\(percent)")
+    /// A budget alert's id, from (member, budget, day, percent) alone: the first 128 bits of their
+    /// SHA-256, marked as an RFC 9562 version 8 (custom) UUID. The member is in it because budget
+    /// ids repeat across members (each child's `social_media` budget): without it two siblings'
+    /// alerts shared an id, and dismissing one could dismiss the other.
+    public static func budgetAlertID(member: UUID, budgetID: String, date: String, percent: Int) -> UUID {
+        derivedID("familysync.budget-alert\u{0}\(member.lowercased)\u{0}\(budgetID)\u{0}\(date)\u{0}\(percent)")
     }
 
     /// A threshold alert's id, from the reporting device and its own id for the alert: a device

@@ -43,7 +43,7 @@ public enum BudgetEvaluation {
     }
 
     /// The budget alerts `date`'s usage calls for and that do not exist yet: one per (budget, day,
-    /// percent) reached. Their ids come from that triple alone, so whatever the order, repetition
+    /// percent) reached. Their ids come from that triple and the member alone, so whatever the order, repetition
     /// or concurrency of uploads, each is created once (the change log writes them under the
     /// family's lock, and an existing one is never written again).
     public static func alertsDue(
@@ -52,7 +52,7 @@ public enum BudgetEvaluation {
         status(of: budgets, date: date, byCategory: byCategory).flatMap { status -> [Alert] in
             guard let budget = budgets.first(where: { $0.budgetID == status.budgetID }) else { return [] }
             return budget.alertAtPercent.filter { status.percent >= $0 }.compactMap { threshold in
-                let id = Alert.budgetAlertID(budgetID: budget.budgetID, date: date, percent: threshold)
+                let id = Alert.budgetAlertID(member: member, budgetID: budget.budgetID, date: date, percent: threshold)
                 guard !existing.contains(id) else { return nil }
                 let what = if case .category(let category) = budget.scope { category.rawValue } else { "screen time" }
                 return Alert(

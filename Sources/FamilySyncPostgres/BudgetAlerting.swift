@@ -7,7 +7,7 @@ extension LockedFamily {
     /// The budget alerts a member's days call for now (PROTOCOL §9.4), written into the member's
     /// zone in this transaction: after an upload changed one of the member's devices' days. Under
     /// the family's lock the member's days, budgets and alerts read here cannot change before the
-    /// commit, and an alert's name comes from (budget, day, percent), so each is made once whatever
+    /// commit, and an alert's name comes from (member, budget, day, percent), so each is made once whatever
     /// the order, repetition or concurrency of uploads from the member's devices.
     func alertBudgets(of memberID: UUID, days dates: [String], device: UUID, now: Date) async throws -> [Alert] {
         guard !dates.isEmpty else { return [] }

@@ -47,6 +47,11 @@ import Testing
             #expect(try await parent.memberReport(of: johnny, from: day, to: day).totals.byPlatform?.map(\.seconds) == [1800, 900])
             #expect(try await parent.memberReportCSV(of: johnny, from: day, to: day).contains("platform,macos,,,900,"))
 
+            // The Mac's running total for Khan (§9.2): 25 minutes beats its 15 of sessions.
+            let totals = try await mac.uploadTotals(UsageTotalsRequest(date: day, apps: [UsageTotalBody(logicalID: "khan", displayName: "Khan", totalSeconds: 1500)]))
+            #expect(totals.summary.totalSeconds == 1500 && totals.summary.totalLearningSeconds == 1500)
+            #expect(try await mac.memberSummaries(of: johnny, from: day, to: day).first?.totalSeconds == 3300)
+
             // A threshold the Mac watches fired: reported twice, one alert.
             let report = ReportAlertRequest(clientAlertID: UUID(), category: "gaming", usedMinutes: 15, message: "15 minutes of games")
             let alert = try await mac.reportAlert(report)

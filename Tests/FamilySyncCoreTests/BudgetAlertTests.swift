@@ -70,11 +70,13 @@ import Testing
     }
 
     @Test func anAlertsIDComesFromItsBudgetDayAndPercent() {
-        let id = Alert.budgetAlertID(budgetID: "social", date: "2026-11-23", percent: 80)
-        #expect(id == Alert.budgetAlertID(budgetID: "social", date: "2026-11-23", percent: 80))
-        #expect(id != Alert.budgetAlertID(budgetID: "social", date: "2026-11-23", percent: 100))
-        #expect(id != Alert.budgetAlertID(budgetID: "social", date: "2026-11-24", percent: 80))
-        #expect(id != Alert.budgetAlertID(budgetID: "social2", date: "2026-11-23", percent: 80))
+        let member = UUID(), sibling = UUID()
+        let id = Alert.budgetAlertID(member: member, budgetID: "social", date: "2026-11-23", percent: 80)
+        #expect(id == Alert.budgetAlertID(member: member, budgetID: "social", date: "2026-11-23", percent: 80))
+        #expect(id != Alert.budgetAlertID(member: member, budgetID: "social", date: "2026-11-23", percent: 100))
+        #expect(id != Alert.budgetAlertID(member: member, budgetID: "social", date: "2026-11-24", percent: 80))
+        #expect(id != Alert.budgetAlertID(member: member, budgetID: "social2", date: "2026-11-23", percent: 80))
+        #expect(id != Alert.budgetAlertID(member: sibling, budgetID: "social", date: "2026-11-23", percent: 80))
         #expect(id.uuidString.lowercased().dropFirst(14).first == "8", "a version 8 UUID")
     }
 

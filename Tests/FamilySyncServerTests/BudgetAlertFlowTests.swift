@@ -86,6 +86,29 @@ import Testing
         }
     }
 
+    /// Two children with a budget of the same id: each gets its own alerts, and dismissing one
+    /// child's leaves the other's (their ids once came from the budget, day and percent alone).
+    @Test func siblingsWithTheSameBudgetHaveTheirOwnAlerts() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, emma) = try await server.pair(by: parent)
+            let (_, noah) = try await server.pair(by: parent)
+            var alerts: [AlertBody] = []
+            for child in [emma, noah] {
+                let member = try await server.memberID(of: child)
+                #expect(try await server.send(.post, "/v1/zones/\(Member.zoneName(of: member))/records/modify", credential: parent.credential, json: Self.budget).status == .ok)
+                alerts += try await Self.upload(server, child, [Self.session(server, app: "game", minutes: 50, endingAgo: 600)]).alerts
+            }
+            #expect(alerts.map(\.percent) == [80, 80])
+            #expect(Set(alerts.map(\.alertID)).count == 2)
+            let dismissed = try await server.send(.post, "/v1/alerts/\(alerts[1].alertID.lowercased)/dismiss", credential: parent.credential)
+            #expect(try dismissed.decode(AlertBody.self).memberId == alerts[1].memberId)
+            let day = try #require(alerts[0].date)
+            let emmas = try await server.send(.get, "/v1/members/\(alerts[0].memberId.lowercased)/alerts?from=\(day)&to=\(day)", credential: parent.credential)
+            #expect(try emmas.decode(AlertList.self).alerts.map(\.alertID) == [alerts[0].alertID])
+        }
+    }
+
     /// Concurrent uploads from two devices of the member, in any order and repeated: each of the
     /// budget's alerts exists once, and the uploads' answers name each alert once between them.
     @Test func concurrentUploadsMakeEachAlertExactlyOnce() async throws {

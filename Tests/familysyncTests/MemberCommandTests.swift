@@ -39,6 +39,12 @@ import Testing
             // Johnny's own Mac reads his view too.
             try await cli.ok(["summaries", "--member", "Johnny", "--from", "2026-01-02", "--to", "2026-01-02", "--profile", "mac"])
 
+            // Mom's phone records her own usage once tracked, through the same commands.
+            let untracked = try await cli.run(["usage", "upload", "mac.csv", "--profile", "mom"])
+            #expect(untracked.status == 2 && untracked.stderr.contains("'familysync members track' tracks it"), "\(untracked.stderr)")
+            #expect(try await cli.ok(["members", "track", "--profile", "mom"]).stdout.contains("is tracked"))
+            #expect(try await cli.ok(["usage", "upload", "mac.csv", "--profile", "mom"]).stdout.contains("The server took 1 new"))
+
             // Every parent device lost: the code brings the family back, once.
             let recovered = try await cli.ok(["family", "recover", "--code", String(code), "--name", "New phone", "--platform", "ios", "--time-zone", "UTC", "--profile", "mom2"]).stdout
             #expect(recovered.contains("Recovered family") && recovered.contains("Recovery code:"))

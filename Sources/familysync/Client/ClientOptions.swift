@@ -65,6 +65,18 @@ struct ClientContext {
         return (profile, FamilySyncClient(serverURL: server, credential: profile.credential))
     }
 
+    /// The profile's device, which must record its own usage (§8): a child's, or a parent's that
+    /// is tracked (asked of the server, since tracking is switched on another device too).
+    func trackedDevice(for action: String) async throws -> (Profile, FamilySyncClient) {
+        let (profile, client) = try device()
+        if profile.role == .parent, !(try await client.me().tracked) {
+            throw OperatorError.configuration(
+                "\(action) is for a tracked device; profile '\(profileName)' is an untracked parent (\(profile.name)): 'familysync members track' tracks it"
+            )
+        }
+        return (profile, client)
+    }
+
     /// The profile's device, which must have `role` for what was asked.
     func device(as role: DeviceRole, for action: String) throws -> (Profile, FamilySyncClient) {
         let (profile, client) = try device()

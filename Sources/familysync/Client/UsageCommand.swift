@@ -33,8 +33,8 @@ struct UsageCommand: AsyncParsableCommand {
 
         func run() async throws {
             let context = try options.context()
-            let (_, client) = try context.device()
             let contents = try TotalsFile.read(file)
+            let (_, client) = try await context.trackedDevice(for: "reporting totals")
             var zone = timeZone ?? contents.timeZone
             let day = date ?? contents.date
             if day == nil, zone == nil { zone = TimeZone.current.identifier }
@@ -52,7 +52,7 @@ struct UsageCommand: AsyncParsableCommand {
 
     struct Upload: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Queue the usage records of a JSON or CSV file, then send the queue (child).",
+            abstract: "Queue the usage records of a JSON or CSV file, then send the queue (a tracked device).",
             discussion: """
                 JSON: PROTOCOL §7.2's upload body, or an array of its records. CSV: a header row with the columns \
                 logicalID, displayName, category, sessionStart, sessionEnd and, if wanted, recordID, bundleIdentifier, \
@@ -69,7 +69,7 @@ struct UsageCommand: AsyncParsableCommand {
 
         func run() async throws {
             let context = try options.context()
-            let (profile, client) = try context.device(as: .child, for: "uploading usage")
+            let (profile, client) = try await context.trackedDevice(for: "uploading usage")
             let contents = try UsageFile.read(file, deviceID: profile.deviceId)
             let queue = UsageQueueCLI(context: context)
             try await queue.queue.enqueue(contents.records)
@@ -78,7 +78,7 @@ struct UsageCommand: AsyncParsableCommand {
     }
 
     struct Flush: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Send the usage still queued from earlier uploads (child).")
+        static let configuration = CommandConfiguration(abstract: "Send the usage still queued from earlier uploads (a tracked device).")
 
         @OptionGroup var options: ClientOptions
         @Option(help: "The time zone the child's days are counted in. Default: the device's.")
@@ -86,7 +86,7 @@ struct UsageCommand: AsyncParsableCommand {
 
         func run() async throws {
             let context = try options.context()
-            let (_, client) = try context.device(as: .child, for: "uploading usage")
+            let (_, client) = try await context.trackedDevice(for: "uploading usage")
             try await UsageQueueCLI(context: context).flush(client, timeZone: timeZone, read: nil)
         }
     }
