@@ -24,8 +24,10 @@ import Testing
     }
 
     @Test func everyTypeOfTheProtocolIsDeclaredAndOnlyUsageDerives() {
-        #expect(Set(RecordTypeRegistry.types.keys) == ["AppConfiguration", "DeviceSettings", "ConfigurationCommand", "UsageRecord", "DailySummary", "Category", "Budget", "Alert"])
-        #expect(RecordTypeRegistry.types.values.filter { $0.derivation != nil }.map(\.name) == ["UsageRecord"])
+        #expect(Set(RecordTypeRegistry.types.keys) == [
+            "AppConfiguration", "DeviceSettings", "ConfigurationCommand", "UsageRecord", "DailyTotals", "DailySummary", "Category", "Budget", "Alert",
+        ])
+        #expect(Set(RecordTypeRegistry.types.values.filter { $0.derivation != nil }.map(\.name)) == ["UsageRecord", "DailyTotals"])
     }
 
     @Test func usageAcrossMidnightReadsBothDaysAndDerivesBothSummaries() throws {
@@ -34,7 +36,7 @@ import Testing
         let written = [Self.usage("khan", "2026-11-20T05:30:00Z", "2026-11-20T06:30:00Z", seconds: 3000)]
         let plan = derivation.plan(written, Self.context)
         let reads = plan.reads
-        #expect(reads.contains(.named(["summary-2026-11-19", "summary-2026-11-20"])))
+        #expect(reads.contains(.named(["summary-2026-11-19", "summary-2026-11-20", "totals-2026-11-19", "totals-2026-11-20"])))
         #expect(reads.contains(.overlapping(
             type: "UsageRecord", startField: "sessionStart", endField: "sessionEnd",
             interval: DateInterval(start: Instant.parse("2026-11-19T06:00:00Z")!, end: Instant.parse("2026-11-21T06:00:00Z")!)
@@ -64,6 +66,28 @@ import Testing
         fields["recordID"] = .string(String(again.recordName.dropFirst("usage-".count)))
         again.fields = fields
         #expect(derivation.plan([again], Self.context).derive(([earlier, later] + second).map(StoredRecord.init)).isEmpty)
+    }
+
+    /// `DailyTotals` → `DailySummary`: the totals' day, read with its sessions, in the zone's time
+    /// zone; the totals being written replace the stored ones.
+    @Test func totalsDeriveTheirDaysSummaryOverItsSessions() throws {
+        let derivation = try #require(RecordTypeRegistry.types["DailyTotals"]?.derivation)
+        let totals = DailyTotals(date: "2026-11-20", apps: [DailyTotals.App(logicalID: "khan", displayName: "Khan", category: .learning, totalSeconds: 1200)])
+        let record = Record(
+            recordName: totals.recordName, recordType: "DailyTotals", fields: totals.fields, changeTag: "", deleted: false, createdAt: Self.now,
+            createdBy: Self.child, modifiedAt: Self.now, modifiedBy: Self.child, modifiedRole: .child, clientModifiedAt: Self.now
+        )
+        let plan = derivation.plan([record], Self.context)
+        #expect(plan.reads.contains(.overlapping(
+            type: "UsageRecord", startField: "sessionStart", endField: "sessionEnd",
+            interval: DateInterval(start: Instant.parse("2026-11-20T06:00:00Z")!, end: Instant.parse("2026-11-21T06:00:00Z")!)
+        )))
+        // A stored session of 30 minutes beats the total; the stored (older, smaller) totals are replaced.
+        let session = Self.usage("khan", "2026-11-20T15:00:00Z", "2026-11-20T15:30:00Z", seconds: 1800)
+        var older = record
+        older.fields = DailyTotals(date: "2026-11-20", apps: [DailyTotals.App(logicalID: "khan", displayName: "Khan", category: .learning, totalSeconds: 2400)]).fields
+        let derived = plan.derive([StoredRecord(session), StoredRecord(older)])
+        #expect(derived.compactMap { DailySummary(fields: $0.fields)?.totalLearningSeconds } == [1800])
     }
 
     @Test func aSessionWithNothingToCountOnADayWithoutSummaryWritesNothing() throws {
