@@ -13,7 +13,9 @@ import ServiceLifecycle
 /// Usage ingest (PROTOCOL §7.2–§7.3): 1000-record uploads through HTTP, with dedupe and summary
 /// upkeep, against the same rows inserted by a plain `INSERT … SELECT unnest(…) ON CONFLICT DO
 /// NOTHING` through PostgresNIO, both in this process against the same database; then a replay of
-/// the same uploads (all duplicates).
+/// the same uploads (all duplicates). Then daily totals (§9.2): a device of the budgeted member
+/// reporting 20 apps' running totals every "15 minutes", against the same record upserted by a
+/// plain `INSERT … ON CONFLICT DO UPDATE`.
 enum UsageBenchmark {
     static func run(_ arguments: [String]) async throws {
         let batchCount = arguments.count > 0 ? Int(arguments[0]) ?? 20 : 20
@@ -110,6 +112,39 @@ enum UsageBenchmark {
             }
             let budgetedSeconds = seconds(clock.now - budgetedStart)
 
+            // Daily totals from a second device of the budgeted member: 16 reports a day (four
+            // hours of a report every 15 minutes), 20 apps each, growing; each report rewrites the
+            // day's totals record, derives its summary and checks the member's budgets.
+            let third = try await api.send(.POST, "/v1/pairings", credential: family.credential, body: CreatePairingRequest(role: .child, memberId: member), as: CreatePairingResponse.self)
+            let reporter = try await api.send(.POST, "/v1/pairings/accept", body: AcceptPairingRequest(qrPayload: third.qrPayload, device: .init(name: "Totals device", platform: .macos, timeZone: "America/Chicago")), as: AcceptPairingResponse.self)
+            _ = try await api.send(.POST, "/v1/pairings/\(third.pairing.id.lowercased)/confirm", credential: family.credential, body: Empty(), as: PairingBody.self)
+            let chicago = TimeZone(identifier: "America/Chicago")!
+            let reports: [UsageTotalsRequest] = (0..<batchCount).flatMap { index in
+                let date = DailySummaryCalculator.day(of: Date().addingTimeInterval(-TimeInterval(index + 1) * 86_400), in: chicago)
+                return (1...16).map { step in
+                    UsageTotalsRequest(timeZone: chicago.identifier, date: date, apps: (0..<20).map { app in
+                        UsageTotalBody(
+                            logicalID: "app-\(app)", displayName: "App \(app)", category: app % 2 == 0 ? "learning" : "reward",
+                            totalSeconds: step * (30 + app * 5), pickups: step, earnedPoints: step
+                        )
+                    })
+                }
+            }
+            let reportBodies = try reports.map { ByteBuffer(data: try WireCoding.makeEncoder().encode($0)) }
+            var totalsAlerts = 0
+            let totalsStart = clock.now
+            for body in reportBodies {
+                var request = HTTPClientRequest(url: api.base + "/v1/usage/totals")
+                request.method = .POST
+                request.headers.add(name: "Authorization", value: "Bearer \(reporter.credential)")
+                request.body = .bytes(body)
+                let response = try await api.http.execute(request, timeout: .seconds(120))
+                let bytes = try await response.body.collect(upTo: 16 << 20)
+                guard response.status == .ok else { throw BenchFailure("totals report: \(response.status) \(String(buffer: bytes))") }
+                totalsAlerts += try WireCoding.makeDecoder().decode(UsageTotalsResponse.self, from: Data(bytes.readableBytesView)).alerts.count
+            }
+            let totalsSeconds = seconds(clock.now - totalsStart)
+
             // Baseline: the same rows into a scratch zone, one plain statement a batch.
             let familyID = family.family.id
             let zone = "bench-baseline"
@@ -138,6 +173,28 @@ enum UsageBenchmark {
             }
             let baselineSeconds = seconds(clock.now - baselineStart)
 
+            // Baseline for totals: the same day records upserted, one plain statement a report.
+            let totalsBodies = try reports.map { report in
+                String(decoding: try encoder.encode(DailyTotals(date: report.date, apps: report.apps.map { app in
+                    DailyTotals.App(
+                        logicalID: app.logicalID, displayName: app.displayName, category: CategoryID(rawValue: app.category ?? "other")!,
+                        totalSeconds: app.totalSeconds, earnedPoints: app.earnedPoints ?? 0, pickups: app.pickups
+                    )
+                }).fields), as: UTF8.self)
+            }
+            let upsertStart = clock.now
+            for (report, body) in zip(reports, totalsBodies) {
+                try await postgres.query(
+                    """
+                    INSERT INTO records (family_id, zone_name, record_name, record_type, fields, change_tag, created_at, created_by, modified_at, modified_by, modified_role, client_modified_at, seq)
+                    VALUES (\(familyID), \(zone), \(DailyTotals.recordName(report.date)), 'DailyTotals', \(body)::jsonb, 't', now(), \(child.device.id), now(), \(child.device.id), 'child', now(), 1)
+                    ON CONFLICT (family_id, zone_name, record_name) DO UPDATE SET fields = EXCLUDED.fields, modified_at = EXCLUDED.modified_at
+                    """,
+                    logger: logger
+                )
+            }
+            let upsertSeconds = seconds(clock.now - upsertStart)
+
             let ingestRate = Double(total) / ingest.seconds, replayRate = Double(total) / replay.seconds, baselineRate = Double(total) / baselineSeconds
             print("FamilySync usage ingest benchmark (\(batchCount) uploads of \(batchSize) records, one day each, one client, sequential)")
             print(String(format: "  ingest with dedupe and summaries: %.0f records/s (%.2f s)", ingestRate, ingest.seconds))
@@ -147,6 +204,10 @@ enum UsageBenchmark {
             print(String(format: "  baseline INSERT … unnest … ON CONFLICT DO NOTHING: %.0f records/s (%.2f s)", baselineRate, baselineSeconds))
             print(String(format: "  ratio ingest / baseline: %.2f   replay / baseline: %.2f   with budgets / baseline: %.2f   with budgets / without: %.2f",
                          ingestRate / baselineRate, replayRate / baselineRate, budgetedRate / baselineRate, budgetedRate / ingestRate))
+            let totalsRate = Double(reports.count) / totalsSeconds, upsertRate = Double(reports.count) / upsertSeconds
+            print(String(format: "  daily totals, 20 apps a report, member with two budgets: %.0f reports/s (%.2f s), %d alerts made", totalsRate, totalsSeconds, totalsAlerts))
+            print(String(format: "  baseline INSERT … ON CONFLICT DO UPDATE of the day's record: %.0f reports/s (%.2f s)", upsertRate, upsertSeconds))
+            print(String(format: "  ratio totals / baseline: %.2f", totalsRate / upsertRate))
         } catch {
             print("benchmark failed: \(error)")
         }
