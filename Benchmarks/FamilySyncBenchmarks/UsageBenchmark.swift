@@ -13,9 +13,9 @@ import ServiceLifecycle
 /// Usage ingest (PROTOCOL §7.2–§7.3): 1000-record uploads through HTTP, with dedupe and summary
 /// upkeep, against the same rows inserted by a plain `INSERT … SELECT unnest(…) ON CONFLICT DO
 /// NOTHING` through PostgresNIO, both in this process against the same database; then a replay of
-/// the same uploads (all duplicates). Then daily totals (§9.2): a device of the budgeted member
-/// reporting 20 apps' running totals every "15 minutes", against the same record upserted by a
-/// plain `INSERT … ON CONFLICT DO UPDATE`.
+/// the same uploads (all duplicates). Then daily totals (§9.2): 20 apps' running totals reported
+/// every "15 minutes", from a device of a member with budgets and of one without, against the same
+/// record upserted by a plain `INSERT … ON CONFLICT DO UPDATE`.
 enum UsageBenchmark {
     static func run(_ arguments: [String]) async throws {
         let batchCount = arguments.count > 0 ? Int(arguments[0]) ?? 20 : 20
@@ -112,15 +112,14 @@ enum UsageBenchmark {
             }
             let budgetedSeconds = seconds(clock.now - budgetedStart)
 
-            // Daily totals from a second device of the budgeted member: 16 reports a day (four
-            // hours of a report every 15 minutes), 20 apps each, growing; each report rewrites the
-            // day's totals record, derives its summary and checks the member's budgets.
-            let third = try await api.send(.POST, "/v1/pairings", credential: family.credential, body: CreatePairingRequest(role: .child, memberId: member), as: CreatePairingResponse.self)
-            let reporter = try await api.send(.POST, "/v1/pairings/accept", body: AcceptPairingRequest(qrPayload: third.qrPayload, device: .init(name: "Totals device", platform: .macos, timeZone: "America/Chicago")), as: AcceptPairingResponse.self)
-            _ = try await api.send(.POST, "/v1/pairings/\(third.pairing.id.lowercased)/confirm", credential: family.credential, body: Empty(), as: PairingBody.self)
+            // Daily totals: 16 reports a day (four hours of a report every 15 minutes), 20 apps
+            // each, growing; each report rewrites the day's totals record, derives its summary and
+            // checks the member's budgets. From a second device of the budgeted member, then from
+            // a device of a member without budgets. The days are before the sessions' days, so that
+            // the reports are what crosses the budgets' percents.
             let chicago = TimeZone(identifier: "America/Chicago")!
             let reports: [UsageTotalsRequest] = (0..<batchCount).flatMap { index in
-                let date = DailySummaryCalculator.day(of: Date().addingTimeInterval(-TimeInterval(index + 1) * 86_400), in: chicago)
+                let date = DailySummaryCalculator.day(of: Date().addingTimeInterval(-TimeInterval(batchCount + index + 1) * 86_400), in: chicago)
                 return (1...16).map { step in
                     UsageTotalsRequest(timeZone: chicago.identifier, date: date, apps: (0..<20).map { app in
                         UsageTotalBody(
@@ -131,19 +130,26 @@ enum UsageBenchmark {
                 }
             }
             let reportBodies = try reports.map { ByteBuffer(data: try WireCoding.makeEncoder().encode($0)) }
-            var totalsAlerts = 0
-            let totalsStart = clock.now
-            for body in reportBodies {
-                var request = HTTPClientRequest(url: api.base + "/v1/usage/totals")
-                request.method = .POST
-                request.headers.add(name: "Authorization", value: "Bearer \(reporter.credential)")
-                request.body = .bytes(body)
-                let response = try await api.http.execute(request, timeout: .seconds(120))
-                let bytes = try await response.body.collect(upTo: 16 << 20)
-                guard response.status == .ok else { throw BenchFailure("totals report: \(response.status) \(String(buffer: bytes))") }
-                totalsAlerts += try WireCoding.makeDecoder().decode(UsageTotalsResponse.self, from: Data(bytes.readableBytesView)).alerts.count
+            func reportTotals(_ pairing: CreatePairingRequest) async throws -> (seconds: Double, alerts: Int) {
+                let invitation = try await api.send(.POST, "/v1/pairings", credential: family.credential, body: pairing, as: CreatePairingResponse.self)
+                let reporter = try await api.send(.POST, "/v1/pairings/accept", body: AcceptPairingRequest(qrPayload: invitation.qrPayload, device: .init(name: "Totals device", platform: .macos, timeZone: chicago.identifier)), as: AcceptPairingResponse.self)
+                _ = try await api.send(.POST, "/v1/pairings/\(invitation.pairing.id.lowercased)/confirm", credential: family.credential, body: Empty(), as: PairingBody.self)
+                var alerts = 0
+                let start = clock.now
+                for body in reportBodies {
+                    var request = HTTPClientRequest(url: api.base + "/v1/usage/totals")
+                    request.method = .POST
+                    request.headers.add(name: "Authorization", value: "Bearer \(reporter.credential)")
+                    request.body = .bytes(body)
+                    let response = try await api.http.execute(request, timeout: .seconds(120))
+                    let bytes = try await response.body.collect(upTo: 16 << 20)
+                    guard response.status == .ok else { throw BenchFailure("totals report: \(response.status) \(String(buffer: bytes))") }
+                    alerts += try WireCoding.makeDecoder().decode(UsageTotalsResponse.self, from: Data(bytes.readableBytesView)).alerts.count
+                }
+                return (seconds(clock.now - start), alerts)
             }
-            let totalsSeconds = seconds(clock.now - totalsStart)
+            let budgetedTotals = try await reportTotals(CreatePairingRequest(role: .child, memberId: member))
+            let plainTotals = try await reportTotals(CreatePairingRequest(role: .child, childName: "Without budgets"))
 
             // Baseline: the same rows into a scratch zone, one plain statement a batch.
             let familyID = family.family.id
@@ -204,10 +210,13 @@ enum UsageBenchmark {
             print(String(format: "  baseline INSERT … unnest … ON CONFLICT DO NOTHING: %.0f records/s (%.2f s)", baselineRate, baselineSeconds))
             print(String(format: "  ratio ingest / baseline: %.2f   replay / baseline: %.2f   with budgets / baseline: %.2f   with budgets / without: %.2f",
                          ingestRate / baselineRate, replayRate / baselineRate, budgetedRate / baselineRate, budgetedRate / ingestRate))
-            let totalsRate = Double(reports.count) / totalsSeconds, upsertRate = Double(reports.count) / upsertSeconds
-            print(String(format: "  daily totals, 20 apps a report, member with two budgets: %.0f reports/s (%.2f s), %d alerts made", totalsRate, totalsSeconds, totalsAlerts))
+            let totalsRate = Double(reports.count) / budgetedTotals.seconds, plainTotalsRate = Double(reports.count) / plainTotals.seconds
+            let upsertRate = Double(reports.count) / upsertSeconds
+            print(String(format: "  daily totals (20 apps a report), member without budgets: %.0f reports/s (%.2f s)", plainTotalsRate, plainTotals.seconds))
+            print(String(format: "  daily totals, member with the two budgets:           %.0f reports/s (%.2f s), %d alerts made", totalsRate, budgetedTotals.seconds, budgetedTotals.alerts))
             print(String(format: "  baseline INSERT … ON CONFLICT DO UPDATE of the day's record: %.0f reports/s (%.2f s)", upsertRate, upsertSeconds))
-            print(String(format: "  ratio totals / baseline: %.2f", totalsRate / upsertRate))
+            print(String(format: "  ratio totals / baseline: %.2f   with budgets / baseline: %.2f   with budgets / without: %.2f",
+                         plainTotalsRate / upsertRate, totalsRate / upsertRate, totalsRate / plainTotalsRate))
         } catch {
             print("benchmark failed: \(error)")
         }
