@@ -66,7 +66,9 @@ func withCLISession<Result>(_ body: (CLISession) async throws -> Result) async t
     try await withTemporaryDirectory { directory in
         let database = try await TestPostgres.shared.makeDatabase()
         let port = try freePort()
-        let server = try await ServerProcess.start(["serve", "--port", "\(port)"], port: port, environment: ["DATABASE_URL": database.connectionString], workingDirectory: directory)
+        // The longest retention, so that the fixed dates of the tests' usage files stay inside it
+        // in any year they run.
+        let server = try await ServerProcess.start(["serve", "--port", "\(port)", "--usage-retention-days", "36500"], port: port, environment: ["DATABASE_URL": database.connectionString], workingDirectory: directory)
         defer {
             server.signal(SIGKILL)
         }
