@@ -47,6 +47,10 @@ public enum AccessPolicy {
         case dismissAlert
         /// `POST /v1/alerts`: a tracked device reports a threshold it watches (§9.4).
         case reportAlert
+        /// `POST /v1/devices/me/health` (§10): a tracked device, for itself.
+        case reportHealth
+        /// `GET /v1/devices/{id}/health` (§10): a parent, or that device itself.
+        case readHealth(device: UUID)
     }
 
     public enum DeviceMember: String, Sendable, CaseIterable {
@@ -70,7 +74,7 @@ public enum AccessPolicy {
             break
         }
         if action == .reportCommandResult { return caller.role == .child }
-        if action == .uploadUsage || action == .reportAlert { return caller.tracked }
+        if action == .uploadUsage || action == .reportAlert || action == .reportHealth { return caller.tracked }
         // Tracking is a device's own choice, and only a parent's device has one (§8).
         if case .updateDevice(let target, let members) = action, members.contains(.tracked) {
             return caller.role == .parent && target == caller.deviceID
@@ -81,11 +85,11 @@ public enum AccessPolicy {
             return true
         case .updateDevice(let target, let members):
             return target == caller.deviceID && members.isSubset(of: [.name, .timeZone])
-        case .readCommands(let child), .readUsage(let child):
+        case .readCommands(let child), .readUsage(let child), .readHealth(let child):
             return child == caller.deviceID
         case .readMemberUsage(let member):
             return member == caller.memberID
-        case .reportCommandResult, .uploadUsage, .listMembers, .reportAlert:
+        case .reportCommandResult, .uploadUsage, .listMembers, .reportAlert, .reportHealth:
             return true
         case .revokeDevice, .deleteFamily, .createPairing, .listPairings, .decidePairing, .revokePairing, .manageZones, .sendCommand,
             .manageMembers, .manageRecovery, .dismissAlert:
@@ -107,8 +111,8 @@ public enum AccessPolicy {
         if action == .reportCommandResult {
             return "Only the child device a command was sent to reports its result."
         }
-        if action == .uploadUsage || action == .reportAlert {
-            return "Only a tracked device reports its own usage and alerts: a child's, or a parent's after PATCH /v1/devices/me {\"tracked\": true}."
+        if action == .uploadUsage || action == .reportAlert || action == .reportHealth {
+            return "Only a tracked device reports its own usage, alerts and health: a child's, or a parent's after PATCH /v1/devices/me {\"tracked\": true}."
         }
         return "Only a parent device may do this."
     }

@@ -62,6 +62,22 @@ public struct Alert: Sendable, Equatable {
         derivedID("familysync.threshold-alert\u{0}\(device.lowercased)\u{0}\(clientAlertID.lowercased)")
     }
 
+    /// A tracking alert's id (§10): one per device and local day.
+    public static func trackingAlertID(device: UUID, date: String) -> UUID {
+        derivedID("familysync.tracking-alert\u{0}\(device.lowercased)\u{0}\(date)")
+    }
+
+    /// The tracking alert of a device's day whose heartbeat gaps passed
+    /// `HeartbeatRules.trackingAlertMinutes`; nil while they have not.
+    public static func tracking(member: UUID, device: UUID, deviceName: String, date: String, gapMinutes: Int, at now: Date) -> Alert? {
+        guard gapMinutes > HeartbeatRules.trackingAlertMinutes else { return nil }
+        return Alert(
+            alertID: trackingAlertID(device: device, date: date), kind: .tracking, memberID: member, deviceID: device, category: nil, budgetID: nil, date: date,
+            budgetMinutes: nil, usedMinutes: gapMinutes, percent: nil,
+            message: "Tracking on \(deviceName) stopped for \(gapMinutes) minutes on \(date): its monitoring extension sent no heartbeat.", createdAt: now, dismissedAt: nil
+        )
+    }
+
     static func derivedID(_ text: String) -> UUID {
         var bytes = Array(SHA256.hash(data: Data(text.utf8)).prefix(16))
         bytes[6] = (bytes[6] & 0x0f) | 0x80

@@ -45,6 +45,7 @@ public enum RecordTypeRegistry {
         RecordType("UsageRecord", zones: [.child], route: .endpoint("POST /v1/usage"), derivation: DailySummary.derivation),
         RecordType("DailyTotals", zones: [.child], route: .endpoint("POST /v1/usage/totals"), derivation: DailySummary.totalsDerivation),
         RecordType("DailySummary", zones: [.child], route: .endpoint("the server (it derives them from usage and daily totals)")),
+        RecordType("DeviceHealth", zones: [.child], route: .endpoint("the server (from POST /v1/devices/me/health and its stale detector, §10)")),
         RecordType("Category", zones: [.family], route: .modify(writers: [.parent]), validate: CategoryFields.validate),
         RecordType("Budget", zones: [.member], route: .modify(writers: [.parent]), validate: Budget.validate, maximumPerZone: 100),
         RecordType("Alert", zones: [.member], route: .endpoint("the server (§9.4: when an upload reaches a budget's percent), and POST /v1/alerts/{id}/dismiss")),

@@ -42,6 +42,12 @@ public func buildApplication(
         },
         PeriodicJobService(name: "expired usage records", interval: .seconds(3600), logger: logger) {
             try await dependencies.usage.expireUsage(before: clock.now().addingTimeInterval(-configuration.usageRetention))
+        },
+        PeriodicJobService(name: "devices turned stale", interval: configuration.healthCheckInterval, logger: logger) {
+            let (stale, alerts) = try await dependencies.health.detectStale()
+            dependencies.healthMetrics.trackingAlerts.increment(by: Int64(alerts.count))
+            dependencies.healthMetrics.set(try await dependencies.health.countByStatus())
+            return stale
         }
     )
     return app
@@ -79,6 +85,7 @@ func buildRouter(configuration: ServerConfiguration, dependencies: ServerDepende
     DeviceController(devices: dependencies.devices).addRoutes(to: authenticated)
     MemberController(members: dependencies.members).addRoutes(to: authenticated)
     AlertController(alerts: dependencies.alerts).addRoutes(to: authenticated)
+    DeviceHealthController(health: dependencies.health, metrics: dependencies.healthMetrics, clock: clock).addRoutes(to: authenticated)
     pairings.addAuthenticatedRoutes(to: authenticated)
     ZoneController(records: dependencies.records, devices: dependencies.devices, keyring: keyring).addRoutes(to: authenticated)
     RecordController(records: dependencies.records, keyring: keyring).addRoutes(to: authenticated)

@@ -79,6 +79,13 @@ extension UsageTotalsRequest: DeclaresMembers {
     ])
 }
 
+extension HealthReportRequest: DeclaresMembers {
+    static let members = MemberTree.object([
+        "heartbeatAt": .any, "monitoringActive": .any, "memoryUsageMB": .any, "notificationSequence": .any,
+        "errors": .array(.fields("id", "timestamp", "eventName", "action", "success", "errorDescription", "memoryUsageMB")),
+    ])
+}
+
 extension CreateMemberRequest: DeclaresMembers {
     static let members = MemberTree.fields("name", "role")
 }

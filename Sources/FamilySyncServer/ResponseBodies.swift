@@ -31,6 +31,7 @@ extension SummaryList: ResponseEncodable {}
 extension UsageList: ResponseEncodable {}
 extension UsageUploadResponse: ResponseEncodable {}
 extension UsageTotalsResponse: ResponseEncodable {}
+extension DeviceHealthBody: ResponseEncodable {}
 extension ZoneBody: ResponseEncodable {}
 extension ZoneChangesResponse: ResponseEncodable {}
 extension ZoneList: ResponseEncodable {}

@@ -25,6 +25,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// endpoints answer 404.
     public var appleJWKSURL: String
     public var appleClientIDs: [String]
+    /// How often the stale detector runs (§10: a device turns stale within 60 s of its 120 s mark).
+    public var healthCheckInterval: Duration
 
     public static let appleJWKSDefault = "https://appleid.apple.com/auth/keys"
 
@@ -35,8 +37,10 @@ public struct ServerConfiguration: Sendable, Equatable {
         host: String = defaultHost, port: Int = defaultPort, limits: Limits = Limits(), publicURL: String? = nil,
         unauthenticatedRateLimit: RateLimit = .unauthenticatedDefault, tombstoneHorizon: TimeInterval = 30 * 86_400,
         usageRetention: TimeInterval = 400 * 86_400, idleTimeout: Duration = .seconds(75),
-        recoveryFailureLimit: RateLimit = .recoveryFailuresDefault, appleJWKSURL: String = appleJWKSDefault, appleClientIDs: [String] = []
+        recoveryFailureLimit: RateLimit = .recoveryFailuresDefault, appleJWKSURL: String = appleJWKSDefault, appleClientIDs: [String] = [],
+        healthCheckInterval: Duration = .seconds(15)
     ) {
+        self.healthCheckInterval = healthCheckInterval
         self.recoveryFailureLimit = recoveryFailureLimit
         self.appleJWKSURL = appleJWKSURL
         self.appleClientIDs = appleClientIDs

@@ -31,6 +31,8 @@ public struct ServerDependencies: Sendable {
     let polls: PostgresPollStore
     let members: PostgresMemberStore
     let alerts: PostgresAlertStore
+    let health: PostgresHealthStore
+    let healthMetrics: HealthMetrics
 
     /// The polls this instance holds now (what `familysync_polls_active` reports).
     public var heldPolls: Int { longPolling.hub.count }
@@ -62,5 +64,7 @@ public struct ServerDependencies: Sendable {
         polls = PostgresPollStore(client: postgres, logger: logger)
         members = PostgresMemberStore(client: postgres, clock: clock, logger: logger)
         alerts = PostgresAlertStore(client: postgres, clock: clock, logger: logger)
+        health = PostgresHealthStore(client: postgres, clock: clock, logger: logger)
+        healthMetrics = HealthMetrics(registry: metricsRegistry)
     }
 }

@@ -1,0 +1,59 @@
+import FamilySyncCore
+import FamilySyncPostgres
+import FamilySyncProtocol
+import Foundation
+import Hummingbird
+
+/// Device health (PROTOCOL §10): a tracked device's heartbeats and error log, and a day's health
+/// for its parents, as JSON or the plain-text diagnostics export.
+struct DeviceHealthController {
+    let health: PostgresHealthStore
+    let metrics: HealthMetrics
+    let clock: any WallClock
+
+    func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+        group.post("devices/me/health", use: report)
+            .get("devices/:id/health", use: read)
+    }
+
+    /// `POST /v1/devices/me/health`: a heartbeat (and errors); answers the device's day.
+    @Sendable func report(_ request: Request, context: FamilySyncRequestContext) async throws -> DeviceHealthBody {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, .reportHealth)
+        let body = try await request.decode(as: HealthReportRequest.self, context: context)
+        let report = HealthReport(
+            heartbeatAt: body.heartbeatAt, monitoringActive: body.monitoringActive, memoryUsageMB: body.memoryUsageMB,
+            notificationSequence: body.notificationSequence, errors: (body.errors ?? []).map(\.error)
+        )
+        try report.validate(now: clock.now())
+        let reported = try await health.report(report, by: caller)
+        metrics.record(reported)
+        return DeviceHealthBody(reported.health)
+    }
+
+    /// `GET /v1/devices/{id}/health?date=`: JSON, or with `Accept: text/plain` the export.
+    @Sendable func read(_ request: Request, context: FamilySyncRequestContext) async throws -> Response {
+        let caller = try context.requireDevice()
+        let deviceID = try context.pathID()
+        try AccessPolicy.check(caller, .readHealth(device: deviceID))
+        let date: String? = request.uri.queryParameters.get("date").map { String($0) }
+        if let date, DailySummaryCalculator.interval(of: date, in: .gmt) == nil {
+            throw FamilySyncError.badRequest("date is a date, YYYY-MM-DD.", field: "date")
+        }
+        let (day, name, timeZone) = try await health.health(of: deviceID, familyID: caller.familyID, date: date, errorLimit: 20)
+        if Self.wantsText(request) {
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: day.export(deviceName: name, timeZone: timeZone)))
+            )
+        }
+        return try DeviceHealthBody(day).response(from: request, context: context)
+    }
+
+    /// A client asking for text before JSON (by order of the Accept header's media ranges).
+    static func wantsText(_ request: Request) -> Bool {
+        let accept = request.headers[.accept]?.lowercased() ?? ""
+        guard let text = accept.range(of: "text/plain") else { return false }
+        guard let json = accept.range(of: "application/json") else { return true }
+        return text.lowerBound < json.lowerBound
+    }
+}
