@@ -31,7 +31,8 @@ public struct ServerDependencies: Sendable {
     let polls: PostgresPollStore
     let members: PostgresMemberStore
     let alerts: PostgresAlertStore
-    let health: PostgresHealthStore
+    /// Device health (§10); the stale detector is public for harnesses that drive it on their own clock.
+    public let health: PostgresHealthStore
     let healthMetrics: HealthMetrics
 
     /// The polls this instance holds now (what `familysync_polls_active` reports).

@@ -88,13 +88,23 @@ public struct TestServer: Sendable {
         return try await send(method, uri, credential: credential, json: String(decoding: data, as: UTF8.self))
     }
 
+    /// One round of the stale detector (§10), as the server's job runs it: the devices turned
+    /// stale, and the tracking alerts made.
+    @discardableResult
+    public func detectStale() async throws -> (stale: Int, alerts: [Alert]) {
+        try await dependencies.health.detectStale()
+    }
+
     public func fingerprint() async throws -> [String: String] {
         try await databaseFingerprint(postgres)
     }
 }
 
 public func withTestServer<Result: Sendable>(
-    configuration: ServerConfiguration = ServerConfiguration(port: 0, unauthenticatedRateLimit: RateLimit(burst: 100_000, perMinute: 100_000)),
+    // The stale detector is run by the tests themselves (`detectStale`), on the manual clock.
+    configuration: ServerConfiguration = ServerConfiguration(
+        port: 0, unauthenticatedRateLimit: RateLimit(burst: 100_000, perMinute: 100_000), healthCheckInterval: .seconds(86_400)
+    ),
     databaseURL: DatabaseURL? = nil,
     listenerBackoff: Duration = .milliseconds(100),
     _ body: @Sendable (TestServer) async throws -> Result

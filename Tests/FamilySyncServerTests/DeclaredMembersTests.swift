@@ -51,6 +51,9 @@ import Testing
         try Self.check(UsageTotalsRequest(timeZone: "UTC", date: "2026-11-20", apps: [UsageTotalBody(
             logicalID: "a", displayName: "A", bundleIdentifier: "b", category: "social_media", totalSeconds: 60, pickups: 2, earnedPoints: 1
         )]))
+        try Self.check(HealthReportRequest(heartbeatAt: Date(), monitoringActive: true, memoryUsageMB: 5, notificationSequence: 3, errors: [ExtensionErrorBody(
+            id: UUID(), timestamp: Date(), eventName: "e", action: "record_usage", success: false, errorDescription: "d", memoryUsageMB: 4
+        )]))
         try Self.check(CreateFamilyRequest(device: Self.device))
         try Self.check(UpdateDeviceRequest(name: "a", childName: "b", timeZone: "UTC", tracked: true))
         try Self.check(CreatePairingRequest(role: .child, childName: "a", ttlSeconds: 60, memberId: UUID()))

@@ -1,0 +1,92 @@
+import FamilySyncCore
+import FamilySyncProtocol
+import FamilySyncServerTestSupport
+import FamilySyncTestSupport
+import Foundation
+import HTTPTypes
+import Testing
+
+/// The bad inputs of health reports and reads (PROTOCOL §10): each is §1.1's error naming what is
+/// wrong, and changes nothing (a heartbeat with a bad error stores neither).
+@Suite struct HealthBadInputTests {
+    struct Case: Sendable, CustomStringConvertible {
+        var description: String
+        /// The report's members replaced as given ("-" drops one); `error` changes the one error.
+        var body: [String: String] = [:]
+        var error: [String: String]? = nil
+        var errorCount = 1
+        var asParent = false
+        var status: HTTPResponse.Status = .badRequest
+        var code = "BAD_REQUEST"
+        var field: String?
+    }
+
+    /// The test server's clock stands at 2026-11-18T11:06:40Z.
+    static func json(_ bad: Case) -> String {
+        var members: [String: String] = ["heartbeatAt": "\"2026-11-18T11:06:40.000Z\"", "monitoringActive": "true", "notificationSequence": "3"]
+        for (key, value) in bad.body { members[key] = value == "-" ? nil : value }
+        if let changes = bad.error {
+            let errors = (0..<bad.errorCount).map { _ in
+                var error: [String: String] = [
+                    "id": "\"\(UUID().lowercased)\"", "timestamp": "\"2026-11-18T11:00:00.000Z\"", "eventName": "\"intervalDidStart\"",
+                    "action": "\"record_usage\"", "success": "false",
+                ]
+                for (key, value) in changes { error[key] = value == "-" ? nil : value }
+                return "{" + error.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",") + "}"
+            }
+            members["errors"] = "[" + errors.joined(separator: ",") + "]"
+        }
+        return "{" + members.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",") + "}"
+    }
+
+    static let cases: [Case] = [
+        Case(description: "a heartbeat more than 5 minutes ahead", body: ["heartbeatAt": "\"2026-11-18T11:12:00.000Z\""], field: "heartbeatAt"),
+        Case(description: "a malformed heartbeatAt", body: ["heartbeatAt": "\"now\""], field: "heartbeatAt"),
+        Case(description: "no heartbeatAt", body: ["heartbeatAt": "-"], field: "heartbeatAt"),
+        Case(description: "no monitoringActive", body: ["monitoringActive": "-"], field: "monitoringActive"),
+        Case(description: "monitoringActive not a boolean", body: ["monitoringActive": "\"yes\""], field: "monitoringActive"),
+        Case(description: "a negative sequence", body: ["notificationSequence": "-1"], field: "notificationSequence"),
+        Case(description: "negative memory", body: ["memoryUsageMB": "-3"], field: "memoryUsageMB"),
+        Case(description: "an unknown member", body: ["battery": "80"], field: "battery"),
+        Case(description: "an unknown action", error: ["action": "\"explode\""], field: "errors[0].action"),
+        Case(description: "an error in the future", error: ["timestamp": "\"2026-11-18T12:00:00.000Z\""], field: "errors[0].timestamp"),
+        Case(description: "an error without an id", error: ["id": "-"], field: "errors[0].id"),
+        Case(description: "an error id that is not a UUID", error: ["id": "\"e1\""], field: "errors[0].id"),
+        Case(description: "an empty eventName", error: ["eventName": "\"\""], field: "errors[0].eventName"),
+        Case(description: "an error with an unknown member", error: ["stack": "\"…\""], field: "errors[0].stack"),
+        Case(description: "the same error twice", error: ["id": "\"5c9a4bd4-5a1e-4b53-9a57-8d0e7d3d2b11\""], errorCount: 2, field: "errors[1].id"),
+        Case(description: "101 errors", error: [:], errorCount: 101, status: .contentTooLarge, code: "LIMIT_EXCEEDED", field: "errors"),
+        Case(description: "an untracked parent reporting", asParent: true, status: .forbidden, code: "ACCESS_DENIED"),
+    ]
+
+    @Test(arguments: cases)
+    func isRefusedAndChangesNothing(_ bad: Case) async throws {
+        try await withTestServer { server in
+            let fixture = try await FamilyFixture.make(server)
+            let before = try await server.fingerprint()
+            let reply = try await server.send(.post, "/v1/devices/me/health", credential: bad.asParent ? fixture.parent.credential : fixture.child.credential, json: Self.json(bad))
+            #expect(reply.status == bad.status, "\(String(buffer: reply.body).prefix(300))")
+            #expect(reply.errorCode == bad.code)
+            #expect(reply.error?.field == bad.field)
+            #expect(try await server.fingerprint() == before, "the refused report changed the database")
+        }
+    }
+
+    @Test func badReadsAreRefused() async throws {
+        try await withTestServer { server in
+            let fixture = try await FamilyFixture.make(server)
+            let child = fixture.child.deviceID.lowercased
+            let cases: [(String, String, HTTPResponse.Status, String, String?)] = [
+                ("/v1/devices/\(child)/health?date=2026-13-01", fixture.parent.credential, .badRequest, "BAD_REQUEST", "date"),
+                ("/v1/devices/\(child)/health?date=yesterday", fixture.parent.credential, .badRequest, "BAD_REQUEST", "date"),
+                ("/v1/devices/not-a-uuid/health", fixture.parent.credential, .badRequest, "BAD_REQUEST", "id"),
+                ("/v1/devices/\(UUID().lowercased)/health", fixture.parent.credential, .notFound, "NOT_FOUND", nil),
+            ]
+            for (uri, credential, status, code, field) in cases {
+                let reply = try await server.send(.get, uri, credential: credential)
+                #expect(reply.status == status, "\(uri): \(String(buffer: reply.body))")
+                #expect(reply.errorCode == code && reply.error?.field == field, "\(uri): \(String(buffer: reply.body))")
+            }
+        }
+    }
+}
