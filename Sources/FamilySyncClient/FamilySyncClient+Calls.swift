@@ -147,6 +147,22 @@ extension FamilySyncClient {
         try await send(.POST, "/v1/usage/totals", body: request, as: UsageTotalsResponse.self)
     }
 
+    /// §10: a heartbeat and errors of this device's monitoring extension (`HealthReporter` sends
+    /// them with its queue of errors); answers the device's day.
+    public func reportHealth(_ request: HealthReportRequest) async throws(FamilySyncError) -> DeviceHealthBody {
+        try await send(.POST, "/v1/devices/me/health", body: request, as: DeviceHealthBody.self)
+    }
+
+    /// §10: a device's tracking health on `date` (its today when nil).
+    public func health(of device: UUID, date: String? = nil) async throws(FamilySyncError) -> DeviceHealthBody {
+        try await send(.GET, "/v1/devices/\(device.lowercased)/health", query: [("date", date)], as: DeviceHealthBody.self)
+    }
+
+    /// §10: the plain-text diagnostics export of a device's day (three sections).
+    public func healthExport(of device: UUID, date: String? = nil) async throws(FamilySyncError) -> String {
+        try await send(.GET, "/v1/devices/\(device.lowercased)/health", query: [("date", date)], body: Optional<NoBody>.none, accept: "text/plain", as: String.self)
+    }
+
     /// Dates `YYYY-MM-DD`, both included; days without usage come as zeros.
     public func summaries(of child: UUID, from: String, to: String) async throws(FamilySyncError) -> [DailySummaryBody] {
         try await send(.GET, "/v1/devices/\(child.lowercased)/summaries", query: [("from", from), ("to", to)], as: SummaryList.self).summaries

@@ -18,12 +18,30 @@ public struct SyncState: Codable, Sendable, Equatable {
     public var zoneTokens: [String: String]
     /// Usage records recorded but not yet accepted by the server, oldest first.
     public var pendingUsage: [UsageRecordBody]
+    /// The monitoring extension's errors not yet delivered (§10), oldest first.
+    public var pendingHealthErrors: [ExtensionErrorBody]
 
-    public init(credentialReference: String? = nil, databaseToken: String? = nil, zoneTokens: [String: String] = [:], pendingUsage: [UsageRecordBody] = []) {
+    public init(
+        credentialReference: String? = nil, databaseToken: String? = nil, zoneTokens: [String: String] = [:], pendingUsage: [UsageRecordBody] = [],
+        pendingHealthErrors: [ExtensionErrorBody] = []
+    ) {
         self.credentialReference = credentialReference
         self.databaseToken = databaseToken
         self.zoneTokens = zoneTokens
         self.pendingUsage = pendingUsage
+        self.pendingHealthErrors = pendingHealthErrors
+    }
+
+    enum CodingKeys: String, CodingKey { case credentialReference, databaseToken, zoneTokens, pendingUsage, pendingHealthErrors }
+
+    /// State saved before a member existed reads with it empty.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        credentialReference = try container.decodeIfPresent(String.self, forKey: .credentialReference)
+        databaseToken = try container.decodeIfPresent(String.self, forKey: .databaseToken)
+        zoneTokens = try container.decodeIfPresent([String: String].self, forKey: .zoneTokens) ?? [:]
+        pendingUsage = try container.decodeIfPresent([UsageRecordBody].self, forKey: .pendingUsage) ?? []
+        pendingHealthErrors = try container.decodeIfPresent([ExtensionErrorBody].self, forKey: .pendingHealthErrors) ?? []
     }
 }
 

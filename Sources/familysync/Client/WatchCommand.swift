@@ -94,6 +94,11 @@ struct WatchCommand: AsyncParsableCommand {
             return "\(text("displayName")) (\(text("category"))) \(seconds("totalSeconds")) from \(Human.instant(start))"
         case "DailySummary":
             return "\(text("date")): learning \(seconds("totalLearningSeconds")), reward \(seconds("totalRewardSeconds")), \(text("totalPointsEarned")) points"
+        case "DeviceHealth":
+            let last = fields["lastHeartbeatAt"].flatMap { Instant.parse($0.text) }
+            return "\(text("status")), last heartbeat \(Human.instant(last)), \(text("errorsToday")) errors, heartbeat gaps \(text("gapMinutesToday")) min"
+        case "Alert":
+            return "\(text("kind")): \(text("message"))"
         default:
             return "\(fields.count) field\(fields.count == 1 ? "" : "s")"
         }
