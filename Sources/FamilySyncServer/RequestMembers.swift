@@ -82,7 +82,11 @@ extension UsageTotalsRequest: DeclaresMembers {
 extension HealthReportRequest: DeclaresMembers {
     static let members = MemberTree.object([
         "heartbeatAt": .any, "monitoringActive": .any, "memoryUsageMB": .any, "notificationSequence": .any,
-        "errors": .array(.fields("id", "timestamp", "eventName", "action", "success", "errorDescription", "memoryUsageMB")),
+        // An entry as the server lists it (null where there is nothing) may be sent back as it is.
+        "errors": .array(.object([
+            "id": .any, "timestamp": .any, "eventName": .any, "action": .any, "success": .any,
+            "errorDescription": .nullable(.any), "memoryUsageMB": .nullable(.any),
+        ])),
     ])
 }
 

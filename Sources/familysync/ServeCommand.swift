@@ -49,6 +49,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Where Apple's signing keys (a JWKS) are fetched. Env: FAMILYSYNC_APPLE_JWKS_URL. Default: https://appleid.apple.com/auth/keys.")
     var appleJwksUrl: String?
 
+    @Option(help: .hidden)
+    /// Test-only: the server's clock runs this many times faster than the wall (1 to 1000), and
+    /// its stale detector as often in proportion, so that a test sees a device go stale and a
+    /// tracking alert come without waiting real minutes.
+    var clockRate: Double?
+
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var logging: LoggingOptions
 
@@ -65,7 +71,8 @@ struct ServeCommand: AsyncParsableCommand {
         let (url, embedded) = try await EmbeddedDatabaseLauncher.open(source, logger: logger)
         do {
             let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: logger)
-            let dependencies = ServerDependencies(postgres: client, listener: try url.connectionConfiguration(), metricsRegistry: registry, logger: logger)
+            let clock: any WallClock = clockRate.map { ScaledWallClock(rate: $0) } ?? SystemWallClock()
+            let dependencies = ServerDependencies(postgres: client, listener: try url.connectionConfiguration(), metricsRegistry: registry, clock: clock, logger: logger)
             let app = buildApplication(configuration: server, dependencies: dependencies) { channel in
                 logger.notice("listening", metadata: [
                     "address": "http://\(server.host):\(channel.localAddress?.port ?? server.port)",
@@ -119,6 +126,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard let jwks = URL(string: appleJWKS), ["http", "https"].contains(jwks.scheme ?? ""), jwks.host != nil else {
             throw OperatorError.configuration("the Apple JWKS URL must be an http:// or https:// URL, not '\(appleJWKS)'")
         }
+        if let clockRate, !(1...1000).contains(clockRate) {
+            throw OperatorError.configuration("clock rate must be from 1 to 1000, not '\(clockRate)'")
+        }
         return ServerConfiguration(
             host: host, port: port, limits: Limits(maxBodyBytes: maxBody),
             publicURL: publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
@@ -126,7 +136,8 @@ struct ServeCommand: AsyncParsableCommand {
             tombstoneHorizon: TimeInterval(tombstoneDays) * 86_400,
             usageRetention: TimeInterval(retentionDays) * 86_400,
             idleTimeout: .seconds(idleSeconds),
-            appleJWKSURL: appleJWKS, appleClientIDs: appleClientIDs
+            appleJWKSURL: appleJWKS, appleClientIDs: appleClientIDs,
+            healthCheckInterval: .milliseconds(Int64(15_000 / (clockRate ?? 1)))
         )
     }
 

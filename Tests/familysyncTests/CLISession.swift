@@ -62,13 +62,14 @@ struct CLISession {
 }
 
 /// A server process over a fresh database of the test cluster, and a session against it.
-func withCLISession<Result>(_ body: (CLISession) async throws -> Result) async throws -> Result {
+/// `serverArguments` are added to `familysync serve`'s.
+func withCLISession<Result>(serverArguments: [String] = [], _ body: (CLISession) async throws -> Result) async throws -> Result {
     try await withTemporaryDirectory { directory in
         let database = try await TestPostgres.shared.makeDatabase()
         let port = try freePort()
         // The longest retention, so that the fixed dates of the tests' usage files stay inside it
         // in any year they run.
-        let server = try await ServerProcess.start(["serve", "--port", "\(port)", "--usage-retention-days", "36500"], port: port, environment: ["DATABASE_URL": database.connectionString], workingDirectory: directory)
+        let server = try await ServerProcess.start(["serve", "--port", "\(port)", "--usage-retention-days", "36500"] + serverArguments, port: port, environment: ["DATABASE_URL": database.connectionString], workingDirectory: directory)
         defer {
             server.signal(SIGKILL)
         }

@@ -1,0 +1,46 @@
+import FamilySyncTestSupport
+import Foundation
+import Testing
+
+/// `familysync health` and `watch` as a family runs them (issue 15's "done when"): a child's
+/// device heartbeats, then stops; the parent's watch sees it turn stale, then the tracking alert
+/// once its silence passes 15 minutes. The server's clock runs 120 times faster (`--clock-rate`),
+/// so the 2 minutes to stale and the 15 to the alert pass in seconds; nothing waits on a sleep.
+@Suite(.timeLimit(.minutes(3))) struct HealthCommandTests {
+    @Test func aChildThatStopsHeartbeatingTurnsStaleThenAlerts() async throws {
+        try await withCLISession(serverArguments: ["--clock-rate", "120"]) { cli in
+            try await cli.ok(["family", "create", "--name", "Mom's iPhone", "--platform", "ios", "--time-zone", "UTC", "--profile", "mom"])
+            // The longest invitation: at 120 times the pace, 24 hours last 12 minutes.
+            let invitation = try await cli.ok(["pair", "start", "--child-name", "Johnny", "--ttl", "86400", "--profile", "mom", "--json"]).json()
+            try await cli.ok(["pair", "accept", try #require(invitation["qrPayload"] as? String), "--name", "Johnny's iPad", "--platform", "ipados", "--time-zone", "UTC", "--profile", "johnny"])
+            try await cli.ok(["pair", "confirm", "--yes", "--profile", "mom"])
+
+            let watch = try await cli.start(["watch", "--from-now", "--profile", "mom"])
+            defer { watch.signal(SIGKILL) }
+            let reported = try await cli.ok(["health", "report", "--sequence", "1", "--memory-mb", "6", "--error", "record_usage:intervalDidStart:disk full", "--profile", "johnny"]).stdout
+            #expect(reported.contains("Heartbeat sent: healthy") && reported.contains("1 error today"), "\(reported)")
+            try await waitForOutput(watch, containing: "DeviceHealth  health  healthy")
+            // No more heartbeats: stale past 2 minutes of the server's time.
+            try await waitForOutput(watch, containing: "DeviceHealth  health  stale")
+            // Then the day's tracking alert, once the silence passes 15 minutes.
+            try await waitForOutput(watch, containing: "Alert")
+            #expect(watch.stdout.contains("tracking: Tracking on Johnny's iPad stopped for"), "\(watch.stdout)")
+            watch.signal(SIGTERM)
+            _ = try await watch.waitForExit()
+
+            let shown = try await cli.ok(["health", "--profile", "mom"]).stdout
+            #expect(shown.contains("Johnny's iPad on ") && shown.contains(": stale, last heartbeat"), "\(shown)")
+            #expect(shown.contains("heartbeat_stale") && shown.contains("record_usage  failed   intervalDidStart  disk full"), "\(shown)")
+            let export = try await cli.ok(["health", "--export", "--profile", "mom"]).stdout
+            #expect(export.contains("\nEXTENSION HEALTH\nstatus: stale\n") && export.contains("\nDATA GAPS\n") && export.contains("\nERROR LOG\n"), "\(export)")
+            let alerts = try await cli.ok(["alerts", "--member", "Johnny", "--profile", "mom"]).stdout
+            #expect(alerts.contains("tracking") && alerts.contains("Tracking on Johnny's iPad stopped"), "\(alerts)")
+
+            // A parent's device that is not tracked cannot report; a bad --error is refused here.
+            let parent = try await cli.run(["health", "report", "--profile", "mom"])
+            #expect(parent.status == 2 && parent.stderr.contains("reporting health is for a tracked device"), "\(parent.stderr)")
+            let bad = try await cli.run(["health", "report", "--error", "oops", "--profile", "johnny"])
+            #expect(bad.status == 2 && bad.stderr.contains("--error is ACTION:EVENT[:DESCRIPTION]"), "\(bad.stderr)")
+        }
+    }
+}
