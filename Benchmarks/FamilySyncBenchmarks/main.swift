@@ -7,6 +7,7 @@ import Foundation
 //   familysync-bench sync [wake rounds] [queued usage records]
 //   familysync-bench recovery [rounds]
 //   familysync-bench soak [devices] [minutes]
+//   familysync-bench health [devices] [minutes]
 var arguments = Array(CommandLine.arguments.dropFirst())
 var harness = "records"
 if let first = arguments.first, Int(first) == nil {
@@ -26,10 +27,12 @@ case "recovery":
     try await RecoveryBenchmark.run(arguments)
 case "soak":
     try await SoakBenchmark.run(arguments)
+case "health":
+    try await HealthBenchmark.run(arguments)
 case "serve":
     // The server in a process of its own, so that its memory and CPU are measured alone.
     try await BenchServer.run(arguments)
 default:
-    print("usage: familysync-bench [records|polls|usage|sync|recovery|soak] [sizes…]")
+    print("usage: familysync-bench [records|polls|usage|sync|recovery|soak|health] [sizes…]")
     exit(2)
 }
