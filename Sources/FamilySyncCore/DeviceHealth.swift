@@ -167,10 +167,10 @@ public struct DeviceHealth: Sendable, Equatable {
     }
 
     /// The diagnostics export (§10): three sections, plain text, for a parent to read or send on.
-    public func export(deviceName: String, timeZone: TimeZone) -> String {
+    public func export(deviceName: String, timeZone: String) -> String {
         func instant(_ date: Date?) -> String { date.map(Instant.format) ?? "never" }
         var lines = [
-            "FamilySync tracking diagnostics: \(deviceName) (\(deviceID.lowercased)), \(date) (\(timeZone.identifier)), as of \(Instant.format(asOf))",
+            "FamilySync tracking diagnostics: \(deviceName) (\(deviceID.lowercased)), \(date) (\(timeZone)), as of \(Instant.format(asOf))",
             "",
             "EXTENSION HEALTH",
             "status: \(status.rawValue)",

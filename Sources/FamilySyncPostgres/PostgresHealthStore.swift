@@ -190,13 +190,13 @@ public struct PostgresHealthStore: Sendable {
 
     /// A device's day (`GET /v1/devices/{id}/health`): for a parent of its family or the device
     /// itself; a device of another family is `NOT_FOUND`.
-    public func health(of deviceID: UUID, familyID: UUID, date: String?, errorLimit: Int) async throws -> (health: DeviceHealth, deviceName: String, timeZone: TimeZone) {
+    public func health(of deviceID: UUID, familyID: UUID, date: String?, errorLimit: Int) async throws -> (health: DeviceHealth, deviceName: String, timeZone: String) {
         let logger = logger
         let now = clock.now()
         return try await client.inSnapshot(logger: logger) { connection in
             let owner = try await Self.owner(deviceID, of: familyID, on: connection, logger: logger)
             let day = date ?? DailySummaryCalculator.day(of: now, in: owner.timeZone)
-            return (try await Self.day(day, of: owner, on: connection, errorLimit: errorLimit, now: now, logger: logger), owner.name, owner.timeZone)
+            return (try await Self.day(day, of: owner, on: connection, errorLimit: errorLimit, now: now, logger: logger), owner.name, owner.timeZoneName)
         }
     }
 
@@ -294,6 +294,8 @@ public struct PostgresHealthStore: Sendable {
         var familyID: UUID
         var name: String
         var timeZone: TimeZone
+        /// As the device registered it (Foundation calls UTC "GMT").
+        var timeZoneName: String
         var memberID: UUID?
         var zoneName: String?
     }
@@ -316,7 +318,9 @@ public struct PostgresHealthStore: Sendable {
             throw FamilySyncError.notFound("No such device.")
         }
         let zoneName = DeviceRole(rawValue: role).flatMap { Device.zoneName(of: deviceID, role: $0, tracked: tracked) }
-        return Owner(deviceID: deviceID, familyID: familyID, name: name, timeZone: TimeZone(identifier: zone) ?? .gmt, memberID: member, zoneName: zoneName)
+        return Owner(
+            deviceID: deviceID, familyID: familyID, name: name, timeZone: TimeZone(identifier: zone) ?? .gmt, timeZoneName: zone, memberID: member, zoneName: zoneName
+        )
     }
 
     static func state(_ deviceID: UUID, of familyID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> State? {

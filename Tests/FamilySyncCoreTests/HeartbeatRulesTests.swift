@@ -119,7 +119,7 @@ import Testing
         #expect(alert.kind == .tracking && alert.usedMinutes == 17 && alert.alertID == Alert.trackingAlertID(device: Self.device, date: "2026-11-20"))
         #expect(Alert.tracking(member: UUID(), device: Self.device, deviceName: "iPad", date: "2026-11-20", gapMinutes: 15, at: now) == nil)
 
-        let text = health.export(deviceName: "Johnny's iPad", timeZone: .gmt)
+        let text = health.export(deviceName: "Johnny's iPad", timeZone: "UTC")
         let sections = ["EXTENSION HEALTH", "DATA GAPS", "ERROR LOG"].map { text.range(of: "\n\($0)\n")?.lowerBound }
         #expect(sections.allSatisfy { $0 != nil } && sections.map { $0! } == sections.map { $0! }.sorted(), "\(text)")
         #expect(text.contains("missed notifications: 2") && text.contains("heartbeat gaps: 17 min") && text.contains("failed  intervalDidStart: disk full"))

@@ -125,6 +125,17 @@ extension TestServer {
             let day = try await server.send(.get, "/v1/devices/\(child.deviceID.lowercased)/health", credential: parent.credential).decode(DeviceHealthBody.self)
             #expect(day.errorsToday == 100 && day.lastErrors.count == 20)
 
+            // The fleet's figures on /metrics (the registry is the test process's, shared by the
+            // suites running at once: the series are there, with counts of at least these).
+            let metrics = String(buffer: try await server.send(.get, "/metrics").body)
+            for series in [
+                #"familysync_extension_events_total{action="record_usage",outcome="failure"}"#, #"familysync_extension_events_total{action="custom",outcome="success"}"#,
+                "familysync_missed_notifications_total", "familysync_sequence_resets_total", "familysync_heartbeat_gap_seconds_count",
+            ] {
+                let line = metrics.split(separator: "\n").first { $0.hasPrefix(series + " ") }
+                #expect((line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0) >= 1, "\(series) in /metrics")
+            }
+
             let off = try await server.heartbeat(child, active: false).decode(DeviceHealthBody.self)
             #expect(off.status == "inactive")
             server.clock.advance(by: 3600)

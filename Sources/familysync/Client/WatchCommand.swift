@@ -96,7 +96,7 @@ struct WatchCommand: AsyncParsableCommand {
             return "\(text("date")): learning \(seconds("totalLearningSeconds")), reward \(seconds("totalRewardSeconds")), \(text("totalPointsEarned")) points"
         case "DeviceHealth":
             let last = fields["lastHeartbeatAt"].flatMap { Instant.parse($0.text) }
-            return "\(text("status")), last heartbeat \(Human.instant(last)), \(text("errorsToday")) errors, heartbeat gaps \(text("gapMinutesToday")) min"
+            return "\(text("status")), last heartbeat \(Human.instant(last)), errors today \(text("errorsToday")), heartbeat gaps \(text("gapMinutesToday")) min"
         case "Alert":
             return "\(text("kind")): \(text("message"))"
         default:
