@@ -54,14 +54,7 @@ enum UsageBenchmark {
                 let start = clock.now
                 var accepted = 0, duplicates = 0
                 for body in bodies {
-                    var request = HTTPClientRequest(url: api.base + "/v1/usage")
-                    request.method = .POST
-                    request.headers.add(name: "Authorization", value: "Bearer \(child.credential)")
-                    request.body = .bytes(body)
-                    let response = try await api.http.execute(request, timeout: .seconds(120))
-                    let bytes = try await response.body.collect(upTo: 16 << 20)
-                    guard response.status == .ok else { throw BenchFailure("upload: \(response.status) \(String(buffer: bytes))") }
-                    let answer = try WireCoding.makeDecoder().decode(UsageUploadResponse.self, from: Data(bytes.readableBytesView))
+                    let answer = try await post(body, to: "/v1/usage", credential: child.credential, api: api, as: UsageUploadResponse.self)
                     accepted += answer.accepted
                     duplicates += answer.duplicates
                 }
@@ -101,14 +94,7 @@ enum UsageBenchmark {
             var alertCount = 0
             let budgetedStart = clock.now
             for body in budgetedBodies {
-                var request = HTTPClientRequest(url: api.base + "/v1/usage")
-                request.method = .POST
-                request.headers.add(name: "Authorization", value: "Bearer \(budgeted.credential)")
-                request.body = .bytes(body)
-                let response = try await api.http.execute(request, timeout: .seconds(120))
-                let bytes = try await response.body.collect(upTo: 16 << 20)
-                guard response.status == .ok else { throw BenchFailure("budgeted upload: \(response.status) \(String(buffer: bytes))") }
-                alertCount += try WireCoding.makeDecoder().decode(UsageUploadResponse.self, from: Data(bytes.readableBytesView)).alerts.count
+                alertCount += try await post(body, to: "/v1/usage", credential: budgeted.credential, api: api, as: UsageUploadResponse.self).alerts.count
             }
             let budgetedSeconds = seconds(clock.now - budgetedStart)
 
@@ -137,14 +123,7 @@ enum UsageBenchmark {
                 var alerts = 0
                 let start = clock.now
                 for body in reportBodies {
-                    var request = HTTPClientRequest(url: api.base + "/v1/usage/totals")
-                    request.method = .POST
-                    request.headers.add(name: "Authorization", value: "Bearer \(reporter.credential)")
-                    request.body = .bytes(body)
-                    let response = try await api.http.execute(request, timeout: .seconds(120))
-                    let bytes = try await response.body.collect(upTo: 16 << 20)
-                    guard response.status == .ok else { throw BenchFailure("totals report: \(response.status) \(String(buffer: bytes))") }
-                    alerts += try WireCoding.makeDecoder().decode(UsageTotalsResponse.self, from: Data(bytes.readableBytesView)).alerts.count
+                    alerts += try await post(body, to: "/v1/usage/totals", credential: reporter.credential, api: api, as: UsageTotalsResponse.self).alerts.count
                 }
                 return (seconds(clock.now - start), alerts)
             }
@@ -222,5 +201,17 @@ enum UsageBenchmark {
         }
         try await api.http.shutdown()
         try await server.stop()
+    }
+
+    /// A body encoded beforehand, posted; the answer decoded (anything but 200 fails the run).
+    static func post<Answer: Decodable>(_ body: ByteBuffer, to path: String, credential: String, api: API, as type: Answer.Type) async throws -> Answer {
+        var request = HTTPClientRequest(url: api.base + path)
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Bearer \(credential)")
+        request.body = .bytes(body)
+        let response = try await api.http.execute(request, timeout: .seconds(120))
+        let bytes = try await response.body.collect(upTo: 16 << 20)
+        guard response.status == .ok else { throw BenchFailure("\(path): \(response.status) \(String(buffer: bytes))") }
+        return try WireCoding.makeDecoder().decode(Answer.self, from: Data(bytes.readableBytesView))
     }
 }
