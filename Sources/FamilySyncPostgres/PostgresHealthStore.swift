@@ -34,14 +34,14 @@ public struct PostgresHealthStore: Sendable {
     }
 
     /// Takes a tracked device's report. A heartbeat that changes nothing a parent sees (healthy
-    /// before and after, no gap, no skipped notification, no error, the record fresh and of
-    /// today) is one statement; anything else is a transaction under the family's lock that
+    /// before and after, or inactive before and after; no gap, no skipped notification, no
+    /// error, the record fresh and of today) is one statement; anything else is a transaction under the family's lock that
     /// stores what changed, writes the `health` record if it must, and makes the day's tracking
     /// alert when the heartbeat gaps passed 15 minutes.
     public func report(_ report: HealthReport, by device: AuthenticatedDevice) async throws -> Reported {
         let now = clock.now()
         guard let zone = device.zoneName else { throw FamilySyncError(.accessDenied, "This device is not tracked.") }
-        if report.errors.isEmpty, report.monitoringActive, let quiet = try await quietHeartbeat(report, by: device, zone: zone, now: now) {
+        if report.errors.isEmpty, let quiet = try await quietHeartbeat(report, by: device, zone: zone, now: now) {
             return quiet
         }
         let logger = logger
@@ -159,7 +159,8 @@ public struct PostgresHealthStore: Sendable {
             """
             WITH before AS (
                 SELECT h.family_id, h.device_id, h.last_heartbeat_at FROM device_health h
-                WHERE h.family_id = \(device.familyID) AND h.device_id = \(device.deviceID) AND h.status = 'healthy' AND h.monitoring_active
+                WHERE h.family_id = \(device.familyID) AND h.device_id = \(device.deviceID)
+                  AND h.monitoring_active = \(report.monitoringActive) AND h.status = \(report.monitoringActive ? "healthy" : "inactive")
                   AND h.last_heartbeat_at >= \(now.addingTimeInterval(-HeartbeatRules.heartbeatGap)) AND h.last_heartbeat_at <= \(now)
                   AND h.record_written_at > \(now.addingTimeInterval(-HeartbeatRules.recordRefresh))
                   AND h.record_day_end > \(now)

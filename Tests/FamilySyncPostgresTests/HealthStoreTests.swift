@@ -29,6 +29,12 @@ import Testing
             #expect(try await !store.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true, notificationSequence: 30), by: family.child).quiet)
             clock.advance(by: 30)
             #expect(try await !store.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: false), by: family.child).quiet)
+            // Monitoring still off: nothing a parent sees changes, quiet again.
+            clock.advance(by: 30)
+            let off = try await store.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: false), by: family.child)
+            #expect(off.quiet && off.health.status == .inactive)
+            clock.advance(by: 30)
+            #expect(try await !store.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true), by: family.child).quiet, "on again: a status change")
         }
     }
 }
