@@ -8,8 +8,21 @@ public struct TestFailure: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// A TCP port nothing listens on now (the kernel's pick for port 0).
+/// A TCP port nothing listens on now, for a server a test starts in a moment. It is taken below
+/// the kernel's ephemeral range: a port from that range (the kernel's pick for port 0) may be
+/// handed to some test's outgoing connection before the server binds it ("already in use").
 public func freePort() throws -> Int {
+    let ephemeralStart = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+        .flatMap { $0.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first.flatMap { Int($0) } } ?? 32768
+    if ephemeralStart > 11_000 {
+        for _ in 0..<100 {
+            let port = Int.random(in: 10_000..<ephemeralStart)
+            if let holder = try? PortHolder(port: port) {
+                holder.close()
+                return port
+            }
+        }
+    }
     let holder = try PortHolder()
     defer { holder.close() }
     return holder.port
@@ -20,11 +33,13 @@ public final class PortHolder: Sendable {
     public let descriptor: Int32
     public let port: Int
 
-    public init() throws {
+    /// `port` 0: the kernel picks one.
+    public init(port requested: Int = 0) throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.descriptor = descriptor
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(requested).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let ok = withUnsafeMutablePointer(to: &address) {
@@ -32,7 +47,10 @@ public final class PortHolder: Sendable {
                 bind(descriptor, pointer, length) == 0 && listen(descriptor, 1) == 0 && getsockname(descriptor, pointer, &length) == 0
             }
         }
-        guard ok else { throw TestFailure("could not listen") }
+        guard ok else {
+            Glibc.close(descriptor)
+            throw TestFailure("could not listen")
+        }
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
