@@ -35,9 +35,10 @@ public struct PostgresHealthStore: Sendable {
 
     /// Takes a tracked device's report. A heartbeat that changes nothing a parent sees (healthy
     /// before and after, or inactive before and after; no gap, no skipped notification, no
-    /// error, the record fresh and of today) is one statement; anything else is a transaction under the family's lock that
-    /// stores what changed, writes the `health` record if it must, and makes the day's tracking
-    /// alert when the heartbeat gaps passed 15 minutes.
+    /// error, the record fresh and of today) is one statement, outside the family's lock: its
+    /// row lock orders it with the stale detector's update of the same row. Anything else is a
+    /// transaction under the family's lock that stores what changed, writes the `health` record
+    /// if it must, and makes the day's tracking alert when the heartbeat gaps passed 15 minutes.
     public func report(_ report: HealthReport, by device: AuthenticatedDevice) async throws -> Reported {
         let now = clock.now()
         guard let zone = device.zoneName else { throw FamilySyncError(.accessDenied, "This device is not tracked.") }
