@@ -15,6 +15,10 @@ public struct FieldRules: Sendable {
         case integerMap(keys: Set<String>, range: ClosedRange<Int>)
         /// An array of `count` integers, each in `range`.
         case integerList(count: ClosedRange<Int>, range: ClosedRange<Int>)
+        /// An array of `count` strings, each one `check` accepts (described for the error).
+        case stringList(count: ClosedRange<Int>, check: @Sendable (String) -> Bool, String)
+        /// `{"hour": 0–23, "minute": 0–59}`, a local time of day.
+        case timeOfDay
     }
 
     public var typeName: String
@@ -60,6 +64,10 @@ public struct FieldRules: Sendable {
             object.allSatisfy { keys.contains($0.key) && integer($0.value, in: range) }
         case (.integerList(let count, let range), .array(let values)):
             count.contains(values.count) && values.allSatisfy { integer($0, in: range) }
+        case (.stringList(let count, let check, _), .array(let values)):
+            count.contains(values.count) && values.allSatisfy { if case .string(let text) = $0 { check(text) } else { false } }
+        case (.timeOfDay, .object(let object)):
+            Set(object.keys) == ["hour", "minute"] && integer(object["hour"]!, in: 0...23) && integer(object["minute"]!, in: 0...59)
         default: false
         }
     }
@@ -74,6 +82,8 @@ public struct FieldRules: Sendable {
         case .text(_, let description): description
         case .integerMap(let keys, let range): "an object of " + keys.sorted().joined(separator: ", ") + " to whole numbers from \(range.lowerBound) to \(range.upperBound)"
         case .integerList(let count, let range): "\(count.lowerBound)–\(count.upperBound) whole numbers from \(range.lowerBound) to \(range.upperBound)"
+        case .stringList(let count, _, let description): "\(count.lowerBound)–\(count.upperBound) of \(description)"
+        case .timeOfDay: "{\"hour\": 0–23, \"minute\": 0–59}"
         }
     }
 }
