@@ -47,6 +47,8 @@ public enum RecordTypeRegistry {
         RecordType("DailySummary", zones: [.child], route: .endpoint("the server (it derives them from usage and daily totals)")),
         RecordType("DeviceHealth", zones: [.child], route: .endpoint("the server (from POST /v1/devices/me/health and its stale detector, §10)")),
         RecordType("Category", zones: [.family], route: .modify(writers: [.parent]), validate: CategoryFields.validate),
+        RecordType("Schedule", zones: [.member], route: .modify(writers: [.parent]), validate: Schedule.validate, maximumPerZone: 100),
+        RecordType("ShieldConfiguration", zones: [.member], route: .modify(writers: [.parent]), validate: ShieldConfigurationFields.validate, maximumPerZone: 100),
         RecordType("Budget", zones: [.member], route: .modify(writers: [.parent]), validate: Budget.validate, maximumPerZone: 100),
         RecordType("Alert", zones: [.member], route: .endpoint("the server (§9.4: when an upload reaches a budget's percent), and POST /v1/alerts/{id}/dismiss")),
     ].map { ($0.name, $0) })

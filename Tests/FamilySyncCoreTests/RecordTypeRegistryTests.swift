@@ -26,7 +26,7 @@ import Testing
     @Test func everyTypeOfTheProtocolIsDeclaredAndOnlyUsageDerives() {
         #expect(Set(RecordTypeRegistry.types.keys) == [
             "AppConfiguration", "DeviceSettings", "ConfigurationCommand", "UsageRecord", "DailyTotals", "DailySummary", "Category", "Budget", "Alert",
-            "DeviceHealth",
+            "DeviceHealth", "Schedule", "ShieldConfiguration",
         ])
         #expect(Set(RecordTypeRegistry.types.values.filter { $0.derivation != nil }.map(\.name)) == ["UsageRecord", "DailyTotals"])
     }
