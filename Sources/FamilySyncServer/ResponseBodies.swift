@@ -32,6 +32,7 @@ extension UsageList: ResponseEncodable {}
 extension UsageUploadResponse: ResponseEncodable {}
 extension UsageTotalsResponse: ResponseEncodable {}
 extension DeviceHealthBody: ResponseEncodable {}
+extension ShieldStateBody: ResponseEncodable {}
 extension ZoneBody: ResponseEncodable {}
 extension ZoneChangesResponse: ResponseEncodable {}
 extension ZoneList: ResponseEncodable {}

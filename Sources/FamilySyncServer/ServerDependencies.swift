@@ -34,6 +34,7 @@ public struct ServerDependencies: Sendable {
     /// Device health (§10); the stale detector is public for harnesses that drive it on their own clock.
     public let health: PostgresHealthStore
     let healthMetrics: HealthMetrics
+    let shields: PostgresShieldStore
 
     /// The polls this instance holds now (what `familysync_polls_active` reports).
     public var heldPolls: Int { longPolling.hub.count }
@@ -67,5 +68,6 @@ public struct ServerDependencies: Sendable {
         alerts = PostgresAlertStore(client: postgres, clock: clock, logger: logger)
         health = PostgresHealthStore(client: postgres, clock: clock, logger: logger)
         healthMetrics = HealthMetrics(registry: metricsRegistry)
+        shields = PostgresShieldStore(client: postgres, logger: logger)
     }
 }

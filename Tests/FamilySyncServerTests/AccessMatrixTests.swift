@@ -66,6 +66,7 @@ import Testing
             #"{"heartbeatAt":"2026-11-18T11:06:00.000Z","monitoringActive":true}"#
         }, expected: [403, 200, 403, 401, 403, 401, 200]),
         Endpoint(name: "GET /v1/devices/{child}/health", method: .get, uri: { "/v1/devices/\($0.child.deviceID.lowercased)/health" }, expected: [200, 200, 403, 401, 404, 401, 403]),
+        Endpoint(name: "GET /v1/devices/{child}/shield-state", method: .get, uri: { "/v1/devices/\($0.child.deviceID.lowercased)/shield-state" }, expected: [200, 200, 403, 401, 404, 401, 403]),
         Endpoint(name: "GET /v1/devices/{child}/summaries", method: .get, uri: { "/v1/devices/\($0.child.deviceID.lowercased)/summaries?from=2026-11-01&to=2026-11-07" }, expected: [200, 200, 403, 401, 404, 401, 403]),
         Endpoint(name: "GET /v1/devices/{child}/usage", method: .get, uri: { "/v1/devices/\($0.child.deviceID.lowercased)/usage?from=2026-11-01T00:00:00Z&to=2026-11-07T00:00:00Z" }, expected: [200, 200, 403, 401, 404, 401, 403]),
         Endpoint(name: "GET /v1/devices/{child}/report", method: .get, uri: { "/v1/devices/\($0.child.deviceID.lowercased)/report?from=2026-11-01&to=2026-11-07&granularity=week" }, expected: [200, 200, 403, 401, 404, 401, 403]),
