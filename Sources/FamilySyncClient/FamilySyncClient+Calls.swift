@@ -163,6 +163,12 @@ extension FamilySyncClient {
         try await send(.GET, "/v1/devices/\(device.lowercased)/health", query: [("date", date)], body: Optional<NoBody>.none, accept: "text/plain", as: String.self)
     }
 
+    /// §11: what a device shields at `at` (now when nil): its member's schedules, configured
+    /// blocking and executed block/unblock commands.
+    public func shieldState(of device: UUID, at: Date? = nil) async throws(FamilySyncError) -> ShieldStateBody {
+        try await send(.GET, "/v1/devices/\(device.lowercased)/shield-state", query: [("at", at.map(Instant.format))], as: ShieldStateBody.self)
+    }
+
     /// Dates `YYYY-MM-DD`, both included; days without usage come as zeros.
     public func summaries(of child: UUID, from: String, to: String) async throws(FamilySyncError) -> [DailySummaryBody] {
         try await send(.GET, "/v1/devices/\(child.lowercased)/summaries", query: [("from", from), ("to", to)], as: SummaryList.self).summaries
@@ -266,8 +272,40 @@ extension FamilySyncClient {
     /// (`Budget.rules`); the record is `budget-<budgetID>` in the member's zone.
     public func setBudget(of member: UUID, _ fields: [String: JSONValue]) async throws(FamilySyncError) -> RecordBody {
         guard case .string(let id)? = fields["budgetID"] else { throw .badRequest("A budget needs its budgetID.", field: "budgetID") }
-        let response = try await modify(Member.zoneName(of: member), ModifyRecordsRequest(operations: [RecordOperation(
-            operationType: .forceReplace, record: RecordInput(recordName: Budget.recordName(id), recordType: "Budget", fields: fields)
+        return try await replace(Budget.recordName(id), type: "Budget", fields: fields, in: Member.zoneName(of: member))
+    }
+
+    /// §11: writes a member's `Schedule` record (`schedule-<scheduleID>`), replacing one of that id.
+    public func setSchedule(of member: UUID, _ fields: [String: JSONValue]) async throws(FamilySyncError) -> RecordBody {
+        guard case .string(let id)? = fields["scheduleID"] else { throw .badRequest("A schedule needs its scheduleID.", field: "scheduleID") }
+        return try await replace(Schedule.recordName(id), type: "Schedule", fields: fields, in: Member.zoneName(of: member))
+    }
+
+    /// The member's `Schedule` records, as stored.
+    public func schedules(of member: UUID) async throws(FamilySyncError) -> [Schedule] {
+        let page = try await query(Member.zoneName(of: member), QueryRecordsRequest(recordType: "Schedule", resultsLimit: 200))
+        return page.records.compactMap { $0.fields.flatMap(Schedule.init(fields:)) }
+    }
+
+    /// Deletes a member's schedule (`NOT_FOUND` for none of that id).
+    public func deleteSchedule(_ id: String, of member: UUID) async throws(FamilySyncError) {
+        _ = try await modify(Member.zoneName(of: member), ModifyRecordsRequest(operations: [RecordOperation(
+            operationType: .forceDelete, record: RecordInput(recordName: Schedule.recordName(id), recordType: "Schedule")
+        )]))
+    }
+
+    /// §11: writes a member's `ShieldConfiguration` record (`shield-<shieldConfigurationID>`).
+    public func setShieldConfiguration(of member: UUID, _ fields: [String: JSONValue]) async throws(FamilySyncError) -> RecordBody {
+        guard case .string(let id)? = fields["shieldConfigurationID"] else {
+            throw .badRequest("A shield configuration needs its shieldConfigurationID.", field: "shieldConfigurationID")
+        }
+        return try await replace(ShieldConfigurationFields.recordName(id), type: "ShieldConfiguration", fields: fields, in: Member.zoneName(of: member))
+    }
+
+    /// One record written with `forceReplace`, as saved.
+    func replace(_ name: String, type: String, fields: [String: JSONValue], in zone: String) async throws(FamilySyncError) -> RecordBody {
+        let response = try await modify(zone, ModifyRecordsRequest(operations: [RecordOperation(
+            operationType: .forceReplace, record: RecordInput(recordName: name, recordType: type, fields: fields)
         )]))
         // An atomic modify answers a refused write with its error: here, a saved record.
         guard let saved = response.records.first?.record else { throw .internalError }
