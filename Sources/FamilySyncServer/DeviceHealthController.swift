@@ -41,19 +41,11 @@ struct DeviceHealthController {
             throw FamilySyncError.badRequest("date is a date, YYYY-MM-DD.", field: "date")
         }
         let (day, name, timeZone) = try await health.health(of: deviceID, familyID: caller.familyID, date: date, errorLimit: 20)
-        if Self.wantsText(request) {
+        if request.prefers("text/plain") {
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: day.export(deviceName: name, timeZone: timeZone)))
             )
         }
         return try DeviceHealthBody(day).response(from: request, context: context)
-    }
-
-    /// A client asking for text before JSON (by order of the Accept header's media ranges).
-    static func wantsText(_ request: Request) -> Bool {
-        let accept = request.headers[.accept]?.lowercased() ?? ""
-        guard let text = accept.range(of: "text/plain") else { return false }
-        guard let json = accept.range(of: "application/json") else { return true }
-        return text.lowerBound < json.lowerBound
     }
 }

@@ -80,7 +80,7 @@ struct MemberController {
         let granularity = try UsageController.granularity(request)
         let days = try await members.days(familyID: caller.familyID, memberID: memberID, dates: dates)
         let report = UsageReport(memberDays: days, granularity: granularity)
-        if UsageController.wantsCSV(request) { return UsageController.csvResponse(report.memberCSV) }
+        if request.prefers("text/csv") { return UsageController.csvResponse(report.memberCSV) }
         return try ReportBody(report, withPlatforms: true).response(from: request, context: context)
     }
 

@@ -117,7 +117,7 @@ struct UsageController {
         let granularity = try Self.granularity(request)
         let stored = try await usage.summaries(of: childID, familyID: caller.familyID, dates: dates)
         let report = UsageReport(summaries: stored, dates: dates, granularity: granularity)
-        if Self.wantsCSV(request) { return Self.csvResponse(report.csv) }
+        if request.prefers("text/csv") { return Self.csvResponse(report.csv) }
         return try ReportBody(report).response(from: request, context: context)
     }
 
@@ -155,13 +155,6 @@ struct UsageController {
         return dates
     }
 
-    /// A client asking for CSV before JSON (by order of the Accept header's media ranges).
-    static func wantsCSV(_ request: Request) -> Bool {
-        let accept = request.headers[.accept]?.lowercased() ?? ""
-        guard let csv = accept.range(of: "text/csv") else { return false }
-        guard let json = accept.range(of: "application/json") else { return true }
-        return csv.lowerBound < json.lowerBound
-    }
 
     static func cursorText(_ cursor: PostgresUsageStore.Cursor) -> String {
         Data((cursor.sessionEnd + "\n" + cursor.recordName).utf8).base64EncodedString()
