@@ -94,6 +94,19 @@ public struct Schedule: Sendable, Equatable {
         }
     }
 
+    /// The record's fields (what `init(fields:)` reads back).
+    public var fields: [String: JSONValue] {
+        func time(_ value: TimeOfDay) -> JSONValue { .object(["hour": .number(Double(value.hour)), "minute": .number(Double(value.minute))]) }
+        var fields: [String: JSONValue] = [
+            "scheduleID": .string(scheduleID), "name": .string(name), "enabled": .bool(enabled), "intervalStart": time(start), "intervalEnd": time(end),
+            "weekdays": .array(weekdays.sorted().map { .number(Double($0)) }), "warningTimeMinutes": .number(Double(warningMinutes)),
+            "mode": .string(mode.rawValue), "applications": .array(applications.map(JSONValue.string)),
+            "categories": .array(categories.map { .string($0.rawValue) }),
+        ]
+        if let shieldConfigurationID { fields["shieldConfigurationID"] = .string(shieldConfigurationID) }
+        return fields
+    }
+
     /// From a stored record's fields; nil when they are not a schedule.
     public init?(fields: [String: JSONValue]) {
         func string(_ key: String) -> String? { if case .string(let value)? = fields[key] { value } else { nil } }

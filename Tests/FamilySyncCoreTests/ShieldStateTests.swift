@@ -103,6 +103,7 @@ import Testing
         try Schedule.validate(fields([:]), recordName: "schedule-bedtime", field: "f")
         let read = try #require(Schedule(fields: fields([:])))
         #expect(read.weekdays == [1, 7] && read.crossesMidnight && read.warningMinutes == 5)
+        #expect(Schedule(fields: read.fields) == read)
         let bad: [([String: JSONValue?], String, String)] = [
             (["intervalEnd": .object(["hour": .number(21), "minute": .number(0)])], "schedule-bedtime", "f.intervalEnd"),
             (["intervalStart": .object(["hour": .number(24), "minute": .number(0)])], "schedule-bedtime", "f.intervalStart"),

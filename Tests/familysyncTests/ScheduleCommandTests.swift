@@ -22,6 +22,8 @@ import Testing
             #expect(added.contains("Johnny's schedule bedtime: Bedtime, 21:00–07:00, every day."), "\(added)")
             let listed = try await cli.ok(["schedules", "--member", "Johnny", "--profile", "johnny"]).stdout
             #expect(listed.contains("bedtime") && listed.contains("21:00–07:00") && listed.contains("tiktok, youtube") && listed.contains("gaming"), "\(listed)")
+            let json = try await cli.ok(["schedules", "--member", "Johnny", "--json", "--profile", "mom"]).stdout
+            #expect(json.contains(#""scheduleID" : "bedtime""#) && json.contains(#""shieldConfigurationID" : "night""#), "\(json)")
 
             // 23:30 on Saturday 24 October, summer time; the night ends at 07:00 winter time.
             let night = try await cli.ok(["shield-state", "--at", "2026-10-24T21:30:00Z", "--profile", "mom"]).stdout

@@ -27,7 +27,7 @@ struct SchedulesCommand: AsyncParsableCommand {
             let (_, client) = try context.device()
             let target = try await MemberOption.find(member, client)
             let schedules = try await client.schedules(of: target.id).sorted { $0.scheduleID < $1.scheduleID }
-            if context.output.json { return try context.output.document(schedules.map(\.scheduleID)) }
+            if context.output.json { return try context.output.document(schedules.map(\.fields)) }
             context.output.table(["ID", "NAME", "WHEN", "DAYS", "MODE", "APPS", "CATEGORIES", "STATE"], schedules.map { schedule in
                 [
                     schedule.scheduleID, schedule.name, "\(Self.text(schedule.start))–\(Self.text(schedule.end))", Self.days(schedule.weekdays),
