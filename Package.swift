@@ -30,7 +30,14 @@ let package = Package(
     ],
     targets: [
         // The domain: pure Swift + Foundation + Crypto, no I/O.
-        .target(name: "FamilySyncCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(
+            name: "FamilySyncCore",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                // PBKDF2 for the parent PIN (§11).
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         // The wire types of PROTOCOL.md, shared by server and client.
         .target(name: "FamilySyncProtocol", dependencies: ["FamilySyncCore"]),
         // The store: PostgreSQL through PostgresNIO, migrations, the embedded database.
@@ -61,6 +68,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                // NIOThreadPool, for PBKDF2 off the event loop.
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -51,6 +51,11 @@ public enum AccessPolicy {
         case reportHealth
         /// `GET /v1/devices/{id}/health` (§10): a parent, or that device itself.
         case readHealth(device: UUID)
+        /// `PUT /v1/members/{id}/pin` (§11).
+        case setParentPIN
+        /// `POST /v1/members/{id}/pin/verify` (§11): only that member's own devices, parents' not
+        /// excepted (they set the PIN; nobody else needs a way to try one).
+        case verifyParentPIN(member: UUID)
     }
 
     public enum DeviceMember: String, Sendable, CaseIterable {
@@ -75,6 +80,7 @@ public enum AccessPolicy {
         }
         if action == .reportCommandResult { return caller.role == .child }
         if action == .uploadUsage || action == .reportAlert || action == .reportHealth { return caller.tracked }
+        if case .verifyParentPIN(let member) = action { return caller.memberID == member }
         // Tracking is a device's own choice, and only a parent's device has one (§8).
         if case .updateDevice(let target, let members) = action, members.contains(.tracked) {
             return caller.role == .parent && target == caller.deviceID
@@ -91,8 +97,10 @@ public enum AccessPolicy {
             return member == caller.memberID
         case .reportCommandResult, .uploadUsage, .listMembers, .reportAlert, .reportHealth:
             return true
+        case .verifyParentPIN(let member):
+            return caller.memberID == member
         case .revokeDevice, .deleteFamily, .createPairing, .listPairings, .decidePairing, .revokePairing, .manageZones, .sendCommand,
-            .manageMembers, .manageRecovery, .dismissAlert:
+            .manageMembers, .manageRecovery, .dismissAlert, .setParentPIN:
             return false
         }
     }
@@ -113,6 +121,9 @@ public enum AccessPolicy {
         }
         if action == .uploadUsage || action == .reportAlert || action == .reportHealth {
             return "Only a tracked device reports its own usage, alerts and health: a child's, or a parent's after PATCH /v1/devices/me {\"tracked\": true}."
+        }
+        if case .verifyParentPIN = action {
+            return "Only the member's own devices check its PIN."
         }
         return "Only a parent device may do this."
     }

@@ -12,6 +12,8 @@ public struct Limits: Sendable, Equatable {
 
     /// Live members of a family (PROTOCOL §14).
     public static let maximumMembers = 50
+    /// Live `Schedule` records of one member (PROTOCOL §14).
+    public static let schedulesPerMember = 50
 
     /// Operations of one `records/modify`, and names of one `records/lookup`.
     public static let maximumOperations = 400

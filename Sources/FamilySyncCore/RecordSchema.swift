@@ -32,8 +32,11 @@ public enum RecordSchema {
     /// Custom types: any JSON object, parents only, any zone.
     public static func isCustom(_ type: String) -> Bool { type.hasPrefix("x-") }
 
-    /// Whether `role` may write a record of `type` into a zone of `kind` through `records/modify`.
-    public static func checkWrite(type: String, zone: ZoneKind, role: DeviceRole, field: String) throws(FamilySyncError) {
+    /// Whether `role` may write a record of `type` into a zone of `kind` through `records/modify`
+    /// (with `operation` on the record `recordName`, where known).
+    public static func checkWrite(
+        type: String, zone: ZoneKind, role: DeviceRole, operation: RecordOperationType? = nil, recordName: String? = nil, field: String
+    ) throws(FamilySyncError) {
         guard type.utf8.count <= 255, !type.isEmpty else { throw .badRequest("A record type is 1–255 characters.", field: field) }
         if isCustom(type) {
             guard role == .parent else { throw FamilySyncError(.accessDenied, "Only a parent writes custom records.") }
@@ -45,10 +48,17 @@ public enum RecordSchema {
         switch declared.route {
         case .endpoint(let elsewhere):
             throw FamilySyncError(.accessDenied, "\(type) records are written by \(elsewhere), not through records/modify.")
-        case .modify(let writers):
+        case .modify(let writers, let childOperations):
             guard writers.contains(role) else {
                 throw FamilySyncError(.accessDenied, "A \(role.rawValue) device may not write \(type) records.")
             }
+            if role == .child, let operation, !childOperations.contains(operation) {
+                let allowed = RecordOperationType.allCases.filter(childOperations.contains).map(\.rawValue).joined(separator: ", ")
+                throw FamilySyncError(.accessDenied, "A child device may \(allowed) \(type) records, not \(operation.rawValue) them.")
+            }
+        }
+        if let recordName, let endpoint = declared.reservedNames[recordName] {
+            throw FamilySyncError(.accessDenied, "The \(type) record '\(recordName)' is written by \(endpoint), not through records/modify.")
         }
         guard declared.zones.contains(zone) else {
             throw .badRequest("\(type) records do not belong in this zone.", field: field)

@@ -4,8 +4,9 @@ import Foundation
 /// which route, what its fields must be, and the records derived from it in the same transaction.
 public struct RecordType: Sendable {
     public enum Route: Sendable, Equatable {
-        /// Written through `records/modify` by these roles.
-        case modify(writers: Set<DeviceRole>)
+        /// Written through `records/modify` by these roles; a child only with `childOperations`
+        /// (a parent may do every operation).
+        case modify(writers: Set<DeviceRole>, childOperations: Set<RecordOperationType> = Set(RecordOperationType.allCases))
         /// Written only through its own endpoint, or by the server; named in the refusal.
         case endpoint(String)
     }
@@ -17,15 +18,18 @@ public struct RecordType: Sendable {
     public var validate: Validation?
     /// Live records of this type a zone may hold (PROTOCOL §14); nil: no limit of its own.
     public var maximumPerZone: Int?
+    /// Record names of this type only the server writes, with the endpoint that does.
+    public var reservedNames: [String: String]
 
     public typealias Validation = @Sendable (_ fields: [String: JSONValue], _ recordName: String, _ field: String) throws(FamilySyncError) -> Void
     public var derivation: Derivation?
 
     public init(
         _ name: String, zones: Set<RecordSchema.ZoneKind>, route: Route,
-        validate: Validation? = nil, derivation: Derivation? = nil, maximumPerZone: Int? = nil
+        validate: Validation? = nil, derivation: Derivation? = nil, maximumPerZone: Int? = nil, reservedNames: [String: String] = [:]
     ) {
         self.maximumPerZone = maximumPerZone
+        self.reservedNames = reservedNames
         self.name = name
         self.zones = zones
         self.route = route
@@ -39,15 +43,17 @@ public struct RecordType: Sendable {
 /// it commits.
 public enum RecordTypeRegistry {
     public static let types: [String: RecordType] = Dictionary(uniqueKeysWithValues: [
-        RecordType("AppConfiguration", zones: [.child], route: .modify(writers: [.parent]), validate: { fields, _, field throws(FamilySyncError) in try AppConfigurationFields.validate(fields, field: field) }),
-        RecordType("DeviceSettings", zones: [.child, .member, .family], route: .modify(writers: [.parent])),
+        // A tracked device publishes the apps it picked (§11; only it can see them), but does not
+        // force past §5.4 nor delete what a parent configured.
+        RecordType("AppConfiguration", zones: [.child], route: .modify(writers: [.parent, .child], childOperations: [.create, .update, .replace]), validate: { fields, _, field throws(FamilySyncError) in try AppConfigurationFields.validate(fields, field: field) }),
+        RecordType("DeviceSettings", zones: [.child, .member, .family], route: .modify(writers: [.parent]), reservedNames: [ParentPIN.recordName: "PUT /v1/members/{id}/pin"]),
         RecordType("ConfigurationCommand", zones: [.child], route: .endpoint("POST /v1/devices/{id}/commands and POST /v1/commands/{id}/result")),
         RecordType("UsageRecord", zones: [.child], route: .endpoint("POST /v1/usage"), derivation: DailySummary.derivation),
         RecordType("DailyTotals", zones: [.child], route: .endpoint("POST /v1/usage/totals"), derivation: DailySummary.totalsDerivation),
         RecordType("DailySummary", zones: [.child], route: .endpoint("the server (it derives them from usage and daily totals)")),
         RecordType("DeviceHealth", zones: [.child], route: .endpoint("the server (from POST /v1/devices/me/health and its stale detector, §10)")),
         RecordType("Category", zones: [.family], route: .modify(writers: [.parent]), validate: CategoryFields.validate),
-        RecordType("Schedule", zones: [.member], route: .modify(writers: [.parent]), validate: Schedule.validate, maximumPerZone: 100),
+        RecordType("Schedule", zones: [.member], route: .modify(writers: [.parent]), validate: Schedule.validate, maximumPerZone: Limits.schedulesPerMember),
         RecordType("ShieldConfiguration", zones: [.member], route: .modify(writers: [.parent]), validate: ShieldConfigurationFields.validate, maximumPerZone: 100),
         RecordType("Budget", zones: [.member], route: .modify(writers: [.parent]), validate: Budget.validate, maximumPerZone: 100),
         RecordType("Alert", zones: [.member], route: .endpoint("the server (§9.4: when an upload reaches a budget's percent), and POST /v1/alerts/{id}/dismiss")),

@@ -21,6 +21,8 @@ public struct UsageReport: Sendable, Equatable {
         public var byPlatform: [MemberDay.PlatformSeconds] = []
         /// Every app's seconds, neutral categories' included.
         public var totalSeconds = 0
+        /// Pickups of every app (§9.1); 0 when the devices report none.
+        public var totalPickups = 0
     }
 
     public var granularity: Granularity
@@ -93,11 +95,11 @@ public struct UsageReport: Sendable, Equatable {
 
     /// One row per period and app (a period without usage has one row with the app columns empty).
     public var csv: String {
-        var lines = ["period_start,period_end,logical_id,display_name,category,seconds,points"]
+        var lines = ["period_start,period_end,logical_id,display_name,category,seconds,points,pickups"]
         for period in periods {
-            if period.apps.isEmpty { lines.append("\(period.start),\(period.end),,,,0,0") }
+            if period.apps.isEmpty { lines.append("\(period.start),\(period.end),,,,0,0,0") }
             for app in period.apps {
-                lines.append([period.start, period.end, app.logicalID, app.displayName, app.category.rawValue, "\(app.seconds)", "\(app.points)"].map(Self.csvField).joined(separator: ","))
+                lines.append([period.start, period.end, app.logicalID, app.displayName, app.category.rawValue, "\(app.seconds)", "\(app.points)", "\(app.pickups)"].map(Self.csvField).joined(separator: ","))
             }
         }
         return lines.joined(separator: "\r\n") + "\r\n"
@@ -106,13 +108,13 @@ public struct UsageReport: Sendable, Equatable {
     /// A member's report as CSV: per period, one row per platform, then one per app (`breakdown`
     /// says which; a period without usage has its platforms' rows at zero).
     public var memberCSV: String {
-        var lines = ["period_start,period_end,breakdown,key,display_name,category,seconds,points"]
+        var lines = ["period_start,period_end,breakdown,key,display_name,category,seconds,points,pickups"]
         for period in periods {
             for entry in period.byPlatform {
-                lines.append("\(period.start),\(period.end),platform,\(entry.platform.rawValue),,,\(entry.seconds),")
+                lines.append("\(period.start),\(period.end),platform,\(entry.platform.rawValue),,,\(entry.seconds),,")
             }
             for app in period.apps {
-                lines.append([period.start, period.end, "app", app.logicalID, app.displayName, app.category.rawValue, "\(app.seconds)", "\(app.points)"].map(Self.csvField).joined(separator: ","))
+                lines.append([period.start, period.end, "app", app.logicalID, app.displayName, app.category.rawValue, "\(app.seconds)", "\(app.points)", "\(app.pickups)"].map(Self.csvField).joined(separator: ","))
             }
         }
         return lines.joined(separator: "\r\n") + "\r\n"
@@ -150,6 +152,7 @@ extension UsageReport.Period {
         totalPointsEarned += points
         for app in apps {
             totalSeconds += app.seconds
+            totalPickups += app.pickups
             if let index = self.apps.firstIndex(where: { $0.logicalID == app.logicalID }) {
                 self.apps[index].seconds += app.seconds
                 self.apps[index].points += app.points

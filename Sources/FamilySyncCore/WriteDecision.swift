@@ -50,7 +50,9 @@ public enum WriteDecision {
             throw fail(.badRequest("The record is a \(stored.recordType), not a \(given).", field: "\(path).record.recordType"))
         }
         do {
-            try RecordSchema.checkWrite(type: type, zone: zoneKind, role: caller.role, field: "\(path).record.recordType")
+            try RecordSchema.checkWrite(
+                type: type, zone: zoneKind, role: caller.role, operation: operation.type, recordName: operation.recordName, field: "\(path).record.recordType"
+            )
         } catch {
             throw fail(error)
         }

@@ -187,6 +187,8 @@ public struct ReportBody: Codable, Sendable, Equatable {
         public var totalRewardSeconds: Int
         public var totalPointsEarned: Int
         public var totalSeconds: Int
+        /// §9.1's pickups of every app in the period.
+        public var totalPickups: Int
         public var topApps: [DailySummaryBody.App]
         /// A member's report only (§8): seconds by platform, most used first.
         public var byPlatform: [MemberDayBody.Platform]?
@@ -198,6 +200,7 @@ public struct ReportBody: Codable, Sendable, Equatable {
             totalRewardSeconds = period.totalRewardSeconds
             totalPointsEarned = period.totalPointsEarned
             totalSeconds = period.totalSeconds
+            totalPickups = period.totalPickups
             topApps = period.apps.prefix(UsageReport.topAppCount).map {
                 DailySummaryBody.App(logicalID: $0.logicalID, displayName: $0.displayName, category: $0.category.rawValue, seconds: $0.seconds, points: $0.points, pickups: $0.pickups)
             }
@@ -205,7 +208,7 @@ public struct ReportBody: Codable, Sendable, Equatable {
         }
 
         enum CodingKeys: String, CodingKey {
-            case start, end, totalLearningSeconds, totalRewardSeconds, totalPointsEarned, totalSeconds, topApps, byPlatform
+            case start, end, totalLearningSeconds, totalRewardSeconds, totalPointsEarned, totalSeconds, totalPickups, topApps, byPlatform
         }
 
         // `byPlatform` is absent from a device's report, not null.
@@ -217,6 +220,7 @@ public struct ReportBody: Codable, Sendable, Equatable {
             try container.encode(totalRewardSeconds, forKey: .totalRewardSeconds)
             try container.encode(totalPointsEarned, forKey: .totalPointsEarned)
             try container.encode(totalSeconds, forKey: .totalSeconds)
+            try container.encode(totalPickups, forKey: .totalPickups)
             try container.encode(topApps, forKey: .topApps)
             try container.encodeIfPresent(byPlatform, forKey: .byPlatform)
         }

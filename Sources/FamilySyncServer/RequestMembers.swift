@@ -98,6 +98,14 @@ extension UpdateMemberRequest: DeclaresMembers {
     static let members = MemberTree.fields("name")
 }
 
+extension SetParentPINRequest: DeclaresMembers {
+    static let members = MemberTree.fields("pin")
+}
+
+extension VerifyParentPINRequest: DeclaresMembers {
+    static let members = MemberTree.fields("pin")
+}
+
 extension MoveDeviceRequest: DeclaresMembers {
     static let members = MemberTree.fields("memberId")
 }

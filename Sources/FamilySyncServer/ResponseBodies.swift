@@ -33,6 +33,7 @@ extension UsageUploadResponse: ResponseEncodable {}
 extension UsageTotalsResponse: ResponseEncodable {}
 extension DeviceHealthBody: ResponseEncodable {}
 extension ShieldStateBody: ResponseEncodable {}
+extension VerifyParentPINResponse: ResponseEncodable {}
 extension ZoneBody: ResponseEncodable {}
 extension ZoneChangesResponse: ResponseEncodable {}
 extension ZoneList: ResponseEncodable {}

@@ -35,6 +35,7 @@ public struct ServerDependencies: Sendable {
     public let health: PostgresHealthStore
     let healthMetrics: HealthMetrics
     let shields: PostgresShieldStore
+    let parentPINs: PostgresParentPINStore
 
     /// The polls this instance holds now (what `familysync_polls_active` reports).
     public var heldPolls: Int { longPolling.hub.count }
@@ -69,5 +70,6 @@ public struct ServerDependencies: Sendable {
         health = PostgresHealthStore(client: postgres, clock: clock, logger: logger)
         healthMetrics = HealthMetrics(registry: metricsRegistry)
         shields = PostgresShieldStore(client: postgres, logger: logger)
+        parentPINs = PostgresParentPINStore(client: postgres, clock: clock, logger: logger)
     }
 }

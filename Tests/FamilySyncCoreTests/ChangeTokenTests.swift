@@ -108,7 +108,17 @@ import Testing
         try RecordSchema.checkWrite(type: "AppConfiguration", zone: .child, role: .parent, field: "t")
         try RecordSchema.checkWrite(type: "DeviceSettings", zone: .family, role: .parent, field: "t")
         try RecordSchema.checkWrite(type: "x-notes", zone: .custom, role: .parent, field: "t")
-        for (type, zone, role) in [("AppConfiguration", RecordSchema.ZoneKind.child, DeviceRole.child), ("UsageRecord", .child, .child), ("DailySummary", .child, .parent), ("x-notes", .child, .child), ("ConfigurationCommand", .child, .parent)] {
+        // A child's own app list (§11): create, update, replace; not delete nor force past §5.4.
+        for operation in [RecordOperationType.create, .update, .replace] {
+            try RecordSchema.checkWrite(type: "AppConfiguration", zone: .child, role: .child, operation: operation, field: "t")
+        }
+        for operation in [RecordOperationType.delete, .forceDelete, .forceUpdate, .forceReplace] {
+            #expect(performing: { try RecordSchema.checkWrite(type: "AppConfiguration", zone: .child, role: .child, operation: operation, field: "t") }, throws: { ($0 as? FamilySyncError)?.code == .accessDenied })
+        }
+        // The parent PIN's record is the server's to write (§11).
+        #expect(performing: { try RecordSchema.checkWrite(type: "DeviceSettings", zone: .member, role: .parent, operation: .forceDelete, recordName: "parent-pin", field: "t") }, throws: { ($0 as? FamilySyncError)?.code == .accessDenied })
+        try RecordSchema.checkWrite(type: "DeviceSettings", zone: .member, role: .parent, operation: .create, recordName: "bedtime-note", field: "t")
+        for (type, zone, role) in [("DeviceSettings", RecordSchema.ZoneKind.child, DeviceRole.child), ("UsageRecord", .child, .child), ("DailySummary", .child, .parent), ("x-notes", .child, .child), ("ConfigurationCommand", .child, .parent)] {
             #expect(performing: { try RecordSchema.checkWrite(type: type, zone: zone, role: role, field: "t") }, throws: { ($0 as? FamilySyncError)?.code == .accessDenied })
         }
         #expect(performing: { try RecordSchema.checkWrite(type: "AppConfiguration", zone: .family, role: .parent, field: "t") }, throws: { ($0 as? FamilySyncError)?.code == .badRequest })

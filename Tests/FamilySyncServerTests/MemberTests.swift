@@ -75,7 +75,7 @@ extension TestServer {
             let report = try own.decode(ReportBody.self)
             #expect(report.totals.byPlatform?.map(\.seconds) == [7800, 5520])
             let csv = try await server.send(.get, "/v1/members/\(member.lowercased)/report?from=\(day)&to=\(day)", credential: parent.credential, headers: [("Accept", "text/csv")])
-            #expect(String(buffer: csv.body).contains("\(day),\(day),platform,macos,,,5520,"))
+            #expect(String(buffer: csv.body).contains("\(day),\(day),platform,macos,,,5520,,\r\n"))
         }
     }
 

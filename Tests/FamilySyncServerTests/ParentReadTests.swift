@@ -96,9 +96,42 @@ import Testing
             let csv = try await server.send(.get, base, credential: parent.credential, headers: [("Accept", "text/csv")])
             #expect(csv.headers[.contentType]?.hasPrefix("text/csv") == true)
             let lines = String(buffer: csv.body).components(separatedBy: "\r\n")
-            #expect(lines.first == "period_start,period_end,logical_id,display_name,category,seconds,points")
-            #expect(lines.contains("\(days[0]),\(days[0]),minecraft,Minecraft,reward,1200,0"))
+            #expect(lines.first == "period_start,period_end,logical_id,display_name,category,seconds,points,pickups")
+            #expect(lines.contains("\(days[0]),\(days[0]),minecraft,Minecraft,reward,1200,0,0"))
             #expect(lines.count == 5, "a header, three period × app rows, and the last line break")
+        }
+    }
+
+    /// Pickups (§9.1) from sessions and from a day's totals reach the summary, the report (JSON
+    /// and CSV) and the member's view; per app, the larger of the sessions' and the total's.
+    @Test func pickupsReachSummariesAndReports() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, child) = try await server.pair(by: parent)
+            let withPickups = { (record: String, pickups: Int) in record.replacingOccurrences(of: #""earnedPoints""#, with: #""pickups":\#(pickups),"earnedPoints""#) }
+            let records = [
+                withPickups(server.usageRecord(app: "tiktok", category: "social_media", startingAgo: 3 * 3600, minutes: 10, points: 0), 4),
+                withPickups(server.usageRecord(app: "tiktok", category: "social_media", startingAgo: 2 * 3600, minutes: 10, points: 0), 3),
+                withPickups(server.usageRecord(app: "khan", startingAgo: 5 * 3600, minutes: 10, points: 0), 1),
+            ]
+            #expect(try await server.upload(records, by: child).status == .ok)
+            let day = DailySummaryCalculator.day(of: server.clock.now(), in: .gmt)
+            // The day's totals say 9 pickups of TikTok: more than its sessions' 7, so 9 stands.
+            let totals = #"{"timeZone":"UTC","date":"\#(day)","apps":[{"logicalID":"tiktok","displayName":"TikTok","category":"social_media","totalSeconds":1200,"pickups":9}]}"#
+            let reported = try await server.send(.post, "/v1/usage/totals", credential: child.credential, json: totals)
+            #expect(reported.status == .ok, "\(String(buffer: reported.body))")
+
+            let base = "/v1/devices/\(child.deviceID.lowercased)"
+            let summary = try #require(try await server.send(.get, "\(base)/summaries?from=\(day)&to=\(day)", credential: parent.credential).decode(SummaryList.self).summaries.first)
+            #expect(summary.totalPickups == 10 && summary.byApp.first { $0.logicalID == "tiktok" }?.pickups == 9)
+            let report = try await server.send(.get, "\(base)/report?from=\(day)&to=\(day)", credential: parent.credential).decode(ReportBody.self)
+            #expect(report.totals.totalPickups == 10 && report.periods.first?.totalPickups == 10)
+            #expect(report.totals.topApps.map(\.pickups) == [9, 1])
+            let csv = String(buffer: try await server.send(.get, "\(base)/report?from=\(day)&to=\(day)", credential: parent.credential, headers: [("Accept", "text/csv")]).body)
+            #expect(csv.contains("\(day),\(day),tiktok,Tiktok,social_media,1200,0,9\r\n"), "\(csv)")
+            let member = try await server.memberID(of: child)
+            let memberReport = try await server.send(.get, "/v1/members/\(member.lowercased)/report?from=\(day)&to=\(day)", credential: parent.credential).decode(ReportBody.self)
+            #expect(memberReport.totals.totalPickups == 10)
         }
     }
 

@@ -1,0 +1,71 @@
+import FamilySyncCore
+import Foundation
+import Testing
+
+/// The parent PIN's stored form and its online limit (§11), without a database.
+@Suite struct ParentPINRulesTests {
+    @Test(arguments: ["1234", "00000000", "0007"])
+    func aPINOfFourToEightDigitsIsAccepted(_ pin: String) throws {
+        try ParentPIN.validate(pin, field: "pin")
+    }
+
+    @Test(arguments: ["123", "123456789", "", "12a4", "12 34", "١٢٣٤", "+1234", "１２３４"])
+    func anythingElseIsRefused(_ pin: String) {
+        #expect(performing: { try ParentPIN.validate(pin, field: "pin") }, throws: { ($0 as? FamilySyncError)?.field == "pin" })
+    }
+
+    @Test func theStoredFormChecksThePINAndTravelsAsARecord() throws {
+        let stored = try ParentPIN(pin: "2468")
+        #expect(stored.iterations >= 200_000 && stored.salt.count == 16 && stored.hash.count == 32)
+        #expect(stored.matches("2468"))
+        #expect(!stored.matches("2469") && !stored.matches("24680") && !stored.matches("246"))
+        let decoded = try #require(ParentPIN(fields: stored.fields))
+        #expect(decoded == stored && decoded.matches("2468"))
+        #expect(stored.fields["algorithm"] == .string("PBKDF2-HMAC-SHA256"))
+        // Salted: the same PIN stores differently each time.
+        #expect(try ParentPIN(pin: "2468").hash != stored.hash)
+    }
+
+    /// RFC 7914 §11's PBKDF2-HMAC-SHA256 vector (P = "passwd", S = "salt", c = 1), through the
+    /// unchecked entry the server never uses, so that the stored hash is the standard one any
+    /// device can recompute.
+    @Test func theHashIsStandardPBKDF2() throws {
+        let expected = "55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc"
+        let derived = try ParentPIN.standardHash(Array("passwd".utf8), salt: Array("salt".utf8), iterations: 1, byteCount: 32)
+        #expect(derived.map { String(format: "%02x", $0) }.joined() == expected)
+    }
+
+    @Test func recordsWithFewIterationsOrAnotherAlgorithmAreNotAPIN() throws {
+        var fields = try ParentPIN(pin: "2468").fields
+        fields["iterations"] = .number(1000)
+        #expect(ParentPIN(fields: fields) == nil)
+        fields = try ParentPIN(pin: "2468").fields
+        fields["algorithm"] = .string("SHA1")
+        #expect(ParentPIN(fields: fields) == nil)
+    }
+
+    @Test func fiveWrongWithinFifteenMinutesLockForFifteen() {
+        let start = Date(timeIntervalSince1970: 1_795_000_000)
+        var attempts = PINAttempts()
+        for minute in 0..<4 { attempts = attempts.recording(valid: false, at: start.addingTimeInterval(Double(minute) * 60)) }
+        #expect(attempts.retryAfter(at: start.addingTimeInterval(240)) == nil)
+        attempts = attempts.recording(valid: false, at: start.addingTimeInterval(600))
+        #expect(attempts.retryAfter(at: start.addingTimeInterval(600)) == 900)
+        #expect(attempts.retryAfter(at: start.addingTimeInterval(600 + 899.5)) == 1)
+        #expect(attempts.retryAfter(at: start.addingTimeInterval(1500)) == nil)
+        // After the lockout one more wrong PIN does not lock again.
+        attempts = attempts.recording(valid: false, at: start.addingTimeInterval(1500))
+        #expect(attempts.retryAfter(at: start.addingTimeInterval(1500)) == nil && attempts.failures.count == 1)
+    }
+
+    @Test func wrongPINsOlderThanTheWindowAndThoseBeforeARightOneDoNotCount() {
+        let start = Date(timeIntervalSince1970: 1_795_000_000)
+        var attempts = PINAttempts()
+        for minute in 0..<4 { attempts = attempts.recording(valid: false, at: start.addingTimeInterval(Double(minute) * 60)) }
+        // 15 minutes after the first: it has left the window.
+        attempts = attempts.recording(valid: false, at: start.addingTimeInterval(900))
+        #expect(attempts.retryAfter(at: start.addingTimeInterval(900)) == nil && attempts.failures.count == 4)
+        attempts = attempts.recording(valid: true, at: start.addingTimeInterval(901))
+        #expect(attempts == PINAttempts())
+    }
+}

@@ -1,0 +1,196 @@
+import FamilySyncCore
+import FamilySyncProtocol
+import FamilySyncServerTestSupport
+import FamilySyncTestSupport
+import Foundation
+import HTTPTypes
+import Testing
+
+/// The parent PIN (§11): a parent sets it, the member's devices get its hash to check offline and
+/// may check it online, five wrong in 15 minutes lock checks out for 15, and the PIN itself is
+/// nowhere in the database.
+@Suite struct ParentPINTests {
+    struct Family {
+        var parent: TestDevice
+        var child: TestDevice
+        var member: UUID
+    }
+
+    static func family(_ server: TestServer, pin: String = "2468") async throws -> Family {
+        let parent = try await server.createFamily()
+        let (_, child) = try await server.pair(by: parent)
+        let member = try await server.memberID(of: child)
+        let set = try await server.send(.put, "/v1/members/\(member.lowercased)/pin", credential: parent.credential, json: #"{"pin":"\#(pin)"}"#)
+        #expect(set.status == .noContent, "\(String(buffer: set.body))")
+        return Family(parent: parent, child: child, member: member)
+    }
+
+    static func verify(_ server: TestServer, _ family: Family, _ pin: String) async throws -> TestServer.Reply {
+        try await server.send(.post, "/v1/members/\(family.member.lowercased)/pin/verify", credential: family.child.credential, json: #"{"pin":"\#(pin)"}"#)
+    }
+
+    static func isValid(_ server: TestServer, _ family: Family, _ pin: String) async throws -> Bool {
+        let reply = try await verify(server, family, pin)
+        #expect(reply.status == .ok, "\(String(buffer: reply.body))")
+        return try reply.decode(VerifyParentPINResponse.self).valid
+    }
+
+    @Test func theMembersDeviceGetsTheHashToCheckOfflineAndChecksOnline() async throws {
+        try await withTestServer { server in
+            let family = try await Self.family(server)
+            let zone = Member.zoneName(of: family.member)
+            let changes = try await server.send(.get, "/v1/zones/\(zone)/changes", credential: family.child.credential).decode(ZoneChangesResponse.self)
+            let record = try #require(changes.records.first { $0.recordName == "parent-pin" })
+            #expect(record.recordType == "DeviceSettings")
+            #expect(Set(record.fields?.keys ?? [:].keys) == ["algorithm", "salt", "iterations", "hash"])
+            let stored = try #require(ParentPIN(fields: record.fields ?? [:]))
+            #expect(stored.iterations >= 200_000 && stored.salt.count >= 16)
+            #expect(stored.matches("2468") && !stored.matches("2469") && !stored.matches("02468"))
+
+            #expect(try await Self.isValid(server, family, "2468"))
+            #expect(try await !Self.isValid(server, family, "1357"))
+
+            // A new PIN replaces the record, with a new salt.
+            let again = try await server.send(.put, "/v1/members/\(family.member.lowercased)/pin", credential: family.parent.credential, json: #"{"pin":"97531864"}"#)
+            #expect(again.status == .noContent)
+            let after = try await server.send(.get, "/v1/zones/\(zone)/changes?since=\(changes.changeToken)", credential: family.child.credential).decode(ZoneChangesResponse.self)
+            let replaced = try #require(after.records.first.flatMap { ParentPIN(fields: $0.fields ?? [:]) })
+            #expect(replaced.salt != stored.salt && replaced.matches("97531864"))
+            #expect(try await Self.isValid(server, family, "97531864"))
+            #expect(try await !Self.isValid(server, family, "2468"))
+        }
+    }
+
+    @Test func fiveWrongPINsLockChecksOutForFifteenMinutes() async throws {
+        try await withTestServer { server in
+            let family = try await Self.family(server)
+            for _ in 1...5 { #expect(try await !Self.isValid(server, family, "0000")) }
+            // Locked: even the right PIN is refused, and not checked.
+            let locked = try await Self.verify(server, family, "2468")
+            #expect(locked.status == .tooManyRequests && locked.errorCode == "THROTTLED")
+            #expect(locked.headers[.retryAfter] == "900")
+            server.clock.advance(by: 14 * 60)
+            let still = try await Self.verify(server, family, "2468")
+            #expect(still.status == .tooManyRequests && still.headers[.retryAfter] == "60")
+            server.clock.advance(by: 60)
+            #expect(try await Self.isValid(server, family, "2468"))
+        }
+    }
+
+    @Test func onlyWrongPINsWithinFifteenMinutesCount() async throws {
+        try await withTestServer { server in
+            let family = try await Self.family(server)
+            // Four wrong, then a quarter of an hour: they no longer count.
+            for _ in 1...4 { #expect(try await !Self.isValid(server, family, "0000")) }
+            server.clock.advance(by: 15 * 60)
+            for _ in 1...4 { #expect(try await !Self.isValid(server, family, "0000")) }
+            #expect(try await Self.isValid(server, family, "2468"))
+            // The right PIN forgets the wrong ones before it.
+            for _ in 1...4 { #expect(try await !Self.isValid(server, family, "0000")) }
+            #expect(try await Self.isValid(server, family, "2468"))
+            // The fifth within the window locks.
+            for _ in 1...5 { #expect(try await !Self.isValid(server, family, "0000")) }
+            #expect(try await Self.verify(server, family, "2468").status == .tooManyRequests)
+        }
+    }
+
+    @Test func aNewPINEndsALockout() async throws {
+        try await withTestServer { server in
+            let family = try await Self.family(server)
+            for _ in 1...5 { #expect(try await !Self.isValid(server, family, "0000")) }
+            #expect(try await Self.verify(server, family, "2468").status == .tooManyRequests)
+            let set = try await server.send(.put, "/v1/members/\(family.member.lowercased)/pin", credential: family.parent.credential, json: #"{"pin":"8642"}"#)
+            #expect(set.status == .noContent)
+            #expect(try await Self.isValid(server, family, "8642"))
+        }
+    }
+
+    /// Checks at once count one by one: ten wrong PINs sent together give five `valid: false` and
+    /// five 429s, never more tries than the limit.
+    @Test func concurrentWrongPINsCountOneByOne() async throws {
+        try await withTestServer { server in
+            let family = try await Self.family(server)
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for _ in 1...10 { group.addTask { try await Self.verify(server, family, "0000").status } }
+                return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == .ok }.count == 5, "\(statuses)")
+            #expect(statuses.filter { $0 == .tooManyRequests }.count == 5, "\(statuses)")
+        }
+    }
+
+    /// The PIN is stored only as PBKDF2: no table holds its digits, in any of the requests' rows.
+    @Test func thePINIsNowhereInTheDatabase() async throws {
+        try await withTestServer { server in
+            let family = try await Self.family(server, pin: "73950284")
+            #expect(try await Self.isValid(server, family, "73950284"))
+            #expect(try await !Self.isValid(server, family, "73950285"))
+            let text = try await databaseText(server.postgres)
+            #expect(text.contains("PBKDF2-HMAC-SHA256"), "the dump holds the records")
+            #expect(!text.contains("73950284") && !text.contains("73950285"))
+        }
+    }
+
+    @Test func aMemberWithoutAPINIsNotFound() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, child) = try await server.pair(by: parent)
+            let member = try await server.memberID(of: child)
+            let reply = try await server.send(.post, "/v1/members/\(member.lowercased)/pin/verify", credential: child.credential, json: #"{"pin":"2468"}"#)
+            #expect(reply.status == .notFound && reply.errorCode == "NOT_FOUND", "\(String(buffer: reply.body))")
+        }
+    }
+}
+
+/// Bad PINs and bad ids (§11, §1.1): each refused with the error naming it, changing nothing (a
+/// malformed PIN is not a wrong try).
+@Suite struct ParentPINBadInputTests {
+    struct Case: Sendable, CustomStringConvertible {
+        var description: String
+        var verify = false
+        var member: @Sendable (ParentPINTests.Family, UUID) -> String = { family, _ in family.member.lowercased }
+        var json: String? = #"{"pin":"1357"}"#
+        var status: HTTPResponse.Status = .badRequest
+        var code = "BAD_REQUEST"
+        var field: String? = nil
+    }
+
+    static let cases: [Case] = [
+        Case(description: "a PIN of 3 digits", json: #"{"pin":"123"}"#, field: "pin"),
+        Case(description: "a PIN of 9 digits", json: #"{"pin":"123456789"}"#, field: "pin"),
+        Case(description: "a PIN with a letter", json: #"{"pin":"12a4"}"#, field: "pin"),
+        Case(description: "a PIN of Arabic-Indic digits", json: #"{"pin":"١٢٣٤"}"#, field: "pin"),
+        Case(description: "a PIN as a number", json: #"{"pin":1234}"#, field: "pin"),
+        Case(description: "no PIN", json: #"{}"#, field: "pin"),
+        Case(description: "a null PIN", json: #"{"pin":null}"#, field: "pin"),
+        Case(description: "an unknown member of the body", json: #"{"pin":"1234","hint":"birthday"}"#, field: "hint"),
+        Case(description: "no body", json: nil),
+        Case(description: "a member id that is not a UUID", member: { _, _ in "johnny" }, field: "id"),
+        Case(description: "a member that does not exist", member: { _, _ in UUID().lowercased }, status: .notFound, code: "NOT_FOUND"),
+        Case(description: "another family's member", member: { _, other in other.lowercased }, status: .notFound, code: "NOT_FOUND"),
+        Case(description: "a check of 3 digits", verify: true, json: #"{"pin":"123"}"#, field: "pin"),
+        Case(description: "a check of 9 digits", verify: true, json: #"{"pin":"123456789"}"#, field: "pin"),
+        Case(description: "a check without a PIN", verify: true, json: #"{}"#, field: "pin"),
+        Case(description: "a check with an unknown member of the body", verify: true, json: #"{"pin":"2468","try":2}"#, field: "try"),
+        Case(description: "a check of another member", verify: true, member: { _, other in other.lowercased }, status: .forbidden, code: "ACCESS_DENIED"),
+    ]
+
+    @Test(arguments: cases)
+    func isRefusedAndChangesNothing(_ bad: Case) async throws {
+        try await withTestServer { server in
+            let family = try await ParentPINTests.family(server)
+            let otherParent = try await server.createFamily(name: "Other parent")
+            let (_, otherChild) = try await server.pair(by: otherParent)
+            let otherMember = try await server.memberID(of: otherChild)
+            let before = try await server.fingerprint()
+            let member = bad.member(family, otherMember)
+            let reply = bad.verify
+                ? try await server.send(.post, "/v1/members/\(member)/pin/verify", credential: family.child.credential, json: bad.json)
+                : try await server.send(.put, "/v1/members/\(member)/pin", credential: family.parent.credential, json: bad.json)
+            #expect(reply.status == bad.status, "\(String(buffer: reply.body).prefix(300))")
+            #expect(reply.errorCode == bad.code)
+            if let field = bad.field { #expect(reply.error?.field == field, "\(String(buffer: reply.body))") }
+            #expect(try await server.fingerprint() == before, "the refused request changed the database")
+        }
+    }
+}
