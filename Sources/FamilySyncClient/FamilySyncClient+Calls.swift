@@ -302,6 +302,45 @@ extension FamilySyncClient {
         return try await replace(ShieldConfigurationFields.recordName(id), type: "ShieldConfiguration", fields: fields, in: Member.zoneName(of: member))
     }
 
+    /// §11, the child's own app list: a tracked device writes an `AppConfiguration` into its own
+    /// zone (`Device.zoneName`, as `me()` answers it), `create` without a change tag, else `replace`
+    /// from that tag, stamped with this device's clock. A parent's newer write (or one at the same
+    /// instant: the parent wins ties) comes back as `.conflict` with the parent's record.
+    public func saveAppConfiguration(
+        _ fields: [String: JSONValue], named recordName: String, changeTag: String? = nil, in zone: String, at clientModifiedAt: Date = Date()
+    ) async throws(FamilySyncError) -> RecordSaveOutcome {
+        let operation = RecordOperation(
+            operationType: changeTag == nil ? .create : .replace,
+            record: RecordInput(recordName: recordName, recordType: "AppConfiguration", fields: fields, recordChangeTag: changeTag, clientModifiedAt: clientModifiedAt)
+        )
+        guard let outcome = try await save([operation], in: zone).first else { throw .internalError }
+        return outcome
+    }
+
+    // MARK: The parent PIN (§11)
+
+    /// A parent sets or changes a member's PIN (4–8 digits). The server keeps PBKDF2 of it and
+    /// publishes that as the member's `parent-pin` record; a new PIN ends any lockout.
+    public func setParentPIN(_ pin: String, of member: UUID) async throws(FamilySyncError) {
+        try ParentPIN.validate(pin, field: "pin")
+        _ = try await send(.PUT, "/v1/members/\(member.lowercased)/pin", body: SetParentPINRequest(pin: pin), as: EmptyResponse.self)
+    }
+
+    /// One of the member's devices checks a PIN online. Five wrong within 15 minutes are followed
+    /// by `THROTTLED` (with `retryAfter`) for 15 minutes; `NOT_FOUND` while no PIN is set.
+    public func verifyParentPIN(_ pin: String, of member: UUID) async throws(FamilySyncError) -> Bool {
+        try ParentPIN.validate(pin, field: "pin")
+        return try await send(.POST, "/v1/members/\(member.lowercased)/pin/verify", body: VerifyParentPINRequest(pin: pin), as: VerifyParentPINResponse.self).valid
+    }
+
+    /// The member's PIN as stored (salt, iterations, hash), for checking offline with
+    /// `ParentPIN.matches(_:)`; nil while none is set. A device that syncs its member's zone has
+    /// the same record from its changes.
+    public func parentPIN(of member: UUID) async throws(FamilySyncError) -> ParentPIN? {
+        let found = try await lookup(Member.zoneName(of: member), names: [ParentPIN.recordName])
+        return found.records.first?.record?.fields.flatMap(ParentPIN.init(fields:))
+    }
+
     /// One record written with `forceReplace`, as saved.
     func replace(_ name: String, type: String, fields: [String: JSONValue], in zone: String) async throws(FamilySyncError) -> RecordBody {
         let response = try await modify(zone, ModifyRecordsRequest(operations: [RecordOperation(

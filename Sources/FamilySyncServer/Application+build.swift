@@ -61,6 +61,9 @@ func buildRouter(configuration: ServerConfiguration, dependencies: ServerDepende
     // Outermost first: the request id is on every response, metrics see the final status,
     // and the error middleware turns every failure below it into §1.1's JSON.
     routes.add(middleware: RequestIDMiddleware())
+    // An access line per request at debug (method and path with its request id; never headers
+    // or bodies, which carry credentials and PINs).
+    routes.add(middleware: LogRequestsMiddleware(.debug))
     routes.add(middleware: MetricsMiddleware())
     routes.add(middleware: ErrorMiddleware(routes: routes.table))
     routes.add(middleware: BodyLimitMiddleware(maxBodyBytes: configuration.limits.maxBodyBytes))

@@ -191,6 +191,8 @@ import Testing
             #expect(reply.errorCode == bad.code)
             if let field = bad.field { #expect(reply.error?.field == field, "\(String(buffer: reply.body))") }
             #expect(try await server.fingerprint() == before, "the refused request changed the database")
+            // The refusal does not echo the PIN it was sent.
+            if let sent = bad.json?.firstMatch(of: /"pin":"?([0-9]+)/)?.1 { #expect(!String(buffer: reply.body).contains(sent)) }
         }
     }
 }

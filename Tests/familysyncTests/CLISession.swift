@@ -34,23 +34,31 @@ struct CLISession {
         ]
     }
 
-    /// Runs `familysync <arguments>` to its end, standard input closed.
-    func run(_ arguments: [String], environment extra: [String: String] = [:]) async throws -> Run {
+    /// Runs `familysync <arguments>` to its end, `input` on standard input (else closed).
+    func run(_ arguments: [String], environment extra: [String: String] = [:], input: String? = nil) async throws -> Run {
         var updates: [Environment.Key: String?] = [:]
         for (key, value) in environment.merging(extra, uniquingKeysWith: { $1 }) { updates[Environment.Key(stringLiteral: key)] = value }
-        let result = try await Subprocess.run(
-            .path(FilePath(TestPaths.familysyncBinary)), arguments: Arguments(arguments),
-            environment: .inherit.updating(updates), workingDirectory: FilePath(directory),
-            input: .none, output: .string(limit: 1 << 20), error: .string(limit: 1 << 20)
-        )
+        let result = if let input {
+            try await Subprocess.run(
+                .path(FilePath(TestPaths.familysyncBinary)), arguments: Arguments(arguments),
+                environment: .inherit.updating(updates), workingDirectory: FilePath(directory),
+                input: .string(input), output: .string(limit: 1 << 20), error: .string(limit: 1 << 20)
+            )
+        } else {
+            try await Subprocess.run(
+                .path(FilePath(TestPaths.familysyncBinary)), arguments: Arguments(arguments),
+                environment: .inherit.updating(updates), workingDirectory: FilePath(directory),
+                input: .none, output: .string(limit: 1 << 20), error: .string(limit: 1 << 20)
+            )
+        }
         let status: Int32 = if case .exited(let code) = result.terminationStatus { code } else { -1 }
         return Run(status: status, stdout: result.standardOutput, stderr: result.standardError)
     }
 
     /// Runs and expects exit code 0.
     @discardableResult
-    func ok(_ arguments: [String], environment extra: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation) async throws -> Run {
-        let run = try await run(arguments, environment: extra)
+    func ok(_ arguments: [String], environment extra: [String: String] = [:], input: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Run {
+        let run = try await run(arguments, environment: extra, input: input)
         #expect(run.status == 0, "familysync \(arguments.joined(separator: " ")): \(run.stderr)", sourceLocation: sourceLocation)
         return run
     }

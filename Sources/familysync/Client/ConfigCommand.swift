@@ -13,7 +13,12 @@ struct ConfigCommand: AsyncParsableCommand {
 
     struct Set: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Configure one app of a child (parent): sent as an update_config command with the configuration, in one transaction."
+            abstract: "Configure one app of a child: from a parent, an update_config command with the configuration, in one transaction.",
+            discussion: """
+                From a child's device (§11, the child's own app list: apps picked on the device, which only it can see), the \
+                AppConfiguration record of its own zone, created or replaced from its current change tag; a parent's newer \
+                change wins and is shown.
+                """
         )
 
         @OptionGroup var options: ClientOptions
@@ -35,7 +40,7 @@ struct ConfigCommand: AsyncParsableCommand {
 
         func run() async throws {
             let context = try options.context()
-            let (profile, client) = try context.device(as: .parent, for: "configuring apps")
+            let (profile, client) = try context.device()
             let target = try await child.resolve(profile, client)
             var fields: [String: JSONValue] = [
                 "logicalID": .string(app), "displayName": .string(name), "category": .string(category),
@@ -43,11 +48,32 @@ struct ConfigCommand: AsyncParsableCommand {
             ]
             if let points { fields["pointsPerMinute"] = .number(Double(points)) }
             if let bundleId { fields["bundleIdentifier"] = .string(bundleId) }
+            if profile.role == .child { return try await publishOwn(fields, device: target, client: client, output: context.output) }
             let command = try await client.sendCommand(to: target.id, CreateCommandRequest(commandType: "update_config", configuration: [fields]))
             if context.output.json { return try context.output.document(command) }
             let pointsText = points.map { ", \($0) points a minute" } ?? ""
             context.output.line("\(name) (\(app)) is \(category)\(pointsText), \(blocked ? "blocked" : "not blocked")\(enabled ? "" : ", not tracked") on \(target.name).")
             context.output.line("Sent update_config command \(command.commandId) (\(command.status.rawValue)).")
+        }
+
+        /// The child's own list: the record of this app (by logicalID) replaced, or a new one.
+        func publishOwn(_ fields: [String: JSONValue], device: DeviceBody, client: FamilySyncClient, output: Output) async throws {
+            guard let zone = device.zoneName else { throw OperatorError.configuration("\(device.name) has no zone yet (it awaits confirmation)") }
+            let stored = try await client.query(zone, QueryRecordsRequest(
+                recordType: "AppConfiguration", filterBy: [.init(fieldName: "logicalID", comparator: .equals, value: .string(app))], resultsLimit: 1
+            )).records.first
+            let outcome = try await client.saveAppConfiguration(
+                fields, named: stored?.recordName ?? "config-\(UUID().uuidString.lowercased())", changeTag: stored?.recordChangeTag, in: zone
+            )
+            switch outcome {
+            case .saved(let record):
+                try output.result(record, "\(name) (\(app)) is \(category), \(blocked ? "blocked" : "not blocked")\(enabled ? "" : ", not tracked") in \(device.name)'s own list.")
+            case .conflict(let server, let error):
+                let parent = server.fields?["displayName"]?.text ?? app
+                throw FamilySyncError(error.code, "a parent changed \(parent) (\(app)) meanwhile and that change stands (§5.4); run the command again to change it")
+            case .failed(let error):
+                throw error
+            }
         }
     }
 
