@@ -8,6 +8,7 @@ import Foundation
 //   familysync-bench recovery [rounds]
 //   familysync-bench soak [devices] [minutes]
 //   familysync-bench health [devices] [minutes]
+//   familysync-bench pin [seconds]
 var arguments = Array(CommandLine.arguments.dropFirst())
 var harness = "records"
 if let first = arguments.first, Int(first) == nil {
@@ -29,10 +30,12 @@ case "soak":
     try await SoakBenchmark.run(arguments)
 case "health":
     try await HealthBenchmark.run(arguments)
+case "pin":
+    try await PINBenchmark.run(arguments)
 case "serve":
     // The server in a process of its own, so that its memory and CPU are measured alone.
     try await BenchServer.run(arguments)
 default:
-    print("usage: familysync-bench [records|polls|usage|sync|recovery|soak|health] [sizes…]")
+    print("usage: familysync-bench [records|polls|usage|sync|recovery|soak|health|pin] [sizes…]")
     exit(2)
 }

@@ -69,6 +69,26 @@ import Testing
         .init(description: "a child writing a ShieldConfiguration", zone: { member, _ in member }, body: BudgetRecordTests.write("ShieldConfiguration", "shield-night", shield), asChild: true, status: .forbidden),
     ]
 
+    /// PROTOCOL §14: 50 schedules a member; the 51st is refused and changes nothing.
+    @Test func aMemberHasAtMostFiftySchedules() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, child) = try await server.pair(by: parent)
+            let zone = Member.zoneName(of: try await server.memberID(of: child))
+            func operation(_ index: Int) -> String {
+                let fields = Self.schedule.replacingOccurrences(of: #""scheduleID":"bedtime""#, with: #""scheduleID":"s\#(index)""#)
+                return #"{"operationType":"create","record":{"recordName":"schedule-s\#(index)","recordType":"Schedule","fields":\#(fields)}}"#
+            }
+            let fifty = #"{"operations":[\#((0..<50).map(operation).joined(separator: ","))]}"#
+            let first = try await server.send(.post, "/v1/zones/\(zone)/records/modify", credential: parent.credential, json: fifty)
+            #expect(first.status == .ok, "\(String(buffer: first.body).prefix(300))")
+            let before = try await server.fingerprint()
+            let more = try await server.send(.post, "/v1/zones/\(zone)/records/modify", credential: parent.credential, json: #"{"operations":[\#(operation(50))]}"#)
+            #expect(more.status == .contentTooLarge && more.errorCode == "LIMIT_EXCEEDED", "\(String(buffer: more.body))")
+            #expect(try await server.fingerprint() == before)
+        }
+    }
+
     @Test(arguments: bad)
     func isRefusedAndChangesNothing(_ bad: BudgetRecordTests.Bad) async throws {
         try await BudgetRecordTests().isRefusedAndChangesNothing(bad)
