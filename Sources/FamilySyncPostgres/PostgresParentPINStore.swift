@@ -38,11 +38,19 @@ public struct PostgresParentPINStore: Sendable {
         }
     }
 
-    /// Checks a PIN against the member's record with `matches` (run by the caller, off the event
-    /// loop), under the member's attempts row lock so that concurrent wrong tries count one by
-    /// one. `THROTTLED` while locked out, without running `matches`; `NOT_FOUND` for a member with
-    /// no PIN.
-    public func verify(memberID: UUID, familyID: UUID, matches: @escaping @Sendable (ParentPIN) async throws -> Bool) async throws -> Bool {
+    /// Checks a PIN against the member's record with `matches` (PBKDF2, run by the caller off
+    /// the event loop), in two short transactions so that no connection is held while it hashes
+    /// (Core's `PINAttempts`): the first admits the check under the attempts row's lock
+    /// (`THROTTLED` while locked out, or while checks under way fill the allowance, without
+    /// hashing; `NOT_FOUND` for a member with no PIN), the second settles it.
+    public func verify(memberID: UUID, familyID: UUID, matches: @Sendable (ParentPIN) async throws -> Bool) async throws -> Bool {
+        let (pin, admittedAt) = try await admit(memberID: memberID, familyID: familyID)
+        let valid = try await matches(pin)
+        try await settle(memberID: memberID, familyID: familyID, admittedAt: admittedAt, valid: valid)
+        return valid
+    }
+
+    private func admit(memberID: UUID, familyID: UUID) async throws -> (ParentPIN, Date) {
         let logger = logger
         let now = clock.now()
         return try await client.inTransaction(logger: logger) { connection in
@@ -54,38 +62,53 @@ public struct PostgresParentPINStore: Sendable {
                 """,
                 logger: logger
             )
-            let rows = try await connection.query(
-                """
-                SELECT a.failures, a.locked_until FROM parent_pin_attempts a
-                JOIN members m ON m.family_id = a.family_id AND m.member_id = a.member_id AND m.deleted_at IS NULL
-                WHERE a.family_id = \(familyID) AND a.member_id = \(memberID)
-                FOR UPDATE OF a
-                """,
-                logger: logger
-            )
-            guard let (failures, lockedUntil) = try await rows.decode(([Date], Date?).self).first(where: { _ in true }) else {
+            guard let attempts = try await Self.lockedAttempts(memberID: memberID, familyID: familyID, on: connection, logger: logger) else {
                 throw FamilySyncError.notFound("No such member.")
             }
-            let attempts = PINAttempts(failures: failures, lockedUntil: lockedUntil)
-            if let retryAfter = attempts.retryAfter(at: now) {
-                throw FamilySyncError(.throttled, "Too many wrong PINs; try again in \(retryAfter) seconds.", retryAfter: retryAfter)
+            if let refusal = attempts.refusal(at: now) {
+                throw FamilySyncError(.throttled, refusal.reason, retryAfter: refusal.retryAfter)
             }
             let record = try await RecordRow.record(named: ParentPIN.recordName, inZone: Member.zoneName(of: memberID), family: familyID, on: connection, logger: logger)
             guard let record, record.recordType == "DeviceSettings", let pin = ParentPIN(fields: record.fields) else {
                 throw FamilySyncError.notFound("No PIN is set for this member; a parent sets one with PUT /v1/members/{id}/pin.")
             }
-            let valid = try await matches(pin)
-            let next = attempts.recording(valid: valid, at: now)
-            if next != attempts {
-                try await connection.query(
-                    """
-                    UPDATE parent_pin_attempts SET failures = \(next.failures), locked_until = \(next.lockedUntil)
-                    WHERE family_id = \(familyID) AND member_id = \(memberID)
-                    """,
-                    logger: logger
-                )
-            }
-            return valid
+            try await Self.store(attempts.admitting(at: now), memberID: memberID, familyID: familyID, on: connection, logger: logger)
+            return (pin, now)
         }
+    }
+
+    private func settle(memberID: UUID, familyID: UUID, admittedAt: Date, valid: Bool) async throws {
+        let logger = logger
+        let now = clock.now()
+        try await client.inTransaction(logger: logger) { connection in
+            // Gone with its member, or reset by a new PIN meanwhile: nothing to settle.
+            guard let attempts = try await Self.lockedAttempts(memberID: memberID, familyID: familyID, on: connection, logger: logger) else { return }
+            let settled = attempts.settling(admittedAt: admittedAt, valid: valid, at: now)
+            if settled != attempts { try await Self.store(settled, memberID: memberID, familyID: familyID, on: connection, logger: logger) }
+        }
+    }
+
+    /// The member's attempts, its row locked; nil for a member that is not live (or has no row).
+    static func lockedAttempts(memberID: UUID, familyID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> PINAttempts? {
+        let rows = try await connection.query(
+            """
+            SELECT a.failures, a.pending, a.locked_until FROM parent_pin_attempts a
+            JOIN members m ON m.family_id = a.family_id AND m.member_id = a.member_id AND m.deleted_at IS NULL
+            WHERE a.family_id = \(familyID) AND a.member_id = \(memberID)
+            FOR UPDATE OF a
+            """,
+            logger: logger
+        )
+        return try await rows.decode(([Date], [Date], Date?).self).first(where: { _ in true }).map { PINAttempts(failures: $0.0, pending: $0.1, lockedUntil: $0.2) }
+    }
+
+    static func store(_ attempts: PINAttempts, memberID: UUID, familyID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query(
+            """
+            UPDATE parent_pin_attempts SET failures = \(attempts.failures), pending = \(attempts.pending), locked_until = \(attempts.lockedUntil)
+            WHERE family_id = \(familyID) AND member_id = \(memberID)
+            """,
+            logger: logger
+        )
     }
 }

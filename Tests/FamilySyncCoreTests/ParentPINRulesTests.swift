@@ -44,28 +44,68 @@ import Testing
         #expect(ParentPIN(fields: fields) == nil)
     }
 
-    @Test func fiveWrongWithinFifteenMinutesLockForFifteen() {
-        let start = Date(timeIntervalSince1970: 1_795_000_000)
-        var attempts = PINAttempts()
-        for minute in 0..<4 { attempts = attempts.recording(valid: false, at: start.addingTimeInterval(Double(minute) * 60)) }
-        #expect(attempts.retryAfter(at: start.addingTimeInterval(240)) == nil)
-        attempts = attempts.recording(valid: false, at: start.addingTimeInterval(600))
-        #expect(attempts.retryAfter(at: start.addingTimeInterval(600)) == 900)
-        #expect(attempts.retryAfter(at: start.addingTimeInterval(600 + 899.5)) == 1)
-        #expect(attempts.retryAfter(at: start.addingTimeInterval(1500)) == nil)
-        // After the lockout one more wrong PIN does not lock again.
-        attempts = attempts.recording(valid: false, at: start.addingTimeInterval(1500))
-        #expect(attempts.retryAfter(at: start.addingTimeInterval(1500)) == nil && attempts.failures.count == 1)
+    /// A check admitted, then settled, as the store's two transactions do; nil when refused.
+    static func check(_ attempts: PINAttempts, valid: Bool, at instant: Date) -> PINAttempts? {
+        guard attempts.refusal(at: instant) == nil else { return nil }
+        return attempts.admitting(at: instant).settling(admittedAt: instant, valid: valid, at: instant)
     }
 
-    @Test func wrongPINsOlderThanTheWindowAndThoseBeforeARightOneDoNotCount() {
+    @Test func fiveWrongWithinFifteenMinutesLockForFifteen() throws {
         let start = Date(timeIntervalSince1970: 1_795_000_000)
         var attempts = PINAttempts()
-        for minute in 0..<4 { attempts = attempts.recording(valid: false, at: start.addingTimeInterval(Double(minute) * 60)) }
+        for minute in 0..<4 { attempts = try #require(Self.check(attempts, valid: false, at: start.addingTimeInterval(Double(minute) * 60))) }
+        #expect(attempts.refusal(at: start.addingTimeInterval(240)) == nil)
+        attempts = try #require(Self.check(attempts, valid: false, at: start.addingTimeInterval(600)))
+        #expect(attempts.refusal(at: start.addingTimeInterval(600))?.retryAfter == 900)
+        #expect(attempts.refusal(at: start.addingTimeInterval(600 + 899.5))?.retryAfter == 1)
+        #expect(Self.check(attempts, valid: true, at: start.addingTimeInterval(1000)) == nil, "locked: even the right PIN is not admitted")
+        #expect(attempts.refusal(at: start.addingTimeInterval(1500)) == nil)
+        // After the lockout one more wrong PIN does not lock again.
+        attempts = try #require(Self.check(attempts, valid: false, at: start.addingTimeInterval(1500)))
+        #expect(attempts.refusal(at: start.addingTimeInterval(1500)) == nil && attempts.failures.count == 1)
+    }
+
+    @Test func wrongPINsOlderThanTheWindowAndThoseBeforeARightOneDoNotCount() throws {
+        let start = Date(timeIntervalSince1970: 1_795_000_000)
+        var attempts = PINAttempts()
+        for minute in 0..<4 { attempts = try #require(Self.check(attempts, valid: false, at: start.addingTimeInterval(Double(minute) * 60))) }
         // 15 minutes after the first: it has left the window.
-        attempts = attempts.recording(valid: false, at: start.addingTimeInterval(900))
-        #expect(attempts.retryAfter(at: start.addingTimeInterval(900)) == nil && attempts.failures.count == 4)
-        attempts = attempts.recording(valid: true, at: start.addingTimeInterval(901))
+        attempts = try #require(Self.check(attempts, valid: false, at: start.addingTimeInterval(900)))
+        #expect(attempts.refusal(at: start.addingTimeInterval(900)) == nil && attempts.failures.count == 4)
+        attempts = try #require(Self.check(attempts, valid: true, at: start.addingTimeInterval(901)))
         #expect(attempts == PINAttempts())
+    }
+
+    /// Checks under way count against the allowance until they settle: with four wrong behind
+    /// them, one more is admitted and the next is asked to try again in a second; settled wrong it
+    /// locks, settled right it forgets them all.
+    @Test func checksUnderWayTakeTheAllowance() throws {
+        let start = Date(timeIntervalSince1970: 1_795_000_000)
+        var attempts = PINAttempts()
+        for second in 0..<4 { attempts = try #require(Self.check(attempts, valid: false, at: start.addingTimeInterval(Double(second)))) }
+        let admittedAt = start.addingTimeInterval(10)
+        let underWay = attempts.admitting(at: admittedAt)
+        #expect(underWay.refusal(at: start.addingTimeInterval(11))?.retryAfter == 1)
+        #expect(underWay.settling(admittedAt: admittedAt, valid: true, at: start.addingTimeInterval(12)) == PINAttempts())
+        let locked = underWay.settling(admittedAt: admittedAt, valid: false, at: start.addingTimeInterval(12))
+        #expect(locked.refusal(at: start.addingTimeInterval(12))?.retryAfter == 900)
+        // Five right PINs checked at once are all admitted... and a sixth waits for one of them.
+        var busy = PINAttempts()
+        for _ in 0..<5 { busy = busy.admitting(at: start) }
+        #expect(busy.refusal(at: start)?.retryAfter == 1)
+        #expect(busy.settling(admittedAt: start, valid: true, at: start).refusal(at: start) == nil)
+    }
+
+    /// A check whose server died before settling it counts as wrong after a minute.
+    @Test func aCheckThatNeverSettlesCountsAsWrong() {
+        let start = Date(timeIntervalSince1970: 1_795_000_000)
+        var attempts = PINAttempts()
+        for second in 0..<5 { attempts = attempts.admitting(at: start.addingTimeInterval(Double(second))) }
+        #expect(attempts.refusal(at: start.addingTimeInterval(30))?.retryAfter == 1)
+        let later = start.addingTimeInterval(70)
+        #expect(attempts.refusal(at: later)?.retryAfter == 900, "five abandoned checks are five wrong PINs")
+        // A late settlement of one of them changes nothing.
+        let late = attempts.settling(admittedAt: start, valid: false, at: later)
+        #expect(late.refusal(at: later)?.retryAfter == 900 && late.pending.isEmpty)
     }
 }

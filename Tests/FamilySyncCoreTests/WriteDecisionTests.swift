@@ -95,8 +95,12 @@ import Testing
     }
 
     @Test func theSchemaDecidesWhoWritesWhatWhere() {
-        let byChild = Self.failure { _ = try WriteDecision.decide(Self.write(.create), stored: nil, caller: Self.child, zoneKind: .child, now: Self.now) }
-        #expect(byChild?.error.code == .accessDenied)
+        // A child creates its own app list (§11), but neither forces nor deletes, nor writes settings.
+        #expect(Self.failure { _ = try WriteDecision.decide(Self.write(.create), stored: nil, caller: Self.child, zoneKind: .child, now: Self.now) } == nil)
+        let forcedByChild = Self.failure { _ = try WriteDecision.decide(Self.write(.forceReplace), stored: Self.stored(at: Self.now), caller: Self.child, zoneKind: .child, now: Self.now) }
+        #expect(forcedByChild?.error.code == .accessDenied)
+        let settingsByChild = Self.failure { _ = try WriteDecision.decide(Self.write(.create, recordType: "DeviceSettings"), stored: nil, caller: Self.child, zoneKind: .child, now: Self.now) }
+        #expect(settingsByChild?.error.code == .accessDenied)
         let summary = Self.failure { _ = try WriteDecision.decide(Self.write(.create, recordType: "DailySummary"), stored: nil, caller: Self.parent, zoneKind: .child, now: Self.now) }
         #expect(summary?.error.code == .accessDenied)
         let wrongType = Self.failure {
