@@ -317,6 +317,29 @@ extension FamilySyncClient {
         return outcome
     }
 
+    // MARK: Push (§12)
+
+    /// Registers this device's APNs token (hex, as `didRegisterForRemoteNotificationsWithDeviceToken`
+    /// gives it as bytes), its app's bundle id and APNs environment; replaces an earlier one.
+    public func registerPush(token: String, topic: String, environment: PushRegistration.Environment = .production) async throws(FamilySyncError) {
+        let registration = try PushRegistration.validated(provider: "apns", token: token, topic: topic, environment: environment.rawValue)
+        _ = try await send(
+            .PUT, "/v1/devices/me/push",
+            body: PushRegistrationRequest(provider: registration.provider.rawValue, token: registration.token, topic: registration.topic, environment: environment.rawValue),
+            as: EmptyResponse.self
+        )
+    }
+
+    /// The same, from the token's bytes.
+    public func registerPush(deviceToken: some Sequence<UInt8>, topic: String, environment: PushRegistration.Environment = .production) async throws(FamilySyncError) {
+        try await registerPush(token: deviceToken.map { String(format: "%02x", $0) }.joined(), topic: topic, environment: environment)
+    }
+
+    /// No more pushes to this device (signing out, or notifications turned off).
+    public func unregisterPush() async throws(FamilySyncError) {
+        _ = try await send(.DELETE, "/v1/devices/me/push", as: EmptyResponse.self)
+    }
+
     // MARK: The parent PIN (§11)
 
     /// A parent sets or changes a member's PIN (4–8 digits). The server keeps PBKDF2 of it and

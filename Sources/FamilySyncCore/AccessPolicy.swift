@@ -51,6 +51,8 @@ public enum AccessPolicy {
         case reportHealth
         /// `GET /v1/devices/{id}/health` (§10): a parent, or that device itself.
         case readHealth(device: UUID)
+        /// `PUT|DELETE /v1/devices/me/push` (§12): any active device, for itself.
+        case registerPush
         /// `PUT /v1/members/{id}/pin` (§11).
         case setParentPIN
         /// `POST /v1/members/{id}/pin/verify` (§11): only that member's own devices, parents' not
@@ -87,7 +89,7 @@ public enum AccessPolicy {
         }
         if caller.role == .parent { return true }
         switch action {
-        case .listDevices, .readOwnDevice, .rotateOwnCredential, .readPairing, .readDatabaseChanges, .readZones, .writeRecords:
+        case .listDevices, .readOwnDevice, .rotateOwnCredential, .readPairing, .readDatabaseChanges, .readZones, .writeRecords, .registerPush:
             return true
         case .updateDevice(let target, let members):
             return target == caller.deviceID && members.isSubset(of: [.name, .timeZone])

@@ -174,6 +174,8 @@ public struct PostgresDeviceStore: Sendable {
         try await family.connection.query(
             "UPDATE devices SET status = 'revoked', credential_hash = NULL WHERE family_id = \(family.id) AND device_id = \(deviceID)", logger: logger
         )
+        // Nothing is pushed to a device that can no longer sync (§12).
+        try await family.connection.query("DELETE FROM device_push_tokens WHERE family_id = \(family.id) AND device_id = \(deviceID)", logger: logger)
         try await family.deviceChanged(deviceID)
     }
 

@@ -91,6 +91,7 @@ func buildRouter(configuration: ServerConfiguration, dependencies: ServerDepende
     DeviceHealthController(health: dependencies.health, metrics: dependencies.healthMetrics, clock: clock).addRoutes(to: authenticated)
     ShieldController(shields: dependencies.shields, clock: clock).addRoutes(to: authenticated)
     ParentPINController(pins: dependencies.parentPINs).addRoutes(to: authenticated)
+    PushController(pushes: dependencies.pushes).addRoutes(to: authenticated)
     pairings.addAuthenticatedRoutes(to: authenticated)
     ZoneController(records: dependencies.records, devices: dependencies.devices, keyring: keyring).addRoutes(to: authenticated)
     RecordController(records: dependencies.records, keyring: keyring).addRoutes(to: authenticated)

@@ -98,6 +98,10 @@ extension UpdateMemberRequest: DeclaresMembers {
     static let members = MemberTree.fields("name")
 }
 
+extension PushRegistrationRequest: DeclaresMembers {
+    static let members = MemberTree.fields("provider", "token", "topic", "environment")
+}
+
 extension SetParentPINRequest: DeclaresMembers {
     static let members = MemberTree.fields("pin")
 }

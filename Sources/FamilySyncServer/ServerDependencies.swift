@@ -36,6 +36,7 @@ public struct ServerDependencies: Sendable {
     let healthMetrics: HealthMetrics
     let shields: PostgresShieldStore
     let parentPINs: PostgresParentPINStore
+    let pushes: PostgresPushStore
 
     /// The polls this instance holds now (what `familysync_polls_active` reports).
     public var heldPolls: Int { longPolling.hub.count }
@@ -71,5 +72,6 @@ public struct ServerDependencies: Sendable {
         healthMetrics = HealthMetrics(registry: metricsRegistry)
         shields = PostgresShieldStore(client: postgres, logger: logger)
         parentPINs = PostgresParentPINStore(client: postgres, clock: clock, logger: logger)
+        pushes = PostgresPushStore(client: postgres, clock: clock, logger: logger)
     }
 }

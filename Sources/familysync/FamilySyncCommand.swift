@@ -14,7 +14,7 @@ struct FamilySyncCommand: AsyncParsableCommand {
             ServeCommand.self, MigrateCommand.self,
             FamilyCommand.self, PairCommand.self, DevicesCommand.self, MembersCommand.self, ConfigCommand.self, CommandCommand.self,
             UsageCommand.self, SummariesCommand.self, ReportCommand.self, CategoriesCommand.self, BudgetsCommand.self, BudgetStatusCommand.self, AlertsCommand.self,
-            HealthCommand.self, SchedulesCommand.self, ShieldCommand.self, ShieldStateCommand.self, PINCommand.self,
+            HealthCommand.self, SchedulesCommand.self, ShieldCommand.self, ShieldStateCommand.self, PINCommand.self, PushCommand.self,
             WatchCommand.self,
         ],
         defaultSubcommand: nil

@@ -65,6 +65,10 @@ import Testing
         Endpoint(name: "POST /v1/devices/me/health", method: .post, uri: { _ in "/v1/devices/me/health" }, json: { _ in
             #"{"heartbeatAt":"2026-11-18T11:06:00.000Z","monitoringActive":true}"#
         }, expected: [403, 200, 403, 401, 403, 401, 200]),
+        Endpoint(name: "PUT /v1/devices/me/push", method: .put, uri: { _ in "/v1/devices/me/push" }, json: { _ in
+            #"{"provider":"apns","token":"\#(String(repeating: "ab", count: 32))","topic":"com.example.screentime","environment":"sandbox"}"#
+        }, expected: [204, 204, 403, 401, 204, 401, 204]),
+        Endpoint(name: "DELETE /v1/devices/me/push", method: .delete, uri: { _ in "/v1/devices/me/push" }, expected: [204, 204, 403, 401, 204, 401, 204]),
         Endpoint(name: "GET /v1/devices/{child}/health", method: .get, uri: { "/v1/devices/\($0.child.deviceID.lowercased)/health" }, expected: [200, 200, 403, 401, 404, 401, 403]),
         Endpoint(name: "GET /v1/devices/{child}/shield-state", method: .get, uri: { "/v1/devices/\($0.child.deviceID.lowercased)/shield-state" }, expected: [200, 200, 403, 401, 404, 401, 403]),
         Endpoint(name: "GET /v1/devices/{child}/summaries", method: .get, uri: { "/v1/devices/\($0.child.deviceID.lowercased)/summaries?from=2026-11-01&to=2026-11-07" }, expected: [200, 200, 403, 401, 404, 401, 403]),
