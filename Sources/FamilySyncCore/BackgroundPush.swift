@@ -1,0 +1,34 @@
+import Foundation
+
+/// Which devices a committed change wakes with a background push (PROTOCOL §12), and when: the
+/// same rule as a long poll's (`ChangeNotice.concerns`), at most one push a device per interval.
+/// Pure: the change log asks it for the devices of the family that have a push registration.
+public enum BackgroundPush {
+    public static let defaultMinimumInterval: TimeInterval = 30
+
+    /// The devices among `registered` that `notices` concern, with the zones that changed for each
+    /// (sorted; empty when only devices or the family changed, which a push still announces). The
+    /// device whose write it was is left out: it knows, and a push would spend its allowance.
+    public static func targets(of notices: [ChangeNotice], registered: [AuthenticatedDevice], writer: UUID?) -> [UUID: [String]] {
+        var targets: [UUID: Set<String>] = [:]
+        for device in registered where device.status == .active && device.deviceID != writer {
+            for notice in notices where notice.concerns(device) {
+                var zones = targets[device.deviceID] ?? []
+                if case .zone(let name) = notice.subject { zones.insert(name) }
+                targets[device.deviceID] = zones
+            }
+        }
+        return targets.mapValues { $0.sorted() }
+    }
+
+    /// When a push may go, coalescing: not before `minimumInterval` after the last one sent.
+    public static func notBefore(now: Date, lastSent: Date?, minimumInterval: TimeInterval = defaultMinimumInterval) -> Date {
+        guard let lastSent else { return now }
+        return max(now, lastSent.addingTimeInterval(minimumInterval))
+    }
+
+    /// The APNs payload: `{"aps": {"content-available": 1}, "familysync": {"zones": […]}}`.
+    public static func payload(zones: [String]) -> [String: JSONValue] {
+        ["aps": .object(["content-available": .number(1)]), "familysync": .object(["zones": .array(zones.map(JSONValue.string))])]
+    }
+}
