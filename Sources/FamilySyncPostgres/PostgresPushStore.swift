@@ -47,14 +47,4 @@ public struct PostgresPushStore: Sendable {
     public func unregister(_ caller: AuthenticatedDevice) async throws {
         try await client.rows("DELETE FROM device_push_tokens WHERE family_id = \(caller.familyID) AND device_id = \(caller.deviceID)", logger: logger)
     }
-
-    /// The device's registration, if any.
-    public func registration(of deviceID: UUID, familyID: UUID) async throws -> PushRegistration? {
-        let rows = try await client.rows(
-            "SELECT provider, token, topic, environment FROM device_push_tokens WHERE family_id = \(familyID) AND device_id = \(deviceID)", logger: logger
-        )
-        guard let row = rows.first else { return nil }
-        let (provider, token, topic, environment) = try row.decode((String, String, String, String).self)
-        return try? PushRegistration.validated(provider: provider, token: token, topic: topic, environment: environment)
-    }
 }
