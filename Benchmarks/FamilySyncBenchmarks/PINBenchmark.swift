@@ -27,6 +27,20 @@ enum PINBenchmark {
 
         let server = try await InProcessServer.start()
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(timeout: .init(connect: .seconds(5), read: .seconds(60))))
+        do {
+            try await measure(server: server, http: http, window: window)
+        } catch {
+            // Its embedded PostgreSQL must not outlive a failed run.
+            try? await http.shutdown()
+            try? await server.stop()
+            throw error
+        }
+        try await http.shutdown()
+        try await server.stop()
+    }
+
+    static func measure(server: InProcessServer, http: HTTPClient, window: Double) async throws {
+        let clock = ContinuousClock()
         let anonymous = FamilySyncClient(serverURL: URL(string: server.base)!, httpClient: http)
         let family = try await anonymous.createFamily(.init(name: "PIN parent", platform: .ios, timeZone: "UTC"))
         let parent = anonymous.authenticated(as: family.credential)
@@ -72,8 +86,6 @@ enum PINBenchmark {
         print("      while 4 clients check the PIN:       \(describe(loaded))")
         print(String(format: "      PIN checks: %.1f/s on %d cores; ratio of p50 under checks / baseline %.2f", Double(load.checks.load(ordering: .relaxed)) / elapsed,
                      ProcessInfo.processInfo.activeProcessorCount, percentile(loaded, 0.5) / percentile(alone, 0.5)))
-        try await http.shutdown()
-        try await server.stop()
     }
 
     final class Load: Sendable {
