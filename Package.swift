@@ -78,6 +78,8 @@ let package = Package(
                 // Sign in with Apple identity tokens (§13): RS256 against Apple's JWKS.
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // APNs over TLS: trust roots of a stand-in in tests and benchmarks.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         // The SDK a parent or child app links.
@@ -161,6 +163,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/FamilySyncServerTestSupport"
         ),

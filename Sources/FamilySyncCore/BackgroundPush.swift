@@ -5,6 +5,12 @@ import Foundation
 /// Pure: the change log asks it for the devices of the family that have a push registration.
 public enum BackgroundPush {
     public static let defaultMinimumInterval: TimeInterval = 30
+    /// A background push not delivered within an hour is not sent: the device has synced since,
+    /// or its next poll will tell it.
+    public static let lifetime: TimeInterval = 3_600
+    /// Zone lists longer than this many bytes are left out of the payload (APNs takes 4 KB): the
+    /// device then reads the database's changes, which it does anyway.
+    public static let maximumZoneListBytes = 3_000
 
     /// The devices among `registered` that `notices` concern, with the zones that changed for each
     /// (sorted; empty when only devices or the family changed, which a push still announces). The
@@ -27,8 +33,11 @@ public enum BackgroundPush {
         return max(now, lastSent.addingTimeInterval(minimumInterval))
     }
 
-    /// The APNs payload: `{"aps": {"content-available": 1}, "familysync": {"zones": […]}}`.
+    /// The APNs payload: `{"aps": {"content-available": 1}, "familysync": {"zones": […]}}`, the
+    /// zones left out when there are too many to fit.
     public static func payload(zones: [String]) -> [String: JSONValue] {
-        ["aps": .object(["content-available": .number(1)]), "familysync": .object(["zones": .array(zones.map(JSONValue.string))])]
+        let bytes = zones.reduce(0) { $0 + $1.utf8.count + 3 }
+        let familysync: [String: JSONValue] = bytes > maximumZoneListBytes ? [:] : ["zones": .array(zones.map(JSONValue.string))]
+        return ["aps": .object(["content-available": .number(1)]), "familysync": .object(familysync)]
     }
 }

@@ -30,12 +30,7 @@ extension LockedFamily {
         ).collect { try $0.decode(String.self) }
         let fresh = candidates.filter { !existing.contains($0.recordName) }
         guard !fresh.isEmpty else { return [] }
-        try await commit(fresh.map { alert in
-            Record(
-                recordName: alert.recordName, recordType: "Alert", fields: alert.fields, changeTag: "", deleted: false,
-                createdAt: now, createdBy: device, modifiedAt: now, modifiedBy: device, modifiedRole: .server, clientModifiedAt: now
-            )
-        }, into: zoneName)
+        try await raise(fresh, by: device, now: now)
         return fresh
     }
 }

@@ -11,19 +11,24 @@ import PostgresNIO
 public struct ChangeLog: Sendable {
     let client: PostgresClient
     let logger: Logger
+    /// Push on (§12): the outbox rows of each change are written with it.
+    let outbox: PushOutbox?
 
-    public init(client: PostgresClient, logger: Logger) {
+    public init(client: PostgresClient, logger: Logger, outbox: PushOutbox? = nil) {
         self.client = client
         self.logger = logger
+        self.outbox = outbox
     }
 
     /// Runs `body` in one transaction that holds `familyID`'s lock from the start; 404 for a
     /// family that does not exist.
     public func write<Result: Sendable>(family familyID: UUID, _ body: @escaping @Sendable (LockedFamily) async throws -> Result) async throws -> Result {
-        let logger = logger
+        let logger = logger, outbox = outbox
         return try await client.inTransaction(logger: logger) { connection in
-            let family = try await LockedFamily.lock(familyID, on: connection, logger: logger)
-            return try await body(family)
+            let family = try await LockedFamily.lock(familyID, on: connection, logger: logger, outbox: outbox)
+            let result = try await body(family)
+            try await family.queuePushes()
+            return result
         }
     }
 }
@@ -36,13 +41,24 @@ public struct LockedFamily: Sendable {
     let logger: Logger
     /// The family's change sequence when the lock was taken.
     public let sequenceAtLock: Int64
+    /// What calls for pushes, when push is on and the family has a device registered for them.
+    let pendingPushes: PendingPushes?
 
-    static func lock(_ familyID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> LockedFamily {
-        let rows = try await connection.query("SELECT change_seq FROM families WHERE family_id = \(familyID) FOR UPDATE", logger: logger)
-        guard let sequence = try await rows.decode(Int64.self).first(where: { _ in true }) else {
+    /// Reads, with the lock, whether any device of the family has a push registration: a family
+    /// with none writes no outbox rows and spends no statement on them.
+    static func lock(_ familyID: UUID, on connection: PostgresConnection, logger: Logger, outbox: PushOutbox? = nil) async throws -> LockedFamily {
+        let rows = try await connection.query(
+            """
+            SELECT change_seq, \(outbox != nil) AND EXISTS (SELECT 1 FROM device_push_tokens WHERE family_id = \(familyID))
+            FROM families WHERE family_id = \(familyID) FOR UPDATE
+            """,
+            logger: logger
+        )
+        guard let (sequence, pushes) = try await rows.decode((Int64, Bool).self).first(where: { _ in true }) else {
             throw FamilySyncError.notFound("No such family.")
         }
-        return LockedFamily(id: familyID, connection: connection, logger: logger, sequenceAtLock: sequence)
+        let pending = pushes ? outbox.map(PendingPushes.init) : nil
+        return LockedFamily(id: familyID, connection: connection, logger: logger, sequenceAtLock: sequence, pendingPushes: pending)
     }
 
     /// Takes `count` numbers of the family's change sequence and returns the last.
@@ -105,7 +121,7 @@ public struct LockedFamily: Sendable {
         }
         try await write(written, into: zoneName)
         try await connection.query("UPDATE zones SET changed_seq = \(last) WHERE family_id = \(id) AND zone_name = \(zoneName)", logger: logger)
-        try await publish([.zone(zoneName, of: id)])
+        try await publish([.zone(zoneName, of: id)], writer: records.first?.modifiedBy)
         return Commit(records: written.map(\.record), derivedCount: derived.count, sequence: last)
     }
 
@@ -292,9 +308,11 @@ public struct LockedFamily: Sendable {
         try await publish([.device(deviceID, of: id)])
     }
 
-    /// Tells every instance's polls what changed, on commit (`pg_notify` in this transaction).
-    public func publish(_ notices: [ChangeNotice]) async throws {
+    /// Tells every instance's polls what changed, on commit (`pg_notify` in this transaction),
+    /// and, with push on, the registered devices it concerns other than `writer`'s (§12).
+    public func publish(_ notices: [ChangeNotice], writer: UUID? = nil) async throws {
         try await ChangePublisher.publish(notices, on: connection, logger: logger)
+        pendingPushes?.add(notices, writer: writer)
     }
 
     /// Records in one statement (one round trip for a whole batch), inserting new ones and

@@ -11,9 +11,10 @@ public struct PostgresAlertStore: Sendable {
     let clock: any WallClock
     let logger: Logger
 
-    public init(client: PostgresClient, clock: any WallClock, logger: Logger) {
+    /// `outbox`: push on (§12), the outbox rows of each change written with it.
+    public init(client: PostgresClient, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil) {
         self.client = client
-        self.changeLog = ChangeLog(client: client, logger: logger)
+        self.changeLog = ChangeLog(client: client, logger: logger, outbox: outbox)
         self.clock = clock
         self.logger = logger
     }
@@ -103,10 +104,7 @@ public struct PostgresAlertStore: Sendable {
                 "SELECT time_zone FROM devices WHERE family_id = \(device.familyID) AND device_id = \(device.deviceID)", logger: logger
             ).decode(String.self).first(where: { _ in true }).flatMap(TimeZone.init(identifier:)) ?? .gmt
             let alert = report.alert(device: device.deviceID, member: member, date: DailySummaryCalculator.day(of: now, in: timeZone), at: now)
-            try await family.commit([Record(
-                recordName: alert.recordName, recordType: "Alert", fields: alert.fields, changeTag: "", deleted: false, createdAt: now,
-                createdBy: device.deviceID, modifiedAt: now, modifiedBy: device.deviceID, modifiedRole: WriterRole(device.role), clientModifiedAt: now
-            )], into: zone)
+            try await family.raise([alert], by: device.deviceID, role: WriterRole(device.role), now: now)
             return (alert, true)
         }
     }

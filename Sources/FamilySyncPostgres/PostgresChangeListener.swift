@@ -25,11 +25,15 @@ public struct PostgresChangeListener: Service {
     let initialBackoff: Duration
     let maximumBackoff: Duration
     let pingInterval: Duration
+    /// `ChangePublisher.channel` for the polls; `PushOutbox.channel` for the push senders.
+    let channel: String
 
     public init(
         configuration: PostgresConnection.Configuration, sink: any ChangeNoticeSink, logger: Logger,
-        initialBackoff: Duration = .milliseconds(100), maximumBackoff: Duration = .seconds(5), pingInterval: Duration = .seconds(30)
+        initialBackoff: Duration = .milliseconds(100), maximumBackoff: Duration = .seconds(5), pingInterval: Duration = .seconds(30),
+        channel: String = ChangePublisher.channel
     ) {
+        self.channel = channel
         self.configuration = configuration
         self.sink = sink
         self.logger = logger
@@ -64,9 +68,9 @@ public struct PostgresChangeListener: Service {
     private func listenOnce(id: Int, onListening: () -> Void) async throws {
         let connection = try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
         do {
-            try await connection.listen(on: ChangePublisher.channel) { notifications in
+            try await connection.listen(on: channel) { notifications in
                 onListening()
-                logger.info("change listener subscribed", metadata: ["channel": "\(ChangePublisher.channel)"])
+                logger.info("change listener subscribed", metadata: ["channel": "\(channel)"])
                 sink.listenerDidConnect()
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {

@@ -11,8 +11,9 @@ public struct PostgresCommandStore: Sendable {
     let clock: any WallClock
     let logger: Logger
 
-    public init(client: PostgresClient, clock: any WallClock, logger: Logger) {
-        self.changeLog = ChangeLog(client: client, logger: logger)
+    /// `outbox`: push on (§12), the outbox rows of each change written with it.
+    public init(client: PostgresClient, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil) {
+        self.changeLog = ChangeLog(client: client, logger: logger, outbox: outbox)
         self.clock = clock
         self.logger = logger
     }

@@ -14,9 +14,10 @@ public struct PostgresDeviceStore: Sendable {
     /// `lastSeenAt` is written at most this often per device, not on every request.
     public static let lastSeenGranularity: TimeInterval = 60
 
-    public init(client: PostgresClient, clock: any WallClock, logger: Logger) {
+    /// `outbox`: push on (§12), the outbox rows of each change written with it.
+    public init(client: PostgresClient, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil) {
         self.client = client
-        self.changeLog = ChangeLog(client: client, logger: logger)
+        self.changeLog = ChangeLog(client: client, logger: logger, outbox: outbox)
         self.clock = clock
         self.logger = logger
     }

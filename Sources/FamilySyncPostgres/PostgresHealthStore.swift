@@ -12,9 +12,10 @@ public struct PostgresHealthStore: Sendable {
     let clock: any WallClock
     let logger: Logger
 
-    public init(client: PostgresClient, clock: any WallClock, logger: Logger) {
+    /// `outbox`: push on (§12), the outbox rows of each change written with it.
+    public init(client: PostgresClient, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil) {
         self.client = client
-        self.changeLog = ChangeLog(client: client, logger: logger)
+        self.changeLog = ChangeLog(client: client, logger: logger, outbox: outbox)
         self.clock = clock
         self.logger = logger
     }
@@ -422,10 +423,7 @@ public struct PostgresHealthStore: Sendable {
             )
         }
         guard exists == nil else { return nil }
-        try await family.commit([Record(
-            recordName: alert.recordName, recordType: "Alert", fields: alert.fields, changeTag: "", deleted: false, createdAt: now, createdBy: owner.deviceID,
-            modifiedAt: now, modifiedBy: owner.deviceID, modifiedRole: .server, clientModifiedAt: now
-        )], into: zone)
+        try await family.raise([alert], by: owner.deviceID, now: now)
         return alert
     }
 }

@@ -11,9 +11,10 @@ public struct PostgresMemberStore: Sendable {
     let clock: any WallClock
     let logger: Logger
 
-    public init(client: PostgresClient, clock: any WallClock, logger: Logger) {
+    /// `outbox`: push on (§12), the outbox rows of each change written with it.
+    public init(client: PostgresClient, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil) {
         self.client = client
-        self.changeLog = ChangeLog(client: client, logger: logger)
+        self.changeLog = ChangeLog(client: client, logger: logger, outbox: outbox)
         self.clock = clock
         self.logger = logger
     }

@@ -23,6 +23,8 @@ public struct PostgresPollStore: Sendable {
         public var zones: [String]
         /// Devices the caller sees whose status, role or name changed after it, or that are new.
         public var devices: [UUID]
+        /// The read marked the caller's push registration as held by this poll (§12).
+        public var holding = false
 
         public var changed: Bool { !zones.isEmpty || !devices.isEmpty }
     }
@@ -33,11 +35,19 @@ public struct PostgresPollStore: Sendable {
     ///
     /// One statement, so one snapshot and one round trip: a woken poll answers sooner, and ten
     /// thousand of them woken at once (the listener reconnected) cost ten thousand single reads.
-    public func check(_ caller: AuthenticatedDevice, after: Int64?) async throws -> Check {
+    ///
+    /// `holdUntil` marks the caller's push registration, if it has one, as held by a poll until
+    /// then (§12: nothing is pushed to a device a poll will tell); `release` ends the mark.
+    public func check(_ caller: AuthenticatedDevice, after: Int64?, holdUntil: Date? = nil) async throws -> Check {
         let since = after ?? Int64.max
         let rows = try await client.rows(
             """
-            SELECT d.role, d.status, d.changed_seq, f.change_seq, f.horizon_seq,
+            WITH hold AS (
+                UPDATE device_push_tokens SET poll_held_until = \(holdUntil)
+                WHERE \(holdUntil)::timestamptz IS NOT NULL AND family_id = \(caller.familyID) AND device_id = \(caller.deviceID)
+                RETURNING 1
+            )
+            SELECT EXISTS (SELECT 1 FROM hold), d.role, d.status, d.changed_seq, f.change_seq, f.horizon_seq,
                 ARRAY(SELECT z.zone_name FROM zones z WHERE z.family_id = d.family_id AND z.changed_seq > \(since) ORDER BY z.changed_seq, z.zone_name),
                 ARRAY(SELECT coalesce(z.child_device_id::text, '') FROM zones z WHERE z.family_id = d.family_id AND z.changed_seq > \(since) ORDER BY z.changed_seq, z.zone_name),
                 ARRAY(SELECT z.deleted_at IS NOT NULL FROM zones z WHERE z.family_id = d.family_id AND z.changed_seq > \(since) ORDER BY z.changed_seq, z.zone_name),
@@ -49,29 +59,40 @@ public struct PostgresPollStore: Sendable {
             """,
             logger: logger
         )
-        typealias Row = (String, String, Int64, Int64, Int64, [String], [String], [Bool], [String], UUID?, Bool, [UUID])
+        typealias Row = (Bool, String, String, Int64, Int64, Int64, [String], [String], [Bool], [String], UUID?, Bool, [UUID])
         guard let row = try rows.first.map({ try $0.decode(Row.self) }),
-            let role = DeviceRole(rawValue: row.0), let status = DeviceStatus(rawValue: row.1), status != .revoked
+            let role = DeviceRole(rawValue: row.1), let status = DeviceStatus(rawValue: row.2), status != .revoked
         else {
             throw FamilySyncError(.authenticationRequired, "This device's credential is no longer valid.")
         }
         guard status == .active else {
-            return Check(status: status, sequence: 0, zones: [], devices: [])
+            return Check(status: status, sequence: 0, zones: [], devices: [], holding: row.0)
         }
-        let family = ChangeLogPosition(sequence: row.3, horizon: row.4)
+        let family = ChangeLogPosition(sequence: row.4, horizon: row.5)
         guard let after else {
-            return Check(status: status, sequence: family.sequence, zones: [], devices: [])
+            return Check(status: status, sequence: family.sequence, zones: [], devices: [], holding: row.0)
         }
         try family.checkDatabaseToken(after)
-        let access = ZoneAccess(AuthenticatedDevice(familyID: caller.familyID, deviceID: caller.deviceID, role: role, status: status, memberID: row.9, tracked: row.10))
+        let access = ZoneAccess(AuthenticatedDevice(familyID: caller.familyID, deviceID: caller.deviceID, role: role, status: status, memberID: row.10, tracked: row.11))
         var zones: [String] = []
-        for index in row.5.indices {
-            let (name, deleted) = (row.5[index], row.7[index])
-            if access.canRead(zone: name, childDeviceID: UUID(uuidString: row.6[index]), memberID: UUID(uuidString: row.8[index])) || (deleted && access.isParent) {
+        for index in row.6.indices {
+            let (name, deleted) = (row.6[index], row.8[index])
+            if access.canRead(zone: name, childDeviceID: UUID(uuidString: row.7[index]), memberID: UUID(uuidString: row.9[index])) || (deleted && access.isParent) {
                 zones.append(name)
             }
         }
-        let devices = role == .parent ? row.11 : (row.2 > after ? [caller.deviceID] : [])
-        return Check(status: status, sequence: family.sequence, zones: zones, devices: devices)
+        let devices = role == .parent ? row.12 : (row.3 > after ? [caller.deviceID] : [])
+        return Check(status: status, sequence: family.sequence, zones: zones, devices: devices, holding: row.0)
+    }
+
+    /// Ends a poll's mark on the caller's push registration, unless a newer poll marked it since.
+    public func release(_ caller: AuthenticatedDevice, heldUntil: Date) async throws {
+        try await client.rows(
+            """
+            UPDATE device_push_tokens SET poll_held_until = NULL
+            WHERE family_id = \(caller.familyID) AND device_id = \(caller.deviceID) AND poll_held_until = \(heldUntil)
+            """,
+            logger: logger
+        )
     }
 }

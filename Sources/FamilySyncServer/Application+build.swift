@@ -36,6 +36,12 @@ public func buildApplication(
         }
     }
     let clock = dependencies.clock
+    if let push = dependencies.push {
+        app.addServices(dependencies.pushListener, PushSender(
+            claims: dependencies.pushClaims, makeTransport: { try await makeTransport(push, clock: clock, logger: logger) }, wake: dependencies.pushWake,
+            metrics: dependencies.pushMetrics, clock: clock, settings: push, logger: logger
+        ))
+    }
     app.addServices(
         PeriodicJobService(name: "purged tombstones", interval: .seconds(3600), logger: logger) {
             try await dependencies.records.purgeTombstones(olderThan: clock.now().addingTimeInterval(-configuration.tombstoneHorizon))
@@ -51,6 +57,19 @@ public func buildApplication(
         }
     )
     return app
+}
+
+/// APNs with the operator's key, or the webhook.
+private func makeTransport(_ push: PushSettings, clock: any WallClock, logger: Logger) async throws -> any PushTransport {
+    switch push.destination {
+    case .apns(let keyPEM, let keyID, let teamID, let environment):
+        return try await APNsTransport(
+            keyPEM: keyPEM, keyID: keyID, teamID: teamID, environment: environment, baseURL: push.apnsBaseURL, trustRoots: push.trustRoots,
+            clock: clock, logger: logger
+        )
+    case .webhook(let url, let secret):
+        return WebhookTransport(url: url, secret: secret, clock: clock, logger: logger)
+    }
 }
 
 /// The router, and the table of what it serves (tests compare it with the OpenAPI document and
@@ -100,7 +119,8 @@ func buildRouter(configuration: ServerConfiguration, dependencies: ServerDepende
     usage.addRoutes(to: authenticated)
     usage.addReadRoutes(to: authenticated)
     PollController(
-        hub: dependencies.longPolling.hub, polls: dependencies.polls, keyring: keyring, metrics: dependencies.longPolling.metrics, logger: dependencies.logger
+        hub: dependencies.longPolling.hub, polls: dependencies.polls, keyring: keyring, metrics: dependencies.longPolling.metrics, clock: clock,
+        marksPushHolds: dependencies.push != nil, logger: dependencies.logger
     ).addRoutes(to: authenticated)
     return routes
 }

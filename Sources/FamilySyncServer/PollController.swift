@@ -5,6 +5,7 @@ import Foundation
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// `GET /v1/poll` (PROTOCOL §6): the silent push's stand-in. Answers at once when something the
 /// caller sees changed after `since`, else holds until a change, the timeout, a newer poll of the
@@ -14,6 +15,9 @@ struct PollController {
     let polls: PostgresPollStore
     let keyring: ChangeTokenKeyring
     let metrics: PollMetrics
+    let clock: any WallClock
+    /// Push on (§12): a held poll marks its device's push registration, so that no push goes to it.
+    let marksPushHolds: Bool
     let logger: Logger
 
     func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
@@ -52,6 +56,22 @@ struct PollController {
     }
 
     func poll(_ caller: AuthenticatedDevice, since: ChangeToken?, sinceText: String?, timeout: Duration) async throws -> PollResponse {
+        // The mark outlives the poll by a margin only if this instance dies holding it.
+        let holdUntil = marksPushHolds ? clock.now().addingTimeInterval(Double(timeout.components.seconds) + 15) : nil
+        let marked = Mutex(false)
+        do {
+            let answer = try await poll(caller, since: since, sinceText: sinceText, timeout: timeout, holdUntil: holdUntil) { marked.withLock { $0 = true } }
+            if let holdUntil, marked.withLock({ $0 }) { try await polls.release(caller, heldUntil: holdUntil) }
+            return answer
+        } catch {
+            if let holdUntil { try? await polls.release(caller, heldUntil: holdUntil) }
+            throw error
+        }
+    }
+
+    private func poll(
+        _ caller: AuthenticatedDevice, since: ChangeToken?, sinceText: String?, timeout: Duration, holdUntil: Date?, onMarked: @escaping @Sendable () -> Void
+    ) async throws -> PollResponse {
         // Subscribed before the first read: a change committed while it runs wakes the wait below.
         let ticket = hub.subscribe(caller)
         defer { hub.unsubscribe(ticket) }
@@ -61,7 +81,8 @@ struct PollController {
             var noticed: ContinuousClock.Instant?
             var firstRead = true
             while true {
-                if let check = try await read(caller, after: after, holding: !firstRead) {
+                if let check = try await read(caller, after: after, holding: !firstRead, holdUntil: firstRead ? holdUntil : nil) {
+                    if check.holding { onMarked() }
                     if after != nil, check.changed {
                         if let noticed { metrics.wakeLatency.record(.now - noticed) }
                         return PollResponse(
@@ -91,9 +112,9 @@ struct PollController {
 
     /// Reads what changed. While a poll is held, a database that is down is not the client's
     /// problem: the poll keeps holding (nil), and the listener wakes it once the database is back.
-    private func read(_ caller: AuthenticatedDevice, after: Int64?, holding: Bool) async throws -> PostgresPollStore.Check? {
+    private func read(_ caller: AuthenticatedDevice, after: Int64?, holding: Bool, holdUntil: Date?) async throws -> PostgresPollStore.Check? {
         do {
-            return try await polls.check(caller, after: after)
+            return try await polls.check(caller, after: after, holdUntil: holdUntil)
         } catch {
             guard holding, DatabaseErrorTranslation.translate(error)?.code == .tryAgainLater else { throw error }
             logger.debug("a held poll could not read the database; it waits for the listener", metadata: ["error": "\(error)"])

@@ -37,6 +37,14 @@ public struct ServerDependencies: Sendable {
     let shields: PostgresShieldStore
     let parentPINs: PostgresParentPINStore
     let pushes: PostgresPushStore
+    /// Push (§12), when configured: its settings, the outbox's claims, what wakes the sender, and
+    /// the LISTEN connection on the outbox channel.
+    public let push: PushSettings?
+    let pushClaims: PostgresPushClaims
+    let pushMetrics: PushMetrics
+    /// Tests signal it after moving a manual clock, so that the sender looks at once.
+    public let pushWake = PushWake()
+    let pushListener: PostgresChangeListener
 
     /// The polls this instance holds now (what `familysync_polls_active` reports).
     public var heldPolls: Int { longPolling.hub.count }
@@ -46,7 +54,7 @@ public struct ServerDependencies: Sendable {
     public init(
         postgres: PostgresClient, listener: PostgresConnection.Configuration, metricsRegistry: PrometheusCollectorRegistry,
         clock: any WallClock = SystemWallClock(), logger: Logger, listenerBackoff: Duration = .milliseconds(100),
-        listenerMaximumBackoff: Duration = .seconds(5), migrateOnStart: Bool = true
+        listenerMaximumBackoff: Duration = .seconds(5), migrateOnStart: Bool = true, push: PushSettings? = nil
     ) {
         self.postgres = postgres
         self.metricsRegistry = metricsRegistry
@@ -59,19 +67,27 @@ public struct ServerDependencies: Sendable {
             configuration: listener, sink: longPolling.sink, logger: logger, initialBackoff: listenerBackoff, maximumBackoff: listenerMaximumBackoff
         )
         migrator = Migrator(logger: logger)
-        families = PostgresFamilyStore(client: postgres, clock: clock, logger: logger)
-        devices = PostgresDeviceStore(client: postgres, clock: clock, logger: logger)
-        pairings = PostgresPairingStore(client: postgres, clock: clock, logger: logger)
-        records = PostgresRecordStore(client: postgres, clock: clock, logger: logger)
-        commands = PostgresCommandStore(client: postgres, clock: clock, logger: logger)
-        usage = PostgresUsageStore(client: postgres, clock: clock, logger: logger)
+        let outbox = push.map { _ in PushOutbox(clock: clock) }
+        families = PostgresFamilyStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
+        devices = PostgresDeviceStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
+        pairings = PostgresPairingStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
+        records = PostgresRecordStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
+        commands = PostgresCommandStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
+        usage = PostgresUsageStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
         polls = PostgresPollStore(client: postgres, logger: logger)
-        members = PostgresMemberStore(client: postgres, clock: clock, logger: logger)
-        alerts = PostgresAlertStore(client: postgres, clock: clock, logger: logger)
-        health = PostgresHealthStore(client: postgres, clock: clock, logger: logger)
+        members = PostgresMemberStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
+        alerts = PostgresAlertStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
+        health = PostgresHealthStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
         healthMetrics = HealthMetrics(registry: metricsRegistry)
         shields = PostgresShieldStore(client: postgres, logger: logger)
-        parentPINs = PostgresParentPINStore(client: postgres, clock: clock, logger: logger)
+        parentPINs = PostgresParentPINStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
         pushes = PostgresPushStore(client: postgres, clock: clock, logger: logger)
+        self.push = push
+        pushClaims = PostgresPushClaims(client: postgres, logger: logger)
+        pushMetrics = PushMetrics(registry: metricsRegistry)
+        pushListener = PostgresChangeListener(
+            configuration: listener, sink: pushWake, logger: logger, initialBackoff: listenerBackoff, maximumBackoff: listenerMaximumBackoff,
+            channel: PushOutbox.channel
+        )
     }
 }

@@ -49,6 +49,34 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Where Apple's signing keys (a JWKS) are fetched. Env: FAMILYSYNC_APPLE_JWKS_URL. Default: https://appleid.apple.com/auth/keys.")
     var appleJwksUrl: String?
 
+    @Option(help: "Push (§12): the APNs auth key, a .p8 file from Apple's developer site. With --apns-key-id and --apns-team-id, push is on. Env: FAMILYSYNC_APNS_KEY_FILE.")
+    var apnsKeyFile: String?
+
+    @Option(help: "Push: the APNs key's id (10 characters). Env: FAMILYSYNC_APNS_KEY_ID.")
+    var apnsKeyId: String?
+
+    @Option(help: "Push: the Apple developer team id (10 characters). Env: FAMILYSYNC_APNS_TEAM_ID.")
+    var apnsTeamId: String?
+
+    @Option(help: "Push: production or sandbox, to send every push to that APNs host; unset, each device's registration says. Env: FAMILYSYNC_APNS_ENVIRONMENT.")
+    var apnsEnvironment: String?
+
+    @Option(help: "Push: at most one background push a device per this many seconds. Env: FAMILYSYNC_PUSH_MIN_INTERVAL. Default: 30.")
+    var pushMinInterval: String?
+
+    @Option(help: "Push: POST each push as signed JSON to this URL instead of APNs (needs a secret). Env: FAMILYSYNC_PUSH_WEBHOOK_URL.")
+    var pushWebhookUrl: String?
+
+    @Option(help: "Push: a file holding the webhook's HMAC-SHA-256 secret (at least 32 characters). Env: FAMILYSYNC_PUSH_WEBHOOK_SECRET (the secret itself).")
+    var pushWebhookSecretFile: String?
+
+    @Option(help: .hidden)
+    /// Test-only: a stand-in APNs for both environments, and the PEM certificate to trust for it.
+    var apnsUrl: String?
+
+    @Option(help: .hidden)
+    var apnsTrustRootFile: String?
+
     @Option(help: .hidden)
     /// Test-only: the server's clock runs this many times faster than the wall (1 to 1000), and
     /// its stale detector as often in proportion, so that a test sees a device go stale and a
@@ -61,6 +89,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let server = try serverConfiguration(environment)
+        let push = try pushSettings(environment)
         let shutdownSeconds = try Self.integer(shutdownTimeout ?? environment["FAMILYSYNC_SHUTDOWN_TIMEOUT"], named: "shutdown timeout", default: 10, range: 0...3600)
         let source = try database.resolve(environment)
         let logger = try logging.bootstrap(environment)
@@ -72,7 +101,12 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: logger)
             let clock: any WallClock = clockRate.map { ScaledWallClock(rate: $0) } ?? SystemWallClock()
-            let dependencies = ServerDependencies(postgres: client, listener: try url.connectionConfiguration(), metricsRegistry: registry, clock: clock, logger: logger)
+            let dependencies = ServerDependencies(
+                postgres: client, listener: try url.connectionConfiguration(), metricsRegistry: registry, clock: clock, logger: logger, push: push
+            )
+            if let push {
+                logger.info("push on", metadata: ["to": "\(push.destination.description)", "minimumInterval": "\(push.minimumInterval)"])
+            }
             let app = buildApplication(configuration: server, dependencies: dependencies) { channel in
                 logger.notice("listening", metadata: [
                     "address": "http://\(server.host):\(channel.localAddress?.port ?? server.port)",
@@ -139,6 +173,69 @@ struct ServeCommand: AsyncParsableCommand {
             appleJWKSURL: appleJWKS, appleClientIDs: appleClientIDs,
             healthCheckInterval: .milliseconds(Int64(15_000 / (clockRate ?? 1)))
         )
+    }
+
+    /// Push (§12) from the flags: APNs when its three are set, the webhook when its URL is; off
+    /// when none is.
+    func pushSettings(_ environment: [String: String]) throws -> PushSettings? {
+        let keyFile = apnsKeyFile ?? environment["FAMILYSYNC_APNS_KEY_FILE"]
+        let keyID = apnsKeyId ?? environment["FAMILYSYNC_APNS_KEY_ID"]
+        let teamID = apnsTeamId ?? environment["FAMILYSYNC_APNS_TEAM_ID"]
+        let webhook = pushWebhookUrl ?? environment["FAMILYSYNC_PUSH_WEBHOOK_URL"]
+        let interval = try Self.integer(
+            pushMinInterval ?? environment["FAMILYSYNC_PUSH_MIN_INTERVAL"], named: "push minimum interval",
+            default: Int(BackgroundPush.defaultMinimumInterval), range: 1...3600
+        )
+        let apnsNamed = [("--apns-key-file", keyFile), ("--apns-key-id", keyID), ("--apns-team-id", teamID)]
+        let destination: PushSettings.Destination
+        if apnsNamed.contains(where: { $0.1 != nil }) {
+            let missing = apnsNamed.filter { $0.1 == nil }.map(\.0)
+            guard missing.isEmpty else { throw OperatorError.configuration("APNs needs \(missing.joined(separator: " and ")) too") }
+            guard webhook == nil else { throw OperatorError.configuration("push goes to APNs or to a webhook, not both") }
+            guard let keyFile, let keyID, let teamID else { return nil }
+            for (name, value) in [("key id", keyID), ("team id", teamID)] where !(value.count == 10 && value.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) })) {
+                throw OperatorError.configuration("the APNs \(name) is 10 capital letters and digits, not '\(value)'")
+            }
+            let pem: String
+            do {
+                pem = try String(contentsOfFile: keyFile, encoding: .utf8)
+                try PushSettings.checkAPNsKey(pem)
+            } catch {
+                throw OperatorError.configuration("the APNs key file \(keyFile) is not a readable .p8 (P-256) key: \(error)")
+            }
+            let chosen = apnsEnvironment ?? environment["FAMILYSYNC_APNS_ENVIRONMENT"]
+            var target: PushRegistration.Environment?
+            if let chosen {
+                guard let value = PushRegistration.Environment(rawValue: chosen) else {
+                    throw OperatorError.configuration("the APNs environment is production or sandbox, not '\(chosen)'")
+                }
+                target = value
+            }
+            destination = .apns(keyPEM: pem, keyID: keyID, teamID: teamID, environment: target)
+        } else if let webhook {
+            guard let url = URL(string: webhook), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                throw OperatorError.configuration("the push webhook URL must be an http:// or https:// URL, not '\(webhook)'")
+            }
+            var secret = environment["FAMILYSYNC_PUSH_WEBHOOK_SECRET"]
+            if let file = pushWebhookSecretFile {
+                do {
+                    secret = try String(contentsOfFile: file, encoding: .utf8)
+                } catch {
+                    throw OperatorError.configuration("the push webhook secret file \(file) cannot be read: \(error)")
+                }
+            }
+            guard let secret = secret?.trimmingCharacters(in: .whitespacesAndNewlines), secret.utf8.count >= 32 else {
+                throw OperatorError.configuration("the push webhook needs a secret of at least 32 characters (--push-webhook-secret-file or FAMILYSYNC_PUSH_WEBHOOK_SECRET)")
+            }
+            destination = .webhook(url: webhook, secret: Array(secret.utf8))
+        } else {
+            return nil
+        }
+        var trustRoots: [String]?
+        if let file = apnsTrustRootFile {
+            trustRoots = [try String(contentsOfFile: file, encoding: .utf8)]
+        }
+        return PushSettings(destination: destination, minimumInterval: TimeInterval(interval), apnsBaseURL: apnsUrl, trustRoots: trustRoots)
     }
 
     static func integer(_ text: String?, named name: String, default value: Int, range: ClosedRange<Int>) throws -> Int {

@@ -98,6 +98,11 @@ public struct TestServer: Sendable {
     public func fingerprint() async throws -> [String: String] {
         try await databaseFingerprint(postgres)
     }
+
+    /// Makes the push sender look at the outbox now (after the test moved the clock).
+    public func wakePushSender() {
+        dependencies.pushWake.signal()
+    }
 }
 
 public func withTestServer<Result: Sendable>(
@@ -107,10 +112,11 @@ public func withTestServer<Result: Sendable>(
     ),
     databaseURL: DatabaseURL? = nil,
     listenerBackoff: Duration = .milliseconds(100),
+    push: PushSettings? = nil,
     _ body: @Sendable (TestServer) async throws -> Result
 ) async throws -> Result {
     try await testServerSlots.withPermit {
-        try await runTestServer(configuration: configuration, databaseURL: databaseURL, listenerBackoff: listenerBackoff, body)
+        try await runTestServer(configuration: configuration, databaseURL: databaseURL, listenerBackoff: listenerBackoff, push: push, body)
     }
 }
 
@@ -119,7 +125,7 @@ public func withTestServer<Result: Sendable>(
 private let testServerSlots = AsyncSemaphore(limit: 32)
 
 private func runTestServer<Result: Sendable>(
-    configuration: ServerConfiguration, databaseURL: DatabaseURL?, listenerBackoff: Duration,
+    configuration: ServerConfiguration, databaseURL: DatabaseURL?, listenerBackoff: Duration, push: PushSettings?,
     _ body: @Sendable (TestServer) async throws -> Result
 ) async throws -> Result {
     let url = if let databaseURL { databaseURL } else { try await TestPostgres.shared.makeDatabase() }
@@ -129,7 +135,7 @@ private func runTestServer<Result: Sendable>(
     let clock = ManualClock()
     let dependencies = ServerDependencies(
         postgres: postgres, listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, clock: clock, logger: testLogger,
-        listenerBackoff: listenerBackoff, listenerMaximumBackoff: max(listenerBackoff, .seconds(2))
+        listenerBackoff: listenerBackoff, listenerMaximumBackoff: max(listenerBackoff, .seconds(2)), push: push
     )
     let app = buildApplication(configuration: configuration, dependencies: dependencies)
     return try await app.test(.live) { client in
