@@ -32,6 +32,14 @@ public actor SyncEngine {
     let backoff: UsageUploadQueue.Backoff
     let sleep: @Sendable (Duration) async throws -> Void
     private let handoff = EventHandoff()
+    /// The run loop's state, for pushes (§12): whether it runs, the poll it holds, the fetches it
+    /// completed, and those waiting for one.
+    private var running = false
+    private var fetching = false
+    private var pushPending = false
+    private var heldPoll: Task<Void, any Error>?
+    private var fetchesDone = 0
+    private var fetchWaiters: [(fetch: Int, continuation: CheckedContinuation<Void, Never>)] = []
     /// The events, for one consumer. The engine waits for the consumer: it goes on, and saves the
     /// token of a page, only when the consumer asks for the next event.
     public nonisolated var events: SyncEvents { SyncEvents(channel: handoff) }
@@ -56,12 +64,18 @@ public actor SyncEngine {
 
     /// Fetches, then polls and fetches again, until cancelled or stopped.
     public func run() async {
+        running = true
+        defer {
+            running = false
+            fetchWaiters.forEach { $0.continuation.resume() }
+            fetchWaiters = []
+        }
         var delay = backoff.initial
         while !Task.isCancelled {
             let failure: (any Error)?
             do {
-                try await fetchChanges()
-                _ = try await client.poll(since: try store.load().databaseToken, timeout: pollTimeout)
+                try await fetchRound()
+                try await holdPoll()
                 failure = nil
             } catch {
                 failure = error
@@ -88,6 +102,51 @@ public actor SyncEngine {
             }
         }
         handoff.finish()
+    }
+
+    /// A fetch of the run loop; those waiting for it are told when it is done.
+    private func fetchRound() async throws {
+        fetching = true
+        defer { fetching = false }
+        try await fetchChanges()
+        fetchesDone += 1
+        let done = fetchWaiters.filter { $0.fetch <= fetchesDone }
+        fetchWaiters.removeAll { $0.fetch <= fetchesDone }
+        done.forEach { $0.continuation.resume() }
+    }
+
+    /// Holds a long poll until it answers, unless a push came meanwhile, which answers it too.
+    private func holdPoll() async throws {
+        if pushPending {
+            pushPending = false
+            return
+        }
+        let (client, since, timeout) = (client, try store.load().databaseToken, pollTimeout)
+        let poll = Task { _ = try await client.poll(since: since, timeout: timeout) }
+        heldPoll = poll
+        defer { heldPoll = nil }
+        do {
+            try await withTaskCancellationHandler { try await poll.value } onCancel: { poll.cancel() }
+        } catch where pushPending {
+            pushPending = false
+        }
+    }
+
+    /// A push came (PROTOCOL §12: the app's `didReceiveRemoteNotification`): the same as a poll's
+    /// answer. A running engine lets go of the poll it holds (whose connection iOS may have cut
+    /// while the app was suspended), fetches, and holds a poll again; this returns once a fetch
+    /// begun after the push is done, so the app can then call the notification's completion
+    /// handler. An engine not running (the app woken in the background) fetches here.
+    public func pushReceived() async throws {
+        guard running else {
+            try await fetchChanges()
+            return
+        }
+        // A fetch under way may have read before the push's change: the one after it counts.
+        let fetch = fetchesDone + (fetching ? 2 : 1)
+        pushPending = true
+        heldPoll?.cancel()
+        await withCheckedContinuation { fetchWaiters.append((fetch, $0)) }
     }
 
     /// Ends `events` (after what was already sent), for an app that stops syncing.

@@ -86,3 +86,74 @@ import Testing
         }
     }
 }
+
+/// A push is a poll's answer (§12): the engine fetches on it, running or not.
+@Suite(.timeLimit(.minutes(2))) struct SyncEnginePushTests {
+    /// Waits until `condition` holds, failing after 10 s.
+    static func until(_ what: String, _ condition: @Sendable () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw TestFailure("never: \(what)") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    @Test func aPushWakesARunningEngineWhosePollIsDead() async throws {
+        try await withTestServer { server in
+            try await withStalledPolls(to: server.port) { port, held in
+                try await withTemporaryDirectory { directory in
+                    let (parent, child, zone, _, store) = try await SyncEngineTests.setUp(server, directory)
+                    let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(port)")!, credential: child.credential, httpClient: TestServer.http)
+                    let engine = SyncEngine(client: client, store: store, pollTimeout: 30)
+                    let running = Task { await engine.run() }
+                    var events = engine.events.makeAsyncIterator()
+                    let first = try #require(await events.next())
+                    #expect(first.changedRecordNames == ["app-1"])
+                    // Asked for more, it holds a poll that will never answer.
+                    let asked = Task {
+                        var next = engine.events.makeAsyncIterator()
+                        return await next.next()
+                    }
+                    try await Self.until("a poll held at the hop") { held() == 1 }
+                    try await server.configure(zone, by: parent, name: "app-2")
+                    // The push: the engine lets go of the dead poll, fetches the change, polls again.
+                    let pushed = Task { try await engine.pushReceived() }
+                    let second = try #require(await asked.value)
+                    #expect(second.changedRecordNames == ["app-2"])
+                    // The app takes the next event as it goes on: the fetch ends, then the push's call.
+                    let third = Task {
+                        var next = engine.events.makeAsyncIterator()
+                        return await next.next()
+                    }
+                    try await pushed.value
+                    try await Self.until("the engine polling again") { held() == 1 }
+                    running.cancel()
+                    await running.value
+                    third.cancel()
+                }
+            }
+        }
+    }
+
+    @Test func aPushToAnEngineNotRunningFetches() async throws {
+        try await withTestServer { server in
+            try await withTemporaryDirectory { directory in
+                let (parent, _, zone, client, store) = try await SyncEngineTests.setUp(server, directory)
+                let engine = SyncEngine(client: client, store: store)
+                let before = try await engine.collectEvents { try await $0.pushReceived() }
+                #expect(before.flatMap(\.changedRecordNames) == ["app-1"])
+                try await server.configure(zone, by: parent, name: "app-2")
+                let after = try await SyncEngine(client: client, store: store).collectEvents { try await $0.pushReceived() }
+                #expect(after.flatMap(\.changedRecordNames) == ["app-2"])
+            }
+        }
+    }
+}
+
+extension SyncEvent {
+    /// The names of the records a `changes` event brings; none for another event.
+    var changedRecordNames: [String] {
+        if case .changes(_, let records) = self { return records.map(\.recordName) }
+        return []
+    }
+}

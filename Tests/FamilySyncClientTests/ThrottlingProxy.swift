@@ -29,17 +29,40 @@ func withThrottlingProxy<Result: Sendable>(
                 body: .init(byteBuffer: ByteBuffer(data: body))
             )
         }
-        var forwarded = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(request.uri.description)")
-        forwarded.method = .init(rawValue: request.method.rawValue)
-        for field in request.headers { forwarded.headers.add(name: field.name.rawName, value: field.value) }
-        forwarded.body = .bytes(try await request.body.collect(upTo: 8 << 20))
-        let answer = try await TestServer.http.execute(forwarded, timeout: .seconds(90))
-        var headers = HTTPFields()
-        for (name, value) in answer.headers { if let name = HTTPField.Name(name) { headers.append(HTTPField(name: name, value: value)) } }
-        return Response(status: .init(code: Int(answer.status.code)), headers: headers, body: .init(byteBuffer: try await answer.body.collect(upTo: 64 << 20)))
+        return try await forward(request, to: port)
     }
     let app = Application(responder: responder, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     return try await app.test(.live) { client in
         try await body(client.port!) { times - remaining.withLock { $0 } }
+    }
+}
+
+/// The request as the server answers it.
+private func forward(_ request: Request, to port: Int) async throws -> Response {
+    var forwarded = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(request.uri.description)")
+    forwarded.method = .init(rawValue: request.method.rawValue)
+    for field in request.headers { forwarded.headers.add(name: field.name.rawName, value: field.value) }
+    forwarded.body = .bytes(try await request.body.collect(upTo: 8 << 20))
+    let answer = try await TestServer.http.execute(forwarded, timeout: .seconds(90))
+    var headers = HTTPFields()
+    for (name, value) in answer.headers { if let name = HTTPField.Name(name) { headers.append(HTTPField(name: name, value: value)) } }
+    return Response(status: .init(code: Int(answer.status.code)), headers: headers, body: .init(byteBuffer: try await answer.body.collect(upTo: 64 << 20)))
+}
+
+/// A hop whose long polls never answer, as for an app iOS suspended: the connection is dead and
+/// only a push can tell it something changed. Other requests are forwarded; `held` counts the polls
+/// it holds now (one ends when its client lets go of it).
+func withStalledPolls<Result: Sendable>(to port: Int, _ body: @Sendable (_ port: Int, _ held: @Sendable () -> Int) async throws -> Result) async throws -> Result {
+    let held = Mutex(0)
+    let responder = CallbackResponder<BasicRequestContext> { request, _ in
+        guard request.uri.path.hasPrefix("/v1/poll") else { return try await forward(request, to: port) }
+        held.withLock { $0 += 1 }
+        defer { held.withLock { $0 -= 1 } }
+        try await request.body.consumeWithCancellationOnInboundClose { _ in try await Task.sleep(for: .seconds(3600)) }
+        return Response(status: .noContent)
+    }
+    let app = Application(responder: responder, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+    return try await app.test(.live) { client in
+        try await body(client.port!) { held.withLock { $0 } }
     }
 }
