@@ -113,10 +113,11 @@ public func withTestServer<Result: Sendable>(
     databaseURL: DatabaseURL? = nil,
     listenerBackoff: Duration = .milliseconds(100),
     push: PushSettings? = nil,
+    clock: ManualClock = ManualClock(),
     _ body: @Sendable (TestServer) async throws -> Result
 ) async throws -> Result {
     try await testServerSlots.withPermit {
-        try await runTestServer(configuration: configuration, databaseURL: databaseURL, listenerBackoff: listenerBackoff, push: push, body)
+        try await runTestServer(configuration: configuration, databaseURL: databaseURL, listenerBackoff: listenerBackoff, push: push, clock: clock, body)
     }
 }
 
@@ -125,14 +126,13 @@ public func withTestServer<Result: Sendable>(
 private let testServerSlots = AsyncSemaphore(limit: 32)
 
 private func runTestServer<Result: Sendable>(
-    configuration: ServerConfiguration, databaseURL: DatabaseURL?, listenerBackoff: Duration, push: PushSettings?,
+    configuration: ServerConfiguration, databaseURL: DatabaseURL?, listenerBackoff: Duration, push: PushSettings?, clock: ManualClock,
     _ body: @Sendable (TestServer) async throws -> Result
 ) async throws -> Result {
     let url = if let databaseURL { databaseURL } else { try await TestPostgres.shared.makeDatabase() }
     var postgresConfiguration = url.clientConfiguration()
     postgresConfiguration.options.maximumConnections = 4
     let postgres = PostgresClient(configuration: postgresConfiguration, backgroundLogger: testLogger)
-    let clock = ManualClock()
     let dependencies = ServerDependencies(
         postgres: postgres, listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, clock: clock, logger: testLogger,
         listenerBackoff: listenerBackoff, listenerMaximumBackoff: max(listenerBackoff, .seconds(2)), push: push

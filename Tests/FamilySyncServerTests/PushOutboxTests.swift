@@ -39,6 +39,17 @@ import Testing
         }
     }
 
+    /// Waits until no row is claimed: every send under way was settled (a retry's time set).
+    static func settled(_ server: TestServer) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            let rows = try await server.postgres.query("SELECT count(*) FROM push_outbox WHERE claimed_until IS NOT NULL", logger: testLogger)
+            if try await rows.decode(Int64.self).first(where: { _ in true }) == 0 { return }
+            guard ContinuousClock.now < deadline else { throw TestFailure("a push stays claimed") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
     @Test func aParentsChangeWakesTheChildOnceAndNeverTheWriter() async throws {
         try await withWebhookReceiver { receiver, url in
             try await withTestServer(push: Self.settings(url, receiver)) { server in
