@@ -89,6 +89,13 @@ import Glibc
         (["serve", "--unauthenticated-rate-limit", "0"], "unauthenticated rate limit must be a whole number from 1"),
         (["serve", "--idle-timeout", "0"], "idle timeout must be a whole number from 1 to 3600, not '0'"),
         (["migrate", "--database-url", "postgres://u@h/d?sslmode=maybe"], "sslmode must be disable, prefer, require or verify-full"),
+        (["serve", "--apns-key-id", "ABC123DEFG"], "APNs needs --apns-key-file and --apns-team-id too"),
+        (["serve", "--apns-key-file", "/nonexistent/AuthKey.p8", "--apns-key-id", "ABC123DEFG", "--apns-team-id", "DEF123GHIJ"],
+         "the APNs key file /nonexistent/AuthKey.p8 is not a readable .p8 (P-256) key"),
+        (["serve", "--apns-key-file", "k.p8", "--apns-key-id", "abc", "--apns-team-id", "DEF123GHIJ"], "the APNs key id is 10 capital letters and digits, not 'abc'"),
+        (["serve", "--push-webhook-url", "http://127.0.0.1:9/push"], "the push webhook needs a secret of at least 32 characters"),
+        (["serve", "--push-webhook-url", "relay.example.com"], "the push webhook URL must be an http:// or https:// URL"),
+        (["serve", "--push-min-interval", "0"], "push minimum interval must be a whole number from 1 to 3600, not '0'"),
     ])
     func badConfigurationExits2WithOneLine(_ arguments: [String], _ reason: String) async throws {
         let process = try await ServerProcess.start(arguments)
