@@ -129,6 +129,9 @@ let package = Package(
                 "FamilySyncProtocol",
                 "FamilySyncClient",
                 "FamilySyncCore",
+                // The push benchmark's APNs.
+                "StandInAPNs",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -167,9 +170,19 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                // StandInAPNs: Apple's push provider API on loopback, checking tokens as Apple does.
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tests/FamilySyncServerTestSupport"
+        ),
+        // Apple's push provider API on loopback, checking tokens as Apple does: for the push tests
+        // and the push benchmark.
+        .target(
+            name: "StandInAPNs",
+            dependencies: [
+                "FamilySyncTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
@@ -177,7 +190,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
-            path: "Tests/FamilySyncServerTestSupport"
+            path: "Tests/StandInAPNs"
         ),
         .testTarget(name: "FamilySyncCoreTests", dependencies: ["FamilySyncCore", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
@@ -199,6 +212,7 @@ let package = Package(
                 "FamilySyncServer",
                 "FamilySyncServerTestSupport",
                 "FamilySyncTestSupport",
+                "StandInAPNs",
                 // Sign in with Apple tests make their own keys and tokens.
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

@@ -62,7 +62,7 @@ struct InProcessServer {
     let directory: String
     let logger: Logger
 
-    static func start(limits: Limits = Limits()) async throws -> InProcessServer {
+    static func start(limits: Limits = Limits(), push: PushSettings? = nil) async throws -> InProcessServer {
         var logger = Logger(label: "familysync.bench")
         logger.logLevel = .warning
         let directory = "/tmp/familysync-bench-\(getpid())"
@@ -72,7 +72,9 @@ struct InProcessServer {
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = buildApplication(
             configuration: .init(port: 0, limits: limits, unauthenticatedRateLimit: RateLimit(burst: 1000, perMinute: 1000)),
-            dependencies: ServerDependencies(postgres: postgres, listener: try url.connectionConfiguration(), metricsRegistry: PrometheusCollectorRegistry(), logger: logger)
+            dependencies: ServerDependencies(
+                postgres: postgres, listener: try url.connectionConfiguration(), metricsRegistry: PrometheusCollectorRegistry(), logger: logger, push: push
+            )
         ) { channel in portContinuation.yield(channel.localAddress?.port ?? 0) }
         let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
         let running = Task { try await group.run() }

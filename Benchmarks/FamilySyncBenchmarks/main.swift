@@ -9,6 +9,7 @@ import Foundation
 //   familysync-bench soak [devices] [minutes]
 //   familysync-bench health [devices] [minutes]
 //   familysync-bench pin [seconds]
+//   familysync-bench push [changes] [families]
 var arguments = Array(CommandLine.arguments.dropFirst())
 var harness = "records"
 if let first = arguments.first, Int(first) == nil {
@@ -32,10 +33,12 @@ case "health":
     try await HealthBenchmark.run(arguments)
 case "pin":
     try await PINBenchmark.run(arguments)
+case "push":
+    try await PushBenchmark.run(arguments)
 case "serve":
     // The server in a process of its own, so that its memory and CPU are measured alone.
     try await BenchServer.run(arguments)
 default:
-    print("usage: familysync-bench [records|polls|usage|sync|recovery|soak|health|pin] [sizes…]")
+    print("usage: familysync-bench [records|polls|usage|sync|recovery|soak|health|pin|push] [sizes…]")
     exit(2)
 }

@@ -3,6 +3,7 @@ import FamilySyncCore
 import FamilySyncProtocol
 import FamilySyncServer
 import FamilySyncServerTestSupport
+import StandInAPNs
 import FamilySyncTestSupport
 import Foundation
 import PostgresNIO
@@ -63,6 +64,11 @@ import Testing
             #expect(push.issuedAt == Date(timeIntervalSince1970: server.clock.now().timeIntervalSince1970.rounded(.down)))
             #expect(push.payload?["aps"]?["content-available"] == .number(1))
             #expect(push.payload?["familysync"]?["zones"] == .array([.string(zone)]))
+            // Counted: the registry is the process's, so other tests' pushes may be in it too.
+            let metrics = String(buffer: try await server.send(.get, "/metrics").body)
+            for name in ["familysync_pushes_sent_total{kind=\"background\"}", "familysync_push_outbox_depth", "familysync_push_delivery_seconds_count"] {
+                #expect(metrics.contains(name), "\(name) on /metrics")
+            }
         }
     }
 
@@ -100,6 +106,8 @@ import Testing
             _ = try await apns.waitForDeliveries(count: 2)
             try await PushOutboxTests.drained(server)
             #expect(try await Self.tokens(server) == [Self.token(8)], "the dead token only")
+            let reason = answer == .unregistered ? "Unregistered" : "BadDeviceToken"
+            #expect(String(buffer: try await server.send(.get, "/metrics").body).contains("familysync_push_failures_total{reason=\"\(reason)\"}"))
         }
     }
 

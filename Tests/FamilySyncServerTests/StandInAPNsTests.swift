@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Crypto
 import FamilySyncServerTestSupport
+import StandInAPNs
 import FamilySyncTestSupport
 import Foundation
 import JWTKit
