@@ -42,7 +42,10 @@ enum PushBenchmark {
             try? await apns.shutdown()
             throw error
         }
-        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(timeout: .init(connect: .seconds(5), read: .seconds(90))))
+        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(5), read: .seconds(90)))
+        // A connection for each held poll, and some for the writes.
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = families + 16
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
             try await measure(server: server, apns: apns, http: http, changes: changes, familyCount: families)
         } catch {

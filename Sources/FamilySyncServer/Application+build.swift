@@ -33,12 +33,15 @@ public func buildApplication(
             let applied = try await dependencies.migrator.migrate(client: dependencies.postgres)
             if !applied.isEmpty { logger.info("migrations applied", metadata: ["versions": "\(applied)"]) }
             dependencies.keyring.set(try await PostgresServerSecrets.loadOrCreate("change-token", client: dependencies.postgres, logger: logger))
+            dependencies.migrated.open()
         }
+    } else {
+        dependencies.migrated.open()
     }
     let clock = dependencies.clock
     if let push = dependencies.push {
         app.addServices(dependencies.pushListener, PushSender(
-            claims: dependencies.pushClaims, makeTransport: { try await makeTransport(push, clock: clock, logger: logger) }, wake: dependencies.pushWake,
+            claims: dependencies.pushClaims, migrated: dependencies.migrated, makeTransport: { try await makeTransport(push, clock: clock, logger: logger) }, wake: dependencies.pushWake,
             metrics: dependencies.pushMetrics, clock: clock, settings: push, logger: logger
         ))
     }

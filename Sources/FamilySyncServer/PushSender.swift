@@ -10,6 +10,7 @@ import ServiceLifecycle
 /// when the next row is due, at least every `idleInterval`.
 struct PushSender: Service {
     let claims: PostgresPushClaims
+    let migrated: StartupGate
     let makeTransport: @Sendable () async throws -> any PushTransport
     let wake: PushWake
     let metrics: PushMetrics
@@ -22,6 +23,7 @@ struct PushSender: Service {
         // Made here, so that it is shut down by the service that made it.
         let transport = try await makeTransport()
         await cancelWhenGracefulShutdown {
+            await migrated.wait()
             while !Task.isCancelled {
                 do {
                     let claimed = try await claims.claim(

@@ -45,6 +45,8 @@ public struct ServerDependencies: Sendable {
     /// Tests signal it after moving a manual clock, so that the sender looks at once.
     public let pushWake = PushWake()
     let pushListener: PostgresChangeListener
+    /// Opened once the migrations are applied.
+    let migrated = StartupGate()
 
     /// The polls this instance holds now (what `familysync_polls_active` reports).
     public var heldPolls: Int { longPolling.hub.count }
