@@ -252,6 +252,9 @@ let package = Package(
             name: "familysyncTests",
             dependencies: [
                 "familysync",
+                // The CLI's push trial against a server process.
+                "StandInAPNs",
+                .product(name: "Crypto", package: "swift-crypto"),
                 "FamilySyncCore",
                 "FamilySyncProtocol",
                 "FamilySyncPostgres",
