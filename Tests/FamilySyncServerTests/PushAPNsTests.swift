@@ -41,6 +41,14 @@ import Testing
         #expect(try await server.send(.put, "/v1/devices/me/push", credential: device.credential, json: body).status == .noContent)
     }
 
+    /// A family whose child has push registration `n`, and the child's zone.
+    static func registeredChild(_ n: Int, on server: TestServer) async throws -> (parent: TestDevice, child: TestDevice, zone: String) {
+        let parent = try await server.createFamily()
+        let (_, child) = try await server.pair(by: parent)
+        try await register(child, n, on: server)
+        return (parent, child, "child-\(child.deviceID.lowercased)")
+    }
+
     static func tokens(_ server: TestServer) async throws -> [String] {
         try await server.postgres.query("SELECT token FROM device_push_tokens ORDER BY token", logger: testLogger).decode(String.self)
             .reduce(into: []) { $0.append($1) }
@@ -48,10 +56,7 @@ import Testing
 
     @Test func aParentsChangeIsOneBackgroundPushToTheChildsToken() async throws {
         try await Self.withPushServer { server, apns in
-            let parent = try await server.createFamily()
-            let (_, child) = try await server.pair(by: parent)
-            try await Self.register(child, 7, on: server)
-            let zone = "child-\(child.deviceID.lowercased)"
+            let (parent, _, zone) = try await Self.registeredChild(7, on: server)
             try await server.configure(zone, by: parent)
             let push = try #require(try await apns.waitForDeliveries(count: 1).first)
             try await PushOutboxTests.drained(server)
@@ -114,9 +119,7 @@ import Testing
     @Test(arguments: [StandInAPNs.Answer.tooManyRequests, .unavailable, .internalError])
     func aRefusalToTryAgainIsRetriedAfterABackoff(_ answer: StandInAPNs.Answer) async throws {
         try await Self.withPushServer { server, apns in
-            let parent = try await server.createFamily()
-            let (_, child) = try await server.pair(by: parent)
-            try await Self.register(child, 7, on: server)
+            let (parent, _, _) = try await Self.registeredChild(7, on: server)
             apns.answer(Self.token(7), with: [answer, answer])
             try await server.configure("family", by: parent)
             _ = try await apns.waitForDeliveries(count: 1)
@@ -139,9 +142,7 @@ import Testing
 
     @Test func aPushNotSentBeforeItExpiresIsDropped() async throws {
         try await Self.withPushServer { server, apns in
-            let parent = try await server.createFamily()
-            let (_, child) = try await server.pair(by: parent)
-            try await Self.register(child, 7, on: server)
+            let (parent, _, _) = try await Self.registeredChild(7, on: server)
             apns.answer(Self.token(7), with: [.unavailable])
             try await server.configure("family", by: parent)
             _ = try await apns.waitForDeliveries(count: 1)
@@ -155,9 +156,7 @@ import Testing
 
     @Test func theProviderTokenIsKeptFortyMinutesThenRenewed() async throws {
         try await Self.withPushServer { server, apns in
-            let parent = try await server.createFamily()
-            let (_, child) = try await server.pair(by: parent)
-            try await Self.register(child, 7, on: server)
+            let (parent, _, _) = try await Self.registeredChild(7, on: server)
             let start = server.clock.now()
             for (index, minutes) in [0, 39, 41].enumerated() {
                 server.clock.advance(by: TimeInterval(minutes) * 60 - server.clock.now().timeIntervalSince(start))

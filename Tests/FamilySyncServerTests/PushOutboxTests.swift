@@ -22,6 +22,14 @@ import Testing
         #expect(try await server.send(.put, "/v1/devices/me/push", credential: device.credential, json: body).status == .noContent)
     }
 
+    /// A family whose child has push registration `n`, and the child's zone.
+    static func registeredChild(_ n: Int, on server: TestServer) async throws -> (parent: TestDevice, child: TestDevice, zone: String) {
+        let parent = try await server.createFamily()
+        let (_, child) = try await server.pair(by: parent)
+        try await register(child, n, on: server)
+        return (parent, child, "child-\(child.deviceID.lowercased)")
+    }
+
     /// The outbox's rows for a device.
     static func waiting(for device: TestDevice? = nil, on server: TestServer) async throws -> Int {
         let rows = try await server.postgres.query(
@@ -78,10 +86,7 @@ import Testing
     @Test func changesWithinTheIntervalMergeIntoOnePush() async throws {
         try await withWebhookReceiver { receiver, url in
             try await withTestServer(push: Self.settings(url, receiver)) { server in
-                let parent = try await server.createFamily()
-                let (_, child) = try await server.pair(by: parent)
-                try await Self.register(child, 2, on: server)
-                let zone = "child-\(child.deviceID.lowercased)"
+                let (parent, child, zone) = try await Self.registeredChild(2, on: server)
                 try await server.configure(zone, by: parent)
                 _ = try await receiver.waitForPushes(1)
                 try await Self.drained(server)
@@ -106,10 +111,7 @@ import Testing
     @Test func aDeviceHoldingAPollIsToldByThePollNotAPush() async throws {
         try await withWebhookReceiver { receiver, url in
             try await withTestServer(push: Self.settings(url, receiver)) { server in
-                let parent = try await server.createFamily()
-                let (_, child) = try await server.pair(by: parent)
-                try await Self.register(child, 2, on: server)
-                let zone = "child-\(child.deviceID.lowercased)"
+                let (parent, child, zone) = try await Self.registeredChild(2, on: server)
                 let poll = Task { try await server.send(.get, "/v1/poll?timeout=30", credential: child.credential, timeout: .seconds(20)) }
                 try await server.waitForHeldPolls(1)
                 try await server.configure(zone, by: parent)
