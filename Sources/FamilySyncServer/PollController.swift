@@ -61,7 +61,9 @@ struct PollController {
         let marked = Mutex(false)
         do {
             let answer = try await poll(caller, since: since, sinceText: sinceText, timeout: timeout, holdUntil: holdUntil) { marked.withLock { $0 = true } }
-            if let holdUntil, marked.withLock({ $0 }) { try await polls.release(caller, heldUntil: holdUntil) }
+            // A mark that cannot be cleared (the database away) ends with its deadline; the
+            // answer is the client's either way.
+            if let holdUntil, marked.withLock({ $0 }) { try? await polls.release(caller, heldUntil: holdUntil) }
             return answer
         } catch {
             if let holdUntil { try? await polls.release(caller, heldUntil: holdUntil) }
