@@ -68,20 +68,19 @@ struct PushSender: Service {
 
     /// Sends one claimed row unless it is no longer needed, and settles it.
     func deliver(_ claim: PostgresPushClaims.Claim, with transport: any PushTransport) async {
-        let now = clock.now()
         let settlement: PostgresPushClaims.Settlement
-        if claim.delivery == nil {
-            metrics.skipped("unregistered")
-            settlement = .dropped
-        } else if claim.kind == .background && claim.polling {
-            metrics.skipped("polling")
-            settlement = .dropped
-        } else if claim.expiresAt <= now {
-            metrics.failed("expired")
-            settlement = .dropped
-        } else if let delivery = claim.delivery {
-            settlement = await send(delivery, with: transport)
+        if let delivery = claim.delivery {
+            if claim.kind == .background && claim.polling {
+                metrics.skipped("polling")
+                settlement = .dropped
+            } else if claim.expiresAt <= clock.now() {
+                metrics.failed("expired")
+                settlement = .dropped
+            } else {
+                settlement = await send(delivery, with: transport)
+            }
         } else {
+            metrics.skipped("unregistered")
             settlement = .dropped
         }
         do {
