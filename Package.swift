@@ -51,6 +51,9 @@ let package = Package(
                 "FamilySyncCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // NIO's timers for the deadlines raced on every lease (TimerSleep).
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 // Only for the pool's error type, which PostgresNIO throws as it is.
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),

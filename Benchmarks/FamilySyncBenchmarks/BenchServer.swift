@@ -7,14 +7,16 @@ import PostgresNIO
 import Prometheus
 import ServiceLifecycle
 
-/// `familysync-bench serve <database url>`: the server as `familysync serve` runs it, on a free
-/// loopback port it prints as `port=N`, until SIGTERM.
+/// `familysync-bench serve <database url> [demand]`: the server as `familysync serve` runs it, on a
+/// free loopback port it prints as `port=N`, until SIGTERM. `demand`: PostgresNIO's default pool
+/// (opened on demand, keep-alive queries) instead of the held one, for comparison.
 enum BenchServer {
     static func run(_ arguments: [String]) async throws {
         var logger = Logger(label: "familysync.bench.server")
         logger.logLevel = .warning
         let url = try DatabaseURL(arguments[0])
-        let postgres = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: logger)
+        let pool = arguments.count > 1 && arguments[1] == "demand" ? url.clientConfiguration() : url.servingPoolConfiguration()
+        let postgres = PostgresClient(configuration: pool, backgroundLogger: logger)
         let app = buildApplication(
             configuration: .init(port: 0, unauthenticatedRateLimit: RateLimit(burst: 1_000_000, perMinute: 1_000_000)),
             dependencies: ServerDependencies(postgres: postgres, listener: try url.connectionConfiguration(), metricsRegistry: PrometheusCollectorRegistry(), logger: logger)
@@ -26,10 +28,10 @@ enum BenchServer {
     }
 
     /// Starts this executable as a server process and returns it with its port.
-    static func launch(databaseURL: DatabaseURL) throws -> (process: Process, port: Int) {
+    static func launch(databaseURL: DatabaseURL, demandPool: Bool = false) throws -> (process: Process, port: Int) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["serve", databaseURL.connectionString]
+        process.arguments = ["serve", databaseURL.connectionString] + (demandPool ? ["demand"] : [])
         let output = Pipe()
         process.standardOutput = output
         try process.run()

@@ -68,7 +68,7 @@ struct InProcessServer {
         let directory = "/tmp/familysync-bench-\(getpid())"
         let embedded = EmbeddedPostgres(configuration: .init(dataDirectory: directory, durability: .durable), binaries: try PostgresBinaries.find(), logger: logger)
         let url = try await embedded.start()
-        let postgres = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: logger)
+        let postgres = PostgresClient(configuration: url.servingPoolConfiguration(), backgroundLogger: logger)
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = buildApplication(
             configuration: .init(port: 0, limits: limits, unauthenticatedRateLimit: RateLimit(burst: 1000, perMinute: 1000)),

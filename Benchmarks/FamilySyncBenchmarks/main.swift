@@ -10,6 +10,7 @@ import Foundation
 //   familysync-bench health [devices] [minutes]
 //   familysync-bench pin [seconds]
 //   familysync-bench push [changes] [families]
+//   familysync-bench afterload [burst seconds] [connections]
 var arguments = Array(CommandLine.arguments.dropFirst())
 var harness = "records"
 if let first = arguments.first, Int(first) == nil {
@@ -35,10 +36,12 @@ case "pin":
     try await PINBenchmark.run(arguments)
 case "push":
     try await PushBenchmark.run(arguments)
+case "afterload":
+    try await AfterLoadBenchmark.run(arguments)
 case "serve":
     // The server in a process of its own, so that its memory and CPU are measured alone.
     try await BenchServer.run(arguments)
 default:
-    print("usage: familysync-bench [records|polls|usage|sync|recovery|soak|health|pin|push] [sizes…]")
+    print("usage: familysync-bench [records|polls|usage|sync|recovery|soak|health|pin|push|afterload] [sizes…]")
     exit(2)
 }

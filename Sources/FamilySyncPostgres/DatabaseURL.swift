@@ -120,10 +120,18 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
         return components.string ?? ""
     }
 
+    /// The serving pool: `connections` held open (see `holdConnections`).
+    public func servingPoolConfiguration(connections: Int = PostgresClient.defaultConnections) -> PostgresClient.Configuration {
+        var configuration = clientConfiguration()
+        configuration.holdConnections(connections)
+        return configuration
+    }
+
     public func clientConfiguration() -> PostgresClient.Configuration {
+        let configuration: PostgresClient.Configuration
         switch endpoint {
         case .unixSocket(let path):
-            return .init(unixSocketPath: path, username: username, password: password, database: database)
+            configuration = .init(unixSocketPath: path, username: username, password: password, database: database)
         case .tcp(let host, let port):
             let clientTLS: PostgresClient.Configuration.TLS
             switch tls {
@@ -131,8 +139,9 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
             case .prefer(let configuration): clientTLS = .prefer(configuration)
             case .require(let configuration): clientTLS = .require(configuration)
             }
-            return .init(host: host, port: port, username: username, password: password, database: database, tls: clientTLS)
+            configuration = .init(host: host, port: port, username: username, password: password, database: database, tls: clientTLS)
         }
+        return configuration
     }
 
     /// For a single connection of its own (the change listener's), outside the client's pool.

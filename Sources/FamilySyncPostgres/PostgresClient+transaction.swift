@@ -73,7 +73,7 @@ extension PostgresClient {
                     }
                 }
                 group.addTask {
-                    try await Task.sleep(for: wait)
+                    try await TimerSleep.sleep(for: wait)
                     guard lease.claim(.timedOut) else { return nil }
                     throw FamilySyncError.unavailable("The database is unavailable.")
                 }

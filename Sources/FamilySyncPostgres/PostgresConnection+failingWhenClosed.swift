@@ -16,7 +16,7 @@ extension PostgresConnection {
     func failingWhenClosed<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
         try await SingleOutcome.race(body) { resolve in
             while !Task.isCancelled {
-                try? await Task.sleep(for: Self.closedCheckInterval)
+                try? await TimerSleep.sleep(for: Self.closedCheckInterval)
                 if self.isClosed {
                     resolve(.failure(FamilySyncError.unavailable("The database is unavailable.")))
                     return

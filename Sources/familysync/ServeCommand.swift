@@ -83,6 +83,9 @@ struct ServeCommand: AsyncParsableCommand {
     /// tracking alert come without waiting real minutes.
     var clockRate: Double?
 
+    @Option(help: "Connections to PostgreSQL this instance opens at start and holds (the database's max_connections must allow them on every instance, plus one for its change listener). Env: FAMILYSYNC_DB_CONNECTIONS. Default: 20.")
+    var dbConnections: String?
+
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var logging: LoggingOptions
 
@@ -91,6 +94,9 @@ struct ServeCommand: AsyncParsableCommand {
         let server = try serverConfiguration(environment)
         let push = try pushSettings(environment)
         let shutdownSeconds = try Self.integer(shutdownTimeout ?? environment["FAMILYSYNC_SHUTDOWN_TIMEOUT"], named: "shutdown timeout", default: 10, range: 0...3600)
+        let connections = try Self.integer(
+            dbConnections ?? environment["FAMILYSYNC_DB_CONNECTIONS"], named: "database connections", default: PostgresClient.defaultConnections, range: 1...1000
+        )
         let source = try database.resolve(environment)
         let logger = try logging.bootstrap(environment)
         let registry = PrometheusCollectorRegistry()
@@ -99,7 +105,7 @@ struct ServeCommand: AsyncParsableCommand {
         let started = ContinuousClock.now
         let (url, embedded) = try await EmbeddedDatabaseLauncher.open(source, logger: logger)
         do {
-            let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: logger)
+            let client = PostgresClient(configuration: url.servingPoolConfiguration(connections: connections), backgroundLogger: logger)
             let clock: any WallClock = clockRate.map { ScaledWallClock(rate: $0) } ?? SystemWallClock()
             let dependencies = ServerDependencies(
                 postgres: client, listener: try url.connectionConfiguration(), metricsRegistry: registry, clock: clock, logger: logger, push: push

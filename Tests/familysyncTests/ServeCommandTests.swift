@@ -95,6 +95,7 @@ import Glibc
         (["serve", "--apns-key-file", "k.p8", "--apns-key-id", "abc", "--apns-team-id", "DEF123GHIJ"], "the APNs key id is 10 capital letters and digits, not 'abc'"),
         (["serve", "--push-webhook-url", "http://127.0.0.1:9/push"], "the push webhook needs a secret of at least 32 characters"),
         (["serve", "--push-webhook-url", "relay.example.com"], "the push webhook URL must be an http:// or https:// URL"),
+        (["serve", "--db-connections", "0"], "database connections must be a whole number from 1 to 1000, not '0'"),
         (["serve", "--push-min-interval", "0"], "push minimum interval must be a whole number from 1 to 3600, not '0'"),
     ])
     func badConfigurationExits2WithOneLine(_ arguments: [String], _ reason: String) async throws {

@@ -37,6 +37,8 @@ final class ServerProcess: Sendable {
         for key in ["DATABASE_URL", "FAMILYSYNC_DATA_DIR", "FAMILYSYNC_PORT", "FAMILYSYNC_HOST"] where environment[key] == nil {
             updates[Environment.Key(stringLiteral: key)] = .some(nil)
         }
+        // The suite's many servers share one test PostgreSQL: a few held connections each, not 20.
+        if environment["FAMILYSYNC_DB_CONNECTIONS"] == nil { updates["FAMILYSYNC_DB_CONNECTIONS"] = "4" }
         let (pids, pidContinuation) = AsyncStream.makeStream(of: pid_t.self)
         let exit = Task {
             let result = try await Subprocess.run(
