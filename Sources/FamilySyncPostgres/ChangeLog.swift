@@ -2,6 +2,7 @@ import FamilySyncCore
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// The one way to change a family's data (docs/architecture.md, "One change log"): a transaction
 /// that first takes the family's row lock, then numbers every change from the family's sequence,
@@ -13,23 +14,44 @@ public struct ChangeLog: Sendable {
     let logger: Logger
     /// Push on (§12): the outbox rows of each change are written with it.
     let outbox: PushOutbox?
+    /// This instance's credential cache: a device changed here is dropped from it on commit.
+    let knownDevices: KnownDevices?
 
-    public init(client: PostgresClient, logger: Logger, outbox: PushOutbox? = nil) {
+    public init(client: PostgresClient, logger: Logger, outbox: PushOutbox? = nil, knownDevices: KnownDevices? = nil) {
         self.client = client
         self.logger = logger
         self.outbox = outbox
+        self.knownDevices = knownDevices
     }
 
     /// Runs `body` in one transaction that holds `familyID`'s lock from the start; 404 for a
     /// family that does not exist.
     public func write<Result: Sendable>(family familyID: UUID, _ body: @escaping @Sendable (LockedFamily) async throws -> Result) async throws -> Result {
         let logger = logger, outbox = outbox
-        return try await client.inTransaction(logger: logger) { connection in
-            let family = try await LockedFamily.lock(familyID, on: connection, logger: logger, outbox: outbox)
+        let published = PublishedNotices()
+        let result = try await client.inTransaction(logger: logger) { connection in
+            let family = try await LockedFamily.lock(familyID, on: connection, logger: logger, outbox: outbox, published: published)
             let result = try await body(family)
             try await family.queuePushes()
             return result
         }
+        // Committed: this instance stops trusting what it knew of a changed device before it
+        // answers; the other instances do when the notices reach them.
+        knownDevices?.invalidate(published.notices)
+        return result
+    }
+}
+
+/// The notices a transaction sent, for what must follow its commit in this instance.
+final class PublishedNotices: Sendable {
+    private let sent = Mutex<[ChangeNotice]>([])
+
+    func add(_ notices: [ChangeNotice]) {
+        sent.withLock { $0.append(contentsOf: notices) }
+    }
+
+    var notices: [ChangeNotice] {
+        sent.withLock { $0 }
     }
 }
 
@@ -43,10 +65,13 @@ public struct LockedFamily: Sendable {
     public let sequenceAtLock: Int64
     /// What calls for pushes, when push is on and the family has a device registered for them.
     let pendingPushes: PendingPushes?
+    let published: PublishedNotices
 
     /// Reads, with the lock, whether any device of the family has a push registration: a family
     /// with none writes no outbox rows and spends no statement on them.
-    static func lock(_ familyID: UUID, on connection: PostgresConnection, logger: Logger, outbox: PushOutbox? = nil) async throws -> LockedFamily {
+    static func lock(
+        _ familyID: UUID, on connection: PostgresConnection, logger: Logger, outbox: PushOutbox? = nil, published: PublishedNotices = PublishedNotices()
+    ) async throws -> LockedFamily {
         let rows = try await connection.query(
             """
             SELECT change_seq, \(outbox != nil) AND EXISTS (SELECT 1 FROM device_push_tokens WHERE family_id = \(familyID))
@@ -58,7 +83,7 @@ public struct LockedFamily: Sendable {
             throw FamilySyncError.notFound("No such family.")
         }
         let pending = pushes ? outbox.map(PendingPushes.init) : nil
-        return LockedFamily(id: familyID, connection: connection, logger: logger, sequenceAtLock: sequence, pendingPushes: pending)
+        return LockedFamily(id: familyID, connection: connection, logger: logger, sequenceAtLock: sequence, pendingPushes: pending, published: published)
     }
 
     /// Takes `count` numbers of the family's change sequence and returns the last.
@@ -312,6 +337,7 @@ public struct LockedFamily: Sendable {
     /// and, with push on, the registered devices it concerns other than `writer`'s (§12).
     public func publish(_ notices: [ChangeNotice], writer: UUID? = nil) async throws {
         try await ChangePublisher.publish(notices, on: connection, logger: logger)
+        published.add(notices)
         pendingPushes?.add(notices, writer: writer)
     }
 

@@ -10,22 +10,28 @@ public struct PostgresDeviceStore: Sendable {
     let changeLog: ChangeLog
     let clock: any WallClock
     let logger: Logger
+    /// What this instance knows of devices it authenticated lately (nil: every request reads them).
+    let knownDevices: KnownDevices?
 
     /// `lastSeenAt` is written at most this often per device, not on every request.
     public static let lastSeenGranularity: TimeInterval = 60
 
     /// `outbox`: push on (§12), the outbox rows of each change written with it.
-    public init(client: PostgresClient, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil) {
+    public init(client: PostgresClient, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil, knownDevices: KnownDevices? = nil) {
         self.client = client
-        self.changeLog = ChangeLog(client: client, logger: logger, outbox: outbox)
+        self.changeLog = ChangeLog(client: client, logger: logger, outbox: outbox, knownDevices: knownDevices)
         self.clock = clock
         self.logger = logger
+        self.knownDevices = knownDevices
     }
 
     /// The device a credential belongs to, if the credential is its current one and it is not revoked.
-    /// Found by primary key; the hashes are compared in constant time. Refreshes `lastSeenAt` when
-    /// it is older than `lastSeenGranularity`.
+    /// Found by primary key, or in `knownDevices`; the hashes are compared in constant time.
+    /// Refreshes `lastSeenAt` when it is older than `lastSeenGranularity`.
     public func authenticate(_ credential: DeviceCredential) async throws -> AuthenticatedDevice? {
+        let now = clock.now()
+        if let known = knownDevices?.device(for: credential, now: now) { return known }
+        let epoch = knownDevices?.epoch
         let logger = logger
         let rows = try await client.rows(
             """
@@ -34,32 +40,40 @@ public struct PostgresDeviceStore: Sendable {
             """,
             logger: logger
         )
+        let hash = credential.hash
         guard let (role, status, storedHash, lastSeenAt, memberID, tracked) = try rows.first.map({ try $0.decode((String, String, ByteBuffer?, Date?, UUID?, Bool).self) }),
-            let storedHash, constantTimeEquals(storedHash.readableBytesView, credential.hash),
+            let storedHash, constantTimeEquals(storedHash.readableBytesView, hash),
             let role = DeviceRole(rawValue: role), let status = DeviceStatus(rawValue: status), status != .revoked
         else { return nil }
-        let now = clock.now()
+        var seenAt = lastSeenAt ?? now
         if lastSeenAt.map({ now.timeIntervalSince($0) >= Self.lastSeenGranularity }) ?? true {
             try await client.rows(
                 "UPDATE devices SET last_seen_at = \(now) WHERE family_id = \(credential.familyID) AND device_id = \(credential.deviceID)",
                 logger: logger
             )
+            seenAt = now
         }
-        return AuthenticatedDevice(familyID: credential.familyID, deviceID: credential.deviceID, role: role, status: status, memberID: memberID, tracked: tracked)
+        let device = AuthenticatedDevice(familyID: credential.familyID, deviceID: credential.deviceID, role: role, status: status, memberID: memberID, tracked: tracked)
+        knownDevices?.remember(device, hash: hash, seenAt: seenAt, epoch: epoch)
+        return device
     }
 
     /// A device fetched changes (PROTOCOL §2's `lastSyncAt`): now, written at most once every
-    /// `lastSeenGranularity`, so that polling clients do not turn every fetch into a write.
+    /// `lastSeenGranularity`, so that polling clients do not turn every fetch into a write (nor,
+    /// when this instance wrote it lately, into a statement).
     public func markSynced(familyID: UUID, deviceID: UUID) async throws {
         let now = clock.now()
+        let granularity = Self.lastSeenGranularity
+        if knownDevices?.syncMarkedRecently(familyID: familyID, deviceID: deviceID, now: now, granularity: granularity) == true { return }
         try await client.rows(
             """
             UPDATE devices SET last_sync_at = \(now)
             WHERE family_id = \(familyID) AND device_id = \(deviceID)
-              AND (last_sync_at IS NULL OR last_sync_at <= \(now.addingTimeInterval(-Self.lastSeenGranularity)))
+              AND (last_sync_at IS NULL OR last_sync_at <= \(now.addingTimeInterval(-granularity)))
             """,
             logger: logger
         )
+        knownDevices?.syncMarked(familyID: familyID, deviceID: deviceID, at: now)
     }
 
     /// Every device of the family, or only `onlyDevice`; oldest first.
@@ -150,10 +164,13 @@ public struct PostgresDeviceStore: Sendable {
         }
     }
 
-    /// A new credential; the old one stops working at once.
+    /// A new credential; the old one stops working at once, on every instance as soon as the
+    /// notice reaches it (the notice changes nothing a poll answers).
     public func rotateCredential(familyID: UUID, deviceID: UUID) async throws -> DeviceCredential {
         let credential = DeviceCredential.generate(familyID: familyID, deviceID: deviceID)
         let logger = logger
+        let notice = ChangeNotice.device(deviceID, of: familyID)
+        defer { knownDevices?.invalidate([notice]) }
         try await client.inTransaction(logger: logger) { connection in
             let rows = try await connection.query(
                 """
@@ -166,6 +183,7 @@ public struct PostgresDeviceStore: Sendable {
             guard try await rows.first(where: { _ in true }) != nil else {
                 throw FamilySyncError(.authenticationRequired, "This device's credential is no longer valid.")
             }
+            try await ChangePublisher.publish([notice], on: connection, logger: logger)
         }
         return credential
     }

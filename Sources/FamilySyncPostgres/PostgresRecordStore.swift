@@ -176,41 +176,70 @@ public struct PostgresRecordStore: Sendable {
     }
 
     /// Changes of a zone after `since` (nil: every live record), oldest change first, at most `limit`.
-    /// Read in one snapshot, so the sequence returned covers exactly what was read.
     public func zoneChanges(access: ZoneAccess, zoneName: String, since: ChangeToken?, limit: Int) async throws -> ZoneChanges {
-        let familyID = access.caller.familyID
         let logger = logger
-        return try await client.inSnapshot(logger: logger) { connection in
-            let family = try await ZoneRows.position(of: familyID, on: connection, logger: logger)
-            let zone = try await ZoneRows.zone(familyID, zoneName, on: connection, logger: logger)
-            guard access.canRead(zone) else {
-                throw FamilySyncError(.zoneNotFound, "No such zone.")
-            }
-            if let since {
-                guard since.scope == .zone(name: zoneName, incarnation: zone.incarnation) else {
-                    throw FamilySyncError(.badChangeToken, "The change token belongs to another zone.", field: "since")
-                }
-                try family.checkZoneToken(since.sequence)
-            }
-            let after = since?.sequence ?? -1
-            let rows = try await connection.query(
-                """
+        return try await client.leasing { connection in
+            try await Self.zoneChanges(access: access, zoneName: zoneName, since: since, limit: limit, on: connection, logger: logger)
+        }
+    }
+
+    /// The family's position, the zone and the page of its records in one statement, which is one
+    /// snapshot: the sequence returned covers exactly what was read, with no transaction to open
+    /// and close ("nothing new" is one round trip). The checks come after the read; a page read
+    /// for a zone the caller may not see is dropped unseen.
+    static func zoneChanges(
+        access: ZoneAccess, zoneName: String, since: ChangeToken?, limit: Int, on connection: PostgresConnection, logger: Logger
+    ) async throws -> ZoneChanges {
+        let familyID = access.caller.familyID
+        let after = since?.sequence ?? -1
+        let rows = try await connection.query(
+            """
+            SELECT f.change_seq, f.horizon_seq, z.zone_name IS NOT NULL AS zone_found, z.child_device_id, z.member_id, z.incarnation,
+                   z.changed_seq AS zone_seq, r.*
+            FROM families f
+            LEFT JOIN zones z ON z.family_id = f.family_id AND z.zone_name = \(zoneName) AND z.deleted_at IS NULL
+            LEFT JOIN LATERAL (
                 SELECT \(unescaped: RecordRow.columns), seq FROM records
                 WHERE family_id = \(familyID) AND zone_name = \(zoneName) AND seq > \(after) AND (\(since == nil) = false OR NOT deleted)
                 ORDER BY seq LIMIT \(limit + 1)
-                """,
-                logger: logger
-            )
-            var page: [(record: Record, sequence: Int64)] = []
-            for try await row in rows {
-                page.append((try RecordRow.decode(row), try row.makeRandomAccess()["seq"].decode(Int64.self)))
+            ) r ON z.zone_name IS NOT NULL
+            WHERE f.family_id = \(familyID)
+            ORDER BY r.seq
+            """,
+            logger: logger
+        )
+        var family: ChangeLogPosition?
+        var zone: Zone?
+        var page: [(record: Record, sequence: Int64)] = []
+        for try await row in rows {
+            let cells = row.makeRandomAccess()
+            if family == nil {
+                family = ChangeLogPosition(sequence: try cells["change_seq"].decode(Int64.self), horizon: try cells["horizon_seq"].decode(Int64.self))
+                if try cells["zone_found"].decode(Bool.self) {
+                    zone = Zone(
+                        name: zoneName, childDeviceID: try cells["child_device_id"].decode(UUID?.self), memberID: try cells["member_id"].decode(UUID?.self),
+                        incarnation: try cells["incarnation"].decode(UUID.self), changedSequence: try cells["zone_seq"].decode(Int64.self), deleted: false
+                    )
+                }
             }
-            let moreComing = page.count > limit
-            if moreComing { page.removeLast() }
-            let records = page.map(\.record)
-            let last = page.last?.sequence ?? after
-            return ZoneChanges(records: records, zone: zone, sequence: moreComing ? last : family.sequence, moreComing: moreComing)
+            if let sequence = try cells["seq"].decode(Int64?.self) {
+                page.append((try RecordRow.decode(row), sequence))
+            }
         }
+        guard let family else { throw FamilySyncError.notFound("No such family.") }
+        guard let zone, access.canRead(zone) else {
+            throw FamilySyncError(.zoneNotFound, "No such zone.")
+        }
+        if let since {
+            guard since.scope == .zone(name: zoneName, incarnation: zone.incarnation) else {
+                throw FamilySyncError(.badChangeToken, "The change token belongs to another zone.", field: "since")
+            }
+            try family.checkZoneToken(since.sequence)
+        }
+        let moreComing = page.count > limit
+        if moreComing { page.removeLast() }
+        let last = page.last?.sequence ?? after
+        return ZoneChanges(records: page.map(\.record), zone: zone, sequence: moreComing ? last : family.sequence, moreComing: moreComing)
     }
 
     public struct DatabaseChanges: Sendable {

@@ -20,6 +20,8 @@ public struct ServerDependencies: Sendable {
     /// Whether the migrations are applied before the server accepts a request.
     public let migrateOnStart: Bool
     let longPolling: LongPolling
+    /// The devices this instance authenticated lately (`KnownDevices`), dropped as notices say.
+    public let knownDevices = KnownDevices()
     let keyring = ChangeTokenKeyring()
     let migrator: Migrator
     let families: PostgresFamilyStore
@@ -66,18 +68,18 @@ public struct ServerDependencies: Sendable {
         let longPolling = LongPolling(registry: metricsRegistry)
         self.longPolling = longPolling
         self.listener = PostgresChangeListener(
-            configuration: listener, sink: longPolling.sink, logger: logger, initialBackoff: listenerBackoff, maximumBackoff: listenerMaximumBackoff
+            configuration: listener, sink: longPolling.sink(knownDevices), logger: logger, initialBackoff: listenerBackoff, maximumBackoff: listenerMaximumBackoff
         )
         migrator = Migrator(logger: logger)
         let outbox = push.map { _ in PushOutbox(clock: clock) }
-        families = PostgresFamilyStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
-        devices = PostgresDeviceStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
-        pairings = PostgresPairingStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
+        families = PostgresFamilyStore(client: postgres, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
+        devices = PostgresDeviceStore(client: postgres, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
+        pairings = PostgresPairingStore(client: postgres, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
         records = PostgresRecordStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
         commands = PostgresCommandStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
         usage = PostgresUsageStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
         polls = PostgresPollStore(client: postgres, logger: logger)
-        members = PostgresMemberStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
+        members = PostgresMemberStore(client: postgres, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
         alerts = PostgresAlertStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
         health = PostgresHealthStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
         healthMetrics = HealthMetrics(registry: metricsRegistry)

@@ -36,6 +36,18 @@ public struct TestServer: Sendable {
         }
     }
 
+    /// Sends the device's requests until this instance trusts its cached credential (its change
+    /// listener is subscribed, and it has authenticated the device since).
+    public func waitUntilKnown(_ device: TestDevice) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !dependencies.knownDevices.knows(familyID: device.familyID, deviceID: device.deviceID) {
+            guard ContinuousClock.now < deadline else { throw TestFailure("the server does not know the device's credential") }
+            let reply = try await send(.get, "/v1/devices/me", credential: device.credential)
+            guard reply.status == .ok else { throw TestFailure("GET /v1/devices/me: \(reply.status)") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
     /// One client for every test server: connections are pooled per port.
     public static let http: HTTPClient = {
         var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(5), read: .seconds(90)))
