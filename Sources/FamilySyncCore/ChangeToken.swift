@@ -68,18 +68,30 @@ public struct ChangeToken: Sendable, Equatable {
 }
 
 enum Base64URL {
+    // Byte by byte: Foundation's `replacingOccurrences` bridges to NSString, and tokens are
+    // decoded and encoded on every fetch (it showed in the profile of "nothing new").
     static func encode(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        let base64 = Data(bytes).base64EncodedData()
+        var text: [UInt8] = []
+        text.reserveCapacity(base64.count)
+        for byte in base64 {
+            switch byte {
+            case UInt8(ascii: "+"): text.append(UInt8(ascii: "-"))
+            case UInt8(ascii: "/"): text.append(UInt8(ascii: "_"))
+            case UInt8(ascii: "="): continue
+            default: text.append(byte)
+            }
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     static func decode(_ text: String) -> [UInt8]? {
         guard text.utf8.allSatisfy({ $0 == 0x2d || $0 == 0x5f || (0x30...0x39).contains($0) || (0x41...0x5a).contains($0) || (0x61...0x7a).contains($0) }) else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        var base64: [UInt8] = text.utf8.map { $0 == UInt8(ascii: "-") ? UInt8(ascii: "+") : $0 == UInt8(ascii: "_") ? UInt8(ascii: "/") : $0 }
+        base64 += repeatElement(UInt8(ascii: "="), count: (4 - base64.count % 4) % 4)
         // Only the canonical spelling: unused low bits of the last character must be zero, so that
         // one token has one text (clients and caches may compare tokens as strings).
-        guard let bytes = Data(base64Encoded: base64).map(Array.init), encode(bytes) == text else { return nil }
+        guard let bytes = Data(base64Encoded: Data(base64)).map(Array.init), encode(bytes) == text else { return nil }
         return bytes
     }
 }

@@ -13,10 +13,7 @@ public enum SecretToken {
     public static func randomSecret() -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return Base64URL.encode(bytes)
     }
 
     /// SHA-256 of the token's UTF-8 bytes: what is stored.

@@ -183,31 +183,16 @@ public struct PostgresRecordStore: Sendable {
         }
     }
 
-    /// The family's position, the zone and the page of its records in one statement, which is one
-    /// snapshot: the sequence returned covers exactly what was read, with no transaction to open
-    /// and close ("nothing new" is one round trip). The checks come after the read; a page read
-    /// for a zone the caller may not see is dropped unseen.
+    /// The family's position, the zone and the page of its records in one statement
+    /// (`ZoneChangesStatement`), which is one snapshot: the sequence returned covers exactly what
+    /// was read, with no transaction to open and close ("nothing new" is one round trip). The
+    /// checks come after the read; a page read for a zone the caller may not see is dropped unseen.
     static func zoneChanges(
         access: ZoneAccess, zoneName: String, since: ChangeToken?, limit: Int, on connection: PostgresConnection, logger: Logger
     ) async throws -> ZoneChanges {
-        let familyID = access.caller.familyID
         let after = since?.sequence ?? -1
-        let rows = try await connection.query(
-            """
-            SELECT f.change_seq, f.horizon_seq, z.zone_name IS NOT NULL AS zone_found, z.child_device_id, z.member_id, z.incarnation,
-                   z.changed_seq AS zone_seq, r.*
-            FROM families f
-            LEFT JOIN zones z ON z.family_id = f.family_id AND z.zone_name = \(zoneName) AND z.deleted_at IS NULL
-            LEFT JOIN LATERAL (
-                SELECT \(unescaped: RecordRow.columns), seq FROM records
-                WHERE family_id = \(familyID) AND zone_name = \(zoneName) AND seq > \(after) AND (\(since == nil) = false OR NOT deleted)
-                ORDER BY seq LIMIT \(limit + 1)
-            ) r ON z.zone_name IS NOT NULL
-            WHERE f.family_id = \(familyID)
-            ORDER BY r.seq
-            """,
-            logger: logger
-        )
+        let statement = ZoneChangesStatement(familyID: access.caller.familyID, zoneName: zoneName, after: after, liveOnly: since == nil, limit: limit + 1)
+        let rows = try await connection.execute(statement, logger: logger)
         var family: ChangeLogPosition?
         var zone: Zone?
         var page: [(record: Record, sequence: Int64)] = []
