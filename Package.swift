@@ -31,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.0"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.0"),
+        .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
     ],
     targets: [
         // The domain: pure Swift + Foundation + Crypto, no I/O.
@@ -85,6 +86,8 @@ let package = Package(
                 // Sign in with Apple identity tokens (§13): RS256 against Apple's JWKS.
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // gzip for clients that accept it (a full sync's pages).
+                .product(name: "CompressNIO", package: "compress-nio"),
                 // APNs over TLS: trust roots of a stand-in in tests and benchmarks.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
@@ -93,6 +96,8 @@ let package = Package(
         .target(
             name: "FamilySyncClient",
             dependencies: [
+                // The server gzips a full sync's pages.
+                .product(name: "CompressNIO", package: "compress-nio"),
                 "FamilySyncCore",
                 "FamilySyncProtocol",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -136,6 +141,7 @@ let package = Package(
                 "StandInAPNs",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -216,6 +222,8 @@ let package = Package(
                 "FamilySyncServerTestSupport",
                 "FamilySyncTestSupport",
                 "StandInAPNs",
+                // To read gzip answers back.
+                .product(name: "CompressNIO", package: "compress-nio"),
                 // Sign in with Apple tests make their own keys and tokens.
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import CompressNIO
 import FamilySyncCore
 import FamilySyncPostgres
 import FamilySyncProtocol
@@ -27,12 +28,21 @@ struct API: Sendable {
     }
 
     func get<Response: Decodable>(_ path: String, credential: String, as type: Response.Type) async throws -> Response {
+        try await measuredGet(path, credential: credential, as: type).response
+    }
+
+    /// A GET and the bytes its body took on the wire; with `gzip`, asked for compressed and
+    /// inflated here (what the SDK does).
+    func measuredGet<Response: Decodable>(_ path: String, credential: String, gzip: Bool = false, as type: Response.Type) async throws -> (response: Response, wireBytes: Int) {
         var request = HTTPClientRequest(url: base + path)
         request.headers.add(name: "Authorization", value: "Bearer \(credential)")
+        if gzip { request.headers.add(name: "Accept-Encoding", value: "gzip") }
         let response = try await http.execute(request, timeout: .seconds(120))
-        let bytes = try await response.body.collect(upTo: 256 << 20)
+        var bytes = try await response.body.collect(upTo: 256 << 20)
         guard response.status.code < 300 else { throw BenchFailure("GET \(path): \(response.status) \(String(buffer: bytes))") }
-        return try WireCoding.makeDecoder().decode(Response.self, from: Data(bytes.readableBytesView))
+        let wireBytes = bytes.readableBytes
+        if response.headers.first(name: "Content-Encoding") == "gzip" { bytes = try bytes.decompress(with: .gzip()) }
+        return (try WireCoding.makeDecoder().decode(Response.self, from: Data(bytes.readableBytesView)), wireBytes)
     }
 }
 

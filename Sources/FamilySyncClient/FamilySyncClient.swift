@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import CompressNIO
 import FamilySyncCore
 import FamilySyncProtocol
 import Foundation
@@ -85,6 +86,8 @@ public struct FamilySyncClient: Sendable {
         var request = HTTPClientRequest(url: serverURL.absoluteString.trimmingSuffix("/") + path + (queryText.isEmpty ? "" : "?" + queryText))
         request.method = method
         request.headers.add(name: "Accept", value: accept)
+        // A full sync's pages come gzipped, a sixth of their size.
+        request.headers.add(name: "Accept-Encoding", value: "gzip")
         if let credential { request.headers.add(name: "Authorization", value: "Bearer \(credential)") }
         if let body {
             do {
@@ -102,7 +105,7 @@ public struct FamilySyncClient: Sendable {
             let response = try await httpClient.execute(request, timeout: Self.requestTimeout)
             status = response.status
             headers = response.headers
-            bytes = try await response.body.collect(upTo: 64 << 20)
+            bytes = try Self.decoded(try await response.body.collect(upTo: 64 << 20), headers: headers)
         } catch {
             observer?(RequestMetrics(method: method.rawValue, path: path, status: nil, duration: ContinuousClock.now - started))
             throw .unavailable("The server at \(serverURL.absoluteString) could not be reached: \(error)")
@@ -115,6 +118,16 @@ public struct FamilySyncClient: Sendable {
             throw failure
         }
         return bytes
+    }
+}
+
+extension FamilySyncClient {
+    /// The body as sent, gzip undone; at most 64 MiB either way. An HTTP client of the app's that
+    /// already inflated it leaves JSON, which never begins with gzip's magic bytes.
+    static func decoded(_ body: ByteBuffer, headers: HTTPHeaders) throws -> ByteBuffer {
+        guard headers.first(name: "Content-Encoding")?.lowercased() == "gzip", body.readableBytesView.starts(with: [0x1f, 0x8b]) else { return body }
+        var compressed = body
+        return try compressed.decompress(with: .gzip(), maxSize: 64 << 20)
     }
 }
 

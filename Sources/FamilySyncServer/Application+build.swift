@@ -87,6 +87,7 @@ func buildRouter(configuration: ServerConfiguration, dependencies: ServerDepende
     // or bodies, which carry credentials and PINs).
     routes.add(middleware: LogRequestsMiddleware(.debug))
     routes.add(middleware: MetricsMiddleware())
+    routes.add(middleware: ResponseCompressionMiddleware())
     routes.add(middleware: ErrorMiddleware(routes: routes.table))
     routes.add(middleware: BodyLimitMiddleware(maxBodyBytes: configuration.limits.maxBodyBytes))
 

@@ -59,6 +59,20 @@ import Testing
     }
 
     /// A co-parent types the pairing's id and token instead of scanning.
+    /// A page large enough to come gzipped (the SDK asks for it) arrives whole.
+    @Test func aGzippedPageIsReadAsSent() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            for index in 0..<40 { try await server.configure("family", by: parent, name: "note-\(index)") }
+            let plain = try await server.send(.get, "/v1/zones/family/changes", credential: parent.credential).decode(ZoneChangesResponse.self)
+            let gzipped = try await server.send(.get, "/v1/zones/family/changes", credential: parent.credential, headers: [("Accept-Encoding", "gzip")])
+            #expect(gzipped.headers[.contentEncoding] == "gzip")
+            let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, credential: parent.credential, httpClient: TestServer.http)
+            let page = try await client.zoneChanges("family", since: nil)
+            #expect(page.records.map(\.recordName) == plain.records.map(\.recordName))
+        }
+    }
+
     @Test func aCoParentAcceptsByIdAndToken() async throws {
         try await withTestServer { server in
             let anonymous = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, httpClient: TestServer.http)
