@@ -11,6 +11,7 @@ import Foundation
 //   familysync-bench pin [seconds]
 //   familysync-bench push [changes] [families]
 //   familysync-bench afterload [burst seconds] [connections]
+//   familysync-bench concurrency [seconds a phase] [clients]
 var arguments = Array(CommandLine.arguments.dropFirst())
 var harness = "records"
 if let first = arguments.first, Int(first) == nil {
@@ -36,12 +37,14 @@ case "pin":
     try await PINBenchmark.run(arguments)
 case "push":
     try await PushBenchmark.run(arguments)
+case "concurrency":
+    try await ConcurrencyBenchmark.run(arguments)
 case "afterload":
     try await AfterLoadBenchmark.run(arguments)
 case "serve":
     // The server in a process of its own, so that its memory and CPU are measured alone.
     try await BenchServer.run(arguments)
 default:
-    print("usage: familysync-bench [records|polls|usage|sync|recovery|soak|health|pin|push|afterload] [sizes…]")
+    print("usage: familysync-bench [records|polls|usage|sync|recovery|soak|health|pin|push|afterload|concurrency] [sizes…]")
     exit(2)
 }
