@@ -178,39 +178,77 @@ public struct PostgresRecordStore: Sendable {
     /// Changes of a zone after `since` (nil: every live record), oldest change first, at most `limit`.
     /// Read in one snapshot, so the sequence returned covers exactly what was read.
     public func zoneChanges(access: ZoneAccess, zoneName: String, since: ChangeToken?, limit: Int) async throws -> ZoneChanges {
-        let familyID = access.caller.familyID
         let logger = logger
         return try await client.inSnapshot(logger: logger) { connection in
-            let family = try await ZoneRows.position(of: familyID, on: connection, logger: logger)
-            let zone = try await ZoneRows.zone(familyID, zoneName, on: connection, logger: logger)
-            guard access.canRead(zone) else {
-                throw FamilySyncError(.zoneNotFound, "No such zone.")
-            }
-            if let since {
-                guard since.scope == .zone(name: zoneName, incarnation: zone.incarnation) else {
-                    throw FamilySyncError(.badChangeToken, "The change token belongs to another zone.", field: "since")
-                }
-                try family.checkZoneToken(since.sequence)
-            }
-            let after = since?.sequence ?? -1
-            let rows = try await connection.query(
-                """
-                SELECT \(unescaped: RecordRow.columns), seq FROM records
-                WHERE family_id = \(familyID) AND zone_name = \(zoneName) AND seq > \(after) AND (\(since == nil) = false OR NOT deleted)
-                ORDER BY seq LIMIT \(limit + 1)
-                """,
-                logger: logger
-            )
-            var page: [(record: Record, sequence: Int64)] = []
-            for try await row in rows {
-                page.append((try RecordRow.decode(row), try row.makeRandomAccess()["seq"].decode(Int64.self)))
-            }
-            let moreComing = page.count > limit
-            if moreComing { page.removeLast() }
-            let records = page.map(\.record)
-            let last = page.last?.sequence ?? after
-            return ZoneChanges(records: records, zone: zone, sequence: moreComing ? last : family.sequence, moreComing: moreComing)
+            let family = try await ZoneRows.position(of: access.caller.familyID, on: connection, logger: logger)
+            return try await Self.page(of: zoneName, since: since, limit: limit, access: access, family: family, on: connection, logger: logger)
         }
+    }
+
+    /// The failures that belong to one zone of a multi-zone fetch; anything else fails the request.
+    static let zoneFailures: Set<FamilySyncError.Code> = [.zoneNotFound, .badChangeToken, .changeTokenExpired]
+
+    /// A page of each zone asked (§5.5's multi-zone fetch), every one read in the same snapshot, so
+    /// that all the tokens stand for one moment. Each page keeps to `limit`, and all of them to
+    /// `total`: zones are read in the order asked, each leaving room for one record of every zone
+    /// after it, so that every zone gets a real page with a token for what it returned (a zone
+    /// read from the start has no token to give for a page it never read). A zone the caller may
+    /// not read, or whose token is wrong or expired, fails alone; the others are read all the same.
+    public func zoneChanges(
+        access: ZoneAccess, zones: [(zoneName: String, since: ChangeToken?)], limit: Int, total: Int
+    ) async throws -> [Swift.Result<ZoneChanges, FamilySyncError>] {
+        let logger = logger
+        return try await client.inSnapshot(logger: logger) { connection in
+            let family = try await ZoneRows.position(of: access.caller.familyID, on: connection, logger: logger)
+            var results: [Swift.Result<ZoneChanges, FamilySyncError>] = []
+            var room = total
+            for (index, zone) in zones.enumerated() {
+                let pageLimit = max(1, min(limit, room - (zones.count - index - 1)))
+                do {
+                    let changes = try await Self.page(of: zone.zoneName, since: zone.since, limit: pageLimit, access: access, family: family, on: connection, logger: logger)
+                    room -= changes.records.count
+                    results.append(.success(changes))
+                } catch let failure as FamilySyncError where Self.zoneFailures.contains(failure.code) {
+                    results.append(.failure(failure))
+                }
+            }
+            return results
+        }
+    }
+
+    /// A page of one zone's changes, on a snapshot's connection; `family` read in that snapshot.
+    private static func page(
+        of zoneName: String, since: ChangeToken?, limit: Int, access: ZoneAccess, family: ChangeLogPosition, on connection: PostgresConnection, logger: Logger
+    ) async throws -> ZoneChanges {
+        let familyID = access.caller.familyID
+        let zone = try await ZoneRows.zone(familyID, zoneName, on: connection, logger: logger)
+        guard access.canRead(zone) else {
+            throw FamilySyncError(.zoneNotFound, "No such zone.")
+        }
+        if let since {
+            guard since.scope == .zone(name: zoneName, incarnation: zone.incarnation) else {
+                throw FamilySyncError(.badChangeToken, "The change token belongs to another zone.", field: "since")
+            }
+            try family.checkZoneToken(since.sequence)
+        }
+        let after = since?.sequence ?? -1
+        let rows = try await connection.query(
+            """
+            SELECT \(unescaped: RecordRow.columns), seq FROM records
+            WHERE family_id = \(familyID) AND zone_name = \(zoneName) AND seq > \(after) AND (\(since == nil) = false OR NOT deleted)
+            ORDER BY seq LIMIT \(limit + 1)
+            """,
+            logger: logger
+        )
+        var page: [(record: Record, sequence: Int64)] = []
+        for try await row in rows {
+            page.append((try RecordRow.decode(row), try row.makeRandomAccess()["seq"].decode(Int64.self)))
+        }
+        let moreComing = page.count > limit
+        if moreComing { page.removeLast() }
+        let records = page.map(\.record)
+        let last = page.last?.sequence ?? after
+        return ZoneChanges(records: records, zone: zone, sequence: moreComing ? last : family.sequence, moreComing: moreComing)
     }
 
     public struct DatabaseChanges: Sendable {
