@@ -229,6 +229,11 @@ public actor SyncEngine {
             let batch = Array(pending.prefix(Limits.maximumZonesPerFetch))
             pending.removeFirst(batch.count)
             let answers = try await client.changes(inZones: batch.map { MultiZoneChangesRequest.Zone(zoneName: $0, since: tokens[$0]) })
+            // A zone left out would be skipped for good once the database token is saved: rather
+            // not save it, and ask again after the wait.
+            if let missing = batch.first(where: { zone in !answers.contains { $0.zoneName == zone } }) {
+                throw FamilySyncError(.internalError, "The server's answer left out zone '\(missing)'.")
+            }
             for answer in answers where batch.contains(answer.zoneName) {
                 let zone = answer.zoneName
                 switch answer.outcome {

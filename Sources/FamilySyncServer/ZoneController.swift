@@ -86,7 +86,6 @@ struct ZoneController {
         var pages = try await records.zoneChanges(
             access: ZoneAccess(caller), zones: readable, limit: limit, total: Limits.maximumRecordsPerZonesFetch
         ).makeIterator()
-        try await devices.markSynced(familyID: caller.familyID, deviceID: caller.deviceID)
         var results: [ZoneChangesResult] = []
         for (index, (zone, token)) in zip(body.zones, tokens).enumerated() {
             switch token.flatMap({ _ in pages.next() ?? .failure(.internalError) }) {
@@ -95,6 +94,10 @@ struct ZoneController {
             case .failure(let failure):
                 results.append(ZoneChangesResult(zoneName: zone.zoneName, error: failure.inRequest(at: "zones[\(index)]")))
             }
+        }
+        // A fetch that read no zone fetched nothing: the device's last sync stays as it was.
+        if results.contains(where: { $0.page != nil }) {
+            try await devices.markSynced(familyID: caller.familyID, deviceID: caller.deviceID)
         }
         return MultiZoneChangesResponse(zones: results)
     }
