@@ -63,7 +63,9 @@ enum SyncBenchmark {
                 while !arrived {
                     let changes = try await child.databaseChanges(since: databaseToken)
                     databaseToken = changes.changeToken
-                    let records = try await child.zoneChanges(zone, since: zoneToken)
+                    // As the engine asks since §5.5's multi-zone fetch, for the one zone that changed.
+                    let answer = try await child.changes(inZones: [.init(zoneName: zone, since: zoneToken)])
+                    let records = try answer[0].outcome.get()
                     zoneToken = records.changeToken
                     arrived = records.records.contains { $0.recordName == name }
                 }

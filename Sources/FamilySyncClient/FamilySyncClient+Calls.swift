@@ -107,6 +107,14 @@ extension FamilySyncClient {
         try await send(.GET, "/v1/zones/\(zone)/changes", query: [("since", since), ("limit", limit.map(String.init))], as: ZoneChangesResponse.self)
     }
 
+    /// `POST /v1/changes/zones`: a page of each zone (at most 50), after the token given with it
+    /// (nil: from the start), in one round trip. `limit` is per zone; the whole answer holds at
+    /// most 1000 records, so a zone may say `moreComing` before its `limit`. A zone that failed
+    /// alone (not found, its token wrong or expired) is an entry whose `outcome` is that error.
+    public func changes(inZones zones: [MultiZoneChangesRequest.Zone], limit: Int? = nil) async throws(FamilySyncError) -> [ZoneChangesResult] {
+        try await send(.POST, "/v1/changes/zones", body: MultiZoneChangesRequest(zones: zones, limit: limit), as: MultiZoneChangesResponse.self).zones
+    }
+
     /// `GET /v1/changes`: the zones changed after `since`.
     public func databaseChanges(since: String?, limit: Int? = nil) async throws(FamilySyncError) -> DatabaseChangesResponse {
         try await send(.GET, "/v1/changes", query: [("since", since), ("limit", limit.map(String.init))], as: DatabaseChangesResponse.self)

@@ -20,9 +20,10 @@ public enum SyncEvent: Sendable, Equatable {
     case stopped(FamilySyncError)
 }
 
-/// A device's sync loop in the spirit of CKSyncEngine: it fetches the database's and each zone's
-/// changes from the tokens it keeps in a `SyncStateStore`, delivers them as events, then holds a
-/// long poll (PROTOCOL §6) and fetches again when woken. Errors that a wait can fix (the server
+/// A device's sync loop in the spirit of CKSyncEngine: it fetches the database's changes, then the
+/// changed zones' in one request (CloudKit's multi-zone fetch), from the tokens it keeps in a
+/// `SyncStateStore`, delivers them as events, then holds a long poll (PROTOCOL §6) and fetches
+/// again when woken. Errors that a wait can fix (the server
 /// down, `Retry-After`) are retried with backoff; a credential that stopped working ends it.
 public actor SyncEngine {
     let client: FamilySyncClient
@@ -181,8 +182,9 @@ public actor SyncEngine {
         }
     }
 
-    /// Every change after the saved tokens: the database's list of changed zones, then each zone's
-    /// records page by page, each zone token saved once the consumer is done with its page's event.
+    /// Every change after the saved tokens: the database's list of changed zones, then their
+    /// records, every changed zone in one request (PROTOCOL §5.5), again for those with more to
+    /// come, each zone token saved once the consumer is done with its page's event.
     /// The database token is saved last, once every zone it names has been fetched, so a crash part
     /// way fetches them again rather than losing one. The consumer must be taking `events` meanwhile.
     public func fetchChanges() async throws {
@@ -212,35 +214,46 @@ public actor SyncEngine {
             break
         }
         for zone in deleted { try await forget(zone) }
-        for zone in changed where !deleted.contains(zone) { try await fetchZone(zone) }
+        try await fetchZones(changed.filter { !deleted.contains($0) })
         let done = since
         try store.update { $0.databaseToken = done }
     }
 
-    private func fetchZone(_ zone: String) async throws {
-        // Read once: from here on this engine is the only writer of the zone's token.
-        var since = try store.load().zoneTokens[zone]
-        while true {
-            let token = since
-            let page: ZoneChangesResponse
-            switch await Result(catching: { () async throws(FamilySyncError) in try await client.zoneChanges(zone, since: token) }) {
-            case .success(let answer):
-                page = answer
-            case .failure(let error) where error.code == .changeTokenExpired || error.code == .badChangeToken:
-                await handoff.send(.zoneReset(zone))
-                try store.update { $0.zoneTokens[zone] = nil }
-                since = nil
-                continue
-            case .failure(let error) where error.code == .zoneNotFound:
-                // Deleted since the database's list was read; the next list says so too.
-                return try await forget(zone)
-            case .failure(let error):
-                throw error
+    /// The zones' records: one `POST /v1/changes/zones` for up to 50 of them, then another only
+    /// for the zones with more to come or started over, until none is left.
+    private func fetchZones(_ zones: [String]) async throws {
+        // Read once: from here on this engine is the only writer of these zones' tokens.
+        var tokens = try store.load().zoneTokens
+        var pending = zones
+        while !pending.isEmpty {
+            let batch = Array(pending.prefix(Limits.maximumZonesPerFetch))
+            pending.removeFirst(batch.count)
+            let answers = try await client.changes(inZones: batch.map { MultiZoneChangesRequest.Zone(zoneName: $0, since: tokens[$0]) })
+            // A zone left out would be skipped for good once the database token is saved: rather
+            // not save it, and ask again after the wait.
+            if let missing = batch.first(where: { zone in !answers.contains { $0.zoneName == zone } }) {
+                throw FamilySyncError(.internalError, "The server's answer left out zone '\(missing)'.")
             }
-            if !page.records.isEmpty { await handoff.send(.changes(zone: zone, records: page.records)) }
-            try store.update { $0.zoneTokens[zone] = page.changeToken }
-            since = page.changeToken
-            if !page.moreComing { return }
+            for answer in answers where batch.contains(answer.zoneName) {
+                let zone = answer.zoneName
+                switch answer.outcome {
+                case .success(let page):
+                    if !page.records.isEmpty { await handoff.send(.changes(zone: zone, records: page.records)) }
+                    try store.update { $0.zoneTokens[zone] = page.changeToken }
+                    tokens[zone] = page.changeToken
+                    if page.moreComing { pending.append(zone) }
+                case .failure(let error) where error.code == .changeTokenExpired || error.code == .badChangeToken:
+                    await handoff.send(.zoneReset(zone))
+                    try store.update { $0.zoneTokens[zone] = nil }
+                    tokens[zone] = nil
+                    pending.append(zone)
+                case .failure(let error) where error.code == .zoneNotFound:
+                    // Deleted since the database's list was read; the next list says so too.
+                    try await forget(zone)
+                case .failure(let error):
+                    throw error
+                }
+            }
         }
     }
 

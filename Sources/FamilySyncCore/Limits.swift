@@ -20,6 +20,10 @@ public struct Limits: Sendable, Equatable {
     /// Records a page of changes, usage or a query may hold (`limit`, `resultsLimit`).
     public static let pageSizes = 1...1000
     public static let defaultPageSize = 200
+    /// Zones of one `POST /v1/changes/zones`, and the records its whole answer may hold (§5.5):
+    /// each zone's page keeps to `limit`, and all of them together to the largest single page.
+    public static let maximumZonesPerFetch = 50
+    public static let maximumRecordsPerZonesFetch = 1000
     /// Filters and sort fields of one `records/query`.
     public static let maximumQueryFilters = 20
     public static let maximumQuerySorts = 5

@@ -227,6 +227,38 @@ public struct PostgresRecordStore: Sendable {
         return ZoneChanges(records: page.map(\.record), zone: zone, sequence: moreComing ? last : family.sequence, moreComing: moreComing)
     }
 
+    /// The failures that belong to one zone of a multi-zone fetch; anything else fails the request.
+    static let zoneFailures: Set<FamilySyncError.Code> = [.zoneNotFound, .badChangeToken, .changeTokenExpired]
+
+    /// A page of each zone asked (§5.5's multi-zone fetch), every one read in the same snapshot, so
+    /// that all the tokens stand for one moment. Each page keeps to `limit`, and all of them to
+    /// `total`: zones are read in the order asked, each leaving room for one record of every zone
+    /// after it, so that every zone gets a real page with a token for what it returned (a zone
+    /// read from the start has no token to give for a page it never read). A zone the caller may
+    /// not read, or whose token is wrong or expired, fails alone; the others are read all the same.
+    public func zoneChanges(
+        access: ZoneAccess, zones: [(zoneName: String, since: ChangeToken?)], limit: Int, total: Int
+    ) async throws -> [Swift.Result<ZoneChanges, FamilySyncError>] {
+        let logger = logger
+        return try await client.inSnapshot(logger: logger) { connection in
+            var results: [Swift.Result<ZoneChanges, FamilySyncError>] = []
+            var room = total
+            for (index, zone) in zones.enumerated() {
+                let pageLimit = max(1, min(limit, room - (zones.count - index - 1)))
+                do {
+                    let changes = try await Self.zoneChanges(
+                        access: access, zoneName: zone.zoneName, since: zone.since, limit: pageLimit, on: connection, logger: logger
+                    )
+                    room -= changes.records.count
+                    results.append(.success(changes))
+                } catch let failure as FamilySyncError where Self.zoneFailures.contains(failure.code) {
+                    results.append(.failure(failure))
+                }
+            }
+            return results
+        }
+    }
+
     public struct DatabaseChanges: Sendable {
         public var zones: [Zone]
         public var sequence: Int64

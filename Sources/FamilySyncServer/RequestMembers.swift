@@ -39,6 +39,14 @@ extension ModifyRecordsRequest: DeclaresMembers {
     ])
 }
 
+extension MultiZoneChangesRequest: DeclaresMembers {
+    static let members = MemberTree.object([
+        // `"since": null` is "no token yet", as leaving it out: a client holding none may send what it holds.
+        "zones": .array(.object(["zoneName": .any, "since": .nullable(.any)])),
+        "limit": .any,
+    ])
+}
+
 extension LookupRecordsRequest: DeclaresMembers {
     static let members = MemberTree.fields("recordNames")
 }

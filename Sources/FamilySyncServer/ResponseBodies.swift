@@ -21,6 +21,7 @@ extension MemberBody: ResponseEncodable {}
 extension MemberList: ResponseEncodable {}
 extension MemberSummaryList: ResponseEncodable {}
 extension ModifyRecordsResponse: ResponseEncodable {}
+extension MultiZoneChangesResponse: ResponseEncodable {}
 extension PairingBody: ResponseEncodable {}
 extension PairingList: ResponseEncodable {}
 extension PollResponse: ResponseEncodable {}

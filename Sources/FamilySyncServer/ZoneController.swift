@@ -4,7 +4,8 @@ import FamilySyncProtocol
 import Foundation
 import Hummingbird
 
-/// `/v1/zones` (PROTOCOL §4) and the change feeds `/v1/zones/{zone}/changes`, `/v1/changes` (§5.5).
+/// `/v1/zones` (PROTOCOL §4) and the change feeds `/v1/zones/{zone}/changes`, `/v1/changes/zones`,
+/// `/v1/changes` (§5.5).
 struct ZoneController {
     let records: PostgresRecordStore
     let devices: PostgresDeviceStore
@@ -15,6 +16,7 @@ struct ZoneController {
             .post("zones", use: create)
             .delete("zones/:zone", use: delete)
             .get("zones/:zone/changes", use: zoneChanges)
+            .post("changes/zones", use: multiZoneChanges)
             .get("changes", use: databaseChanges)
     }
 
@@ -61,6 +63,67 @@ struct ZoneController {
         let since = try request.uri.queryParameters.get("since").map { text throws(FamilySyncError) in try keyring.decode(text, for: caller) }
         let changes = try await records.zoneChanges(access: ZoneAccess(caller), zoneName: name, since: since, limit: try request.pageLimit())
         try await devices.markSynced(familyID: caller.familyID, deviceID: caller.deviceID)
+        return try page(of: changes, for: caller)
+    }
+
+    /// `POST /v1/changes/zones`: a page of each zone asked, in one snapshot. A body at fault fails
+    /// whole; a zone the caller may not see, or a token of it that is wrong or expired, is that
+    /// zone's `{zoneName, error}` and the others are answered.
+    @Sendable func multiZoneChanges(_ request: Request, context: FamilySyncRequestContext) async throws -> MultiZoneChangesResponse {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, .readZones)
+        let body = try await request.decode(as: MultiZoneChangesRequest.self, context: context)
+        let limit = try Self.checkZones(of: body)
+        // A token is checked where the single-zone fetch checks it, before the zone is looked up,
+        // so that a zone hidden from the caller answers as one that does not exist.
+        let tokens = body.zones.map { zone in
+            Result { () throws(FamilySyncError) in try zone.since.map { text throws(FamilySyncError) in try keyring.decode(text, for: caller) } }
+        }
+        let readable = zip(body.zones, tokens).compactMap { zone, token -> (zoneName: String, since: ChangeToken?)? in
+            guard case .success(let since) = token else { return nil }
+            return (zone.zoneName, since)
+        }
+        var pages = try await records.zoneChanges(
+            access: ZoneAccess(caller), zones: readable, limit: limit, total: Limits.maximumRecordsPerZonesFetch
+        ).makeIterator()
+        var results: [ZoneChangesResult] = []
+        for (index, (zone, token)) in zip(body.zones, tokens).enumerated() {
+            switch token.flatMap({ _ in pages.next() ?? .failure(.internalError) }) {
+            case .success(let changes):
+                results.append(ZoneChangesResult(zoneName: zone.zoneName, page: try page(of: changes, for: caller)))
+            case .failure(let failure):
+                results.append(ZoneChangesResult(zoneName: zone.zoneName, error: failure.inRequest(at: "zones[\(index)]")))
+            }
+        }
+        // A fetch that read no zone fetched nothing: the device's last sync stays as it was.
+        if results.contains(where: { $0.page != nil }) {
+            try await devices.markSynced(familyID: caller.familyID, deviceID: caller.deviceID)
+        }
+        return MultiZoneChangesResponse(zones: results)
+    }
+
+    /// The body's zones (1 to 50, each named once, each name valid) and its `limit`.
+    static func checkZones(of body: MultiZoneChangesRequest) throws(FamilySyncError) -> Int {
+        guard !body.zones.isEmpty else { throw .badRequest("Name at least one zone.", field: "zones") }
+        guard body.zones.count <= Limits.maximumZonesPerFetch else {
+            throw .limitExceeded("At most \(Limits.maximumZonesPerFetch) zones a request; this has \(body.zones.count).", field: "zones")
+        }
+        var seen = Set<String>()
+        for (index, zone) in body.zones.enumerated() {
+            try RecordNames.checkZoneName(zone.zoneName, field: "zones[\(index)].zoneName")
+            guard seen.insert(zone.zoneName).inserted else {
+                throw .badRequest("Each zone at most once in a request.", field: "zones[\(index)].zoneName")
+            }
+        }
+        let limit = body.limit ?? Limits.defaultPageSize
+        guard Limits.pageSizes.contains(limit) else {
+            throw .badRequest("limit must be a whole number from \(Limits.pageSizes.lowerBound) to \(Limits.pageSizes.upperBound).", field: "limit")
+        }
+        return limit
+    }
+
+    /// A zone's page on the wire: deletions as `{recordName, recordType, deleted}`, the token signed.
+    func page(of changes: PostgresRecordStore.ZoneChanges, for caller: AuthenticatedDevice) throws(FamilySyncError) -> ZoneChangesResponse {
         let bodies = changes.records.map { $0.deleted ? RecordBody(deletedName: $0.recordName, recordType: $0.recordType) : RecordBody($0) }
         return ZoneChangesResponse(
             records: bodies, changeToken: try keyring.encode(Self.token(caller, changes.zone, changes.sequence)), moreComing: changes.moreComing
@@ -89,5 +152,15 @@ struct ZoneController {
 
     static func token(_ caller: AuthenticatedDevice, _ zone: Zone, _ sequence: Int64) -> ChangeToken {
         ChangeToken(familyID: caller.familyID, deviceID: caller.deviceID, scope: .zone(name: zone.name, incarnation: zone.incarnation), sequence: sequence)
+    }
+}
+
+extension FamilySyncError {
+    /// The error of one entry of a request's list, its `field` a path within the body
+    /// (`zones[2].since`), as the per-record errors of §5.3 name theirs.
+    fileprivate func inRequest(at path: String) -> FamilySyncError {
+        var error = self
+        error.field = field.map { "\(path).\($0)" }
+        return error
     }
 }

@@ -85,6 +85,46 @@ import Testing
             }
         }
     }
+
+    /// A wake (here a push to an engine not running) with several changed zones costs the
+    /// database's changes and one multi-zone fetch (§5.5), not a request a zone; a zone whose page
+    /// says more is coming is the only one asked again.
+    @Test func aWakeFetchesEveryChangedZoneInOneRequest() async throws {
+        try await withTestServer { server in
+            try await withTemporaryDirectory { directory in
+                let (parent, child, zone, _, store) = try await Self.setUp(server, directory)
+                let member = try #require(try await server.send(.get, "/v1/devices/me", credential: child.credential).decode(DeviceBody.self).memberId)
+                let memberZone = Member.zoneName(of: member)
+                try await withRecordingProxy(to: server.port) { port, asked in
+                    let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(port)")!, credential: child.credential, httpClient: TestServer.http)
+                    _ = try await SyncEngine(client: client, store: store).collectEvents { try await $0.pushReceived() }
+                    let caughtUp = asked().count
+
+                    // The parent changes three of the child's zones; 250 records in one of them.
+                    try await server.configure(zone, by: parent, name: "app-2")
+                    try await server.configure(memberZone, by: parent, name: "note")
+                    let notes = (0..<250).map { #"{"operationType":"create","record":{"recordName":"n-\#($0)","recordType":"x-note","fields":{"n":\#($0)}}}"# }
+                    let wrote = try await server.send(.post, "/v1/zones/family/records/modify", credential: parent.credential, json: #"{"operations":[\#(notes.joined(separator: ","))]}"#)
+                    #expect(wrote.status == .ok)
+
+                    let seen = try await SyncEngine(client: client, store: store).collectEvents { try await $0.pushReceived() }
+                    let wake = Array(asked().dropFirst(caughtUp))
+                    #expect(wake.map { "\($0.method) \($0.path)" } == ["GET /v1/changes", "POST /v1/changes/zones", "POST /v1/changes/zones"])
+                    let fetches = try wake.filter { $0.method == "POST" }.map { try WireCoding.makeDecoder().decode(MultiZoneChangesRequest.self, from: Data($0.body.utf8)) }
+                    #expect(Set(fetches[0].zones.map(\.zoneName)) == [zone, memberZone, "family"])
+                    #expect(fetches[1].zones.map(\.zoneName) == ["family"], "only the zone with more to come")
+                    #expect(fetches[1].zones[0].since != nil)
+                    let byZone = Dictionary(grouping: seen.compactMap { event -> (String, [String])? in
+                        if case .changes(let zone, let records) = event { (zone, records.map(\.recordName)) } else { nil }
+                    }, by: \.0).mapValues { $0.flatMap(\.1) }
+                    #expect(byZone[zone] == ["app-2"])
+                    #expect(byZone[memberZone] == ["note"])
+                    #expect(byZone["family"]?.sorted() == (0..<250).map { "n-\($0)" }.sorted(), "every record once")
+                    #expect(try store.load().zoneTokens.keys.sorted() == [zone, "family", memberZone].sorted())
+                }
+            }
+        }
+    }
 }
 
 /// A push is a poll's answer (§12): the engine fetches on it, running or not.

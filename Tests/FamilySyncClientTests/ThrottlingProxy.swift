@@ -37,12 +37,39 @@ func withThrottlingProxy<Result: Sendable>(
     }
 }
 
-/// The request as the server answers it.
-private func forward(_ request: Request, to port: Int) async throws -> Response {
+/// A hop that forwards every request unchanged and keeps what was asked (method, path, body), for
+/// a test that counts a client's requests.
+func withRecordingProxy<Result: Sendable>(
+    to port: Int, _ body: @Sendable (_ port: Int, _ asked: @Sendable () -> [RecordedRequest]) async throws -> Result
+) async throws -> Result {
+    let asked = Mutex<[RecordedRequest]>([])
+    let responder = CallbackResponder<BasicRequestContext> { request, _ in
+        let bytes = try await request.body.collect(upTo: 8 << 20)
+        asked.withLock { $0.append(RecordedRequest(method: request.method.rawValue, path: request.uri.path, body: String(buffer: bytes))) }
+        return try await forward(request, body: bytes, to: port)
+    }
+    let app = Application(responder: responder, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+    return try await app.test(.live) { client in
+        try await body(client.port!) { asked.withLock { $0 } }
+    }
+}
+
+struct RecordedRequest: Sendable {
+    var method: String
+    var path: String
+    var body: String
+}
+
+/// The request as the server answers it; `body`, when the hop has read it already.
+private func forward(_ request: Request, body: ByteBuffer? = nil, to port: Int) async throws -> Response {
     var forwarded = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(request.uri.description)")
     forwarded.method = .init(rawValue: request.method.rawValue)
     for field in request.headers { forwarded.headers.add(name: field.name.rawName, value: field.value) }
-    forwarded.body = .bytes(try await request.body.collect(upTo: 8 << 20))
+    if let body {
+        forwarded.body = .bytes(body)
+    } else {
+        forwarded.body = .bytes(try await request.body.collect(upTo: 8 << 20))
+    }
     let answer = try await TestServer.http.execute(forwarded, timeout: .seconds(90))
     var headers = HTTPFields()
     for (name, value) in answer.headers { if let name = HTTPField.Name(name) { headers.append(HTTPField(name: name, value: value)) } }

@@ -63,6 +63,7 @@ import Testing
             recordName: "r", recordType: "T", fields: ["x": .number(1)], recordChangeTag: "t", clientModifiedAt: Date()
         ))], atomic: true), freeForm: ["operations[].record.fields"])
         try Self.check(LookupRecordsRequest(recordNames: ["r"]))
+        try Self.check(MultiZoneChangesRequest(zones: [.init(zoneName: "z", since: "t")], limit: 1))
         try Self.check(QueryRecordsRequest(
             recordType: "T", filterBy: [.init(fieldName: "f", comparator: .equals, value: .number(1))], sortBy: [.init(fieldName: "f", ascending: true)],
             resultsLimit: 1, continuationMarker: "m"
