@@ -39,26 +39,13 @@ public struct PostgresPollStore: Sendable {
     /// `holdUntil` marks the caller's push registration, if it has one, as held by a poll until
     /// then (§12: nothing is pushed to a device a poll will tell); `release` ends the mark.
     public func check(_ caller: AuthenticatedDevice, after: Int64?, holdUntil: Date? = nil) async throws -> Check {
-        let since = after ?? Int64.max
-        let rows = try await client.rows(
-            """
-            WITH hold AS (
-                UPDATE device_push_tokens SET poll_held_until = \(holdUntil)
-                WHERE \(holdUntil)::timestamptz IS NOT NULL AND family_id = \(caller.familyID) AND device_id = \(caller.deviceID)
-                RETURNING 1
-            )
-            SELECT EXISTS (SELECT 1 FROM hold), d.role, d.status, d.changed_seq, f.change_seq, f.horizon_seq,
-                ARRAY(SELECT z.zone_name FROM zones z WHERE z.family_id = d.family_id AND z.changed_seq > \(since) ORDER BY z.changed_seq, z.zone_name),
-                ARRAY(SELECT coalesce(z.child_device_id::text, '') FROM zones z WHERE z.family_id = d.family_id AND z.changed_seq > \(since) ORDER BY z.changed_seq, z.zone_name),
-                ARRAY(SELECT z.deleted_at IS NOT NULL FROM zones z WHERE z.family_id = d.family_id AND z.changed_seq > \(since) ORDER BY z.changed_seq, z.zone_name),
-                ARRAY(SELECT coalesce(z.member_id::text, '') FROM zones z WHERE z.family_id = d.family_id AND z.changed_seq > \(since) ORDER BY z.changed_seq, z.zone_name),
-                d.member_id, d.tracked,
-                ARRAY(SELECT o.device_id FROM devices o WHERE o.family_id = d.family_id AND o.changed_seq > \(since) ORDER BY o.changed_seq, o.device_id)
-            FROM devices d JOIN families f ON f.family_id = d.family_id
-            WHERE d.family_id = \(caller.familyID) AND d.device_id = \(caller.deviceID)
-            """,
-            logger: logger
-        )
+        let statement = PollCheckStatement(holdUntil: holdUntil, familyID: caller.familyID, deviceID: caller.deviceID, since: after ?? Int64.max)
+        let logger = logger
+        let rows = try await client.leasing { connection in
+            var rows: [PostgresRow] = []
+            for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+            return rows
+        }
         typealias Row = (Bool, String, String, Int64, Int64, Int64, [String], [String], [Bool], [String], UUID?, Bool, [UUID])
         guard let row = try rows.first.map({ try $0.decode(Row.self) }),
             let role = DeviceRole(rawValue: row.1), let status = DeviceStatus(rawValue: row.2), status != .revoked
