@@ -12,8 +12,8 @@ import Testing
 /// configuration and a command round trip, usage through an offline period and a restart of the
 /// child's app, the parent's sync engine receiving the child's summary, and recovery from an
 /// expired token, a 429 and a conflict.
-// The limit ends a hang. It also counts the wait for one of the test servers' slots
-// (`withTestServer`), which in a full run on two cores reached 85–120 s for a test that takes 3 s alone.
+// The limit ends a hang. In a full run every test shares the two cores with the whole suite
+// running in parallel: a test that takes 3 s alone ended 85–120 s after it started.
 @Suite(.timeLimit(.minutes(5))) struct EndToEndTests {
     final class Waits: Sendable {
         let recorded = Mutex<[Duration]>([])

@@ -9,8 +9,8 @@ import Testing
 
 /// The SDK's sync engine against a live server: it follows the change feeds, wakes on the long
 /// poll, starts over when a token expires, and stops when its credential is revoked.
-// The limit ends a hang. It also counts the wait for one of the test servers' slots
-// (`withTestServer`), which in a full run on two cores reached 85–120 s for a test that takes 3 s alone.
+// The limit ends a hang. In a full run every test shares the two cores with the whole suite
+// running in parallel: a test that takes 3 s alone ended 85–120 s after it started.
 @Suite(.timeLimit(.minutes(5))) struct SyncEngineTests {
     /// A parent, a child whose zone holds one configuration, and the child's client and state file.
     static func setUp(_ server: TestServer, _ directory: String) async throws -> (TestDevice, TestDevice, String, FamilySyncClient, FileSyncStateStore) {
@@ -130,8 +130,8 @@ import Testing
 }
 
 /// A push is a poll's answer (§12): the engine fetches on it, running or not.
-// The limit ends a hang. It also counts the wait for one of the test servers' slots
-// (`withTestServer`), which in a full run on two cores reached 85–120 s for a test that takes 3 s alone.
+// The limit ends a hang. In a full run every test shares the two cores with the whole suite
+// running in parallel: a test that takes 3 s alone ended 85–120 s after it started.
 @Suite(.timeLimit(.minutes(5))) struct SyncEnginePushTests {
     /// Waits until `condition` holds, failing after 10 s.
     static func until(_ what: String, _ condition: @Sendable () -> Bool) async throws {
