@@ -14,40 +14,26 @@ enum AfterLoadBenchmark {
     static func run(_ arguments: [String]) async throws {
         let burst = arguments.count > 0 ? Int(arguments[0]) ?? 20 : 20
         let connections = arguments.count > 1 ? Int(arguments[1]) ?? 16 : 16
-        var logger = Logger(label: "familysync.bench")
-        logger.logLevel = .warning
-        let directory = "/tmp/familysync-bench-\(getpid())"
-        let embedded = EmbeddedPostgres(configuration: .init(dataDirectory: directory, durability: .durable), binaries: try PostgresBinaries.find(), logger: logger)
-        let url = try await embedded.start()
-        var http = HTTPClient.Configuration(timeout: .init(connect: .seconds(30), read: .seconds(120)))
-        http.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connections + 4
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: http)
+        let bench = try await SeparateServerBench.start(connections: connections)
         print("FamilySync after-load benchmark: \(burst) s of \"nothing new\" fetches from \(connections) clients, server in its own process")
         do {
             for demand in [true, false] {
-                let (server, port) = try BenchServer.launch(databaseURL: url, demandPool: demand)
+                let (server, port) = try BenchServer.launch(databaseURL: bench.url, demandPool: demand)
                 defer {
                     server.terminate()
                     server.waitUntilExit()
                 }
-                try await measure(pid: server.processIdentifier, api: API(base: "http://127.0.0.1:\(port)", http: client), burst: burst, connections: connections,
+                try await measure(pid: server.processIdentifier, api: API(base: "http://127.0.0.1:\(port)", http: bench.client), burst: burst, connections: connections,
                                   label: demand ? "PostgresNIO's default pool" : "held pool (serve)")
             }
         } catch {
             print("benchmark failed: \(error)")
         }
-        try await client.shutdown()
-        try await embedded.stop()
-        try? FileManager.default.removeItem(atPath: directory)
+        try await bench.stop()
     }
 
     static func measure(pid: Int32, api: API, burst: Int, connections: Int, label: String) async throws {
-        let family = try await api.send(
-            .POST, "/v1/families", body: CreateFamilyRequest(device: .init(name: "Load", platform: .ios, timeZone: "UTC")), as: CreateFamilyResponse.self
-        )
-        let path = "/v1/zones/family/changes"
-        let token = try await api.get(path, credential: family.credential, as: ZoneChangesResponse.self).changeToken
-        let fetch = "\(path)?since=\(token.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? token)"
+        let (credential, fetch) = try await api.nothingNewFetch()
         func cpu(over seconds: Double) async throws -> Double {
             let start = try ProcessSample(pid: pid).cpuSeconds
             try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
@@ -60,7 +46,7 @@ enum AfterLoadBenchmark {
             for _ in 0..<connections {
                 group.addTask {
                     while ContinuousClock.now < end {
-                        _ = try await api.get(fetch, credential: family.credential, as: ZoneChangesResponse.self)
+                        _ = try await api.get(fetch, credential: credential, as: ZoneChangesResponse.self)
                         count.value.add(1, ordering: .relaxed)
                     }
                 }

@@ -102,3 +102,44 @@ struct InProcessServer {
         try? FileManager.default.removeItem(atPath: directory)
     }
 }
+
+/// For harnesses whose server runs in a process of its own (`BenchServer.launch`): an embedded
+/// PostgreSQL in `/tmp` and an HTTP client for `connections` requests at once.
+struct SeparateServerBench {
+    let embedded: EmbeddedPostgres
+    let url: DatabaseURL
+    let client: HTTPClient
+    let directory: String
+
+    static func start(connections: Int) async throws -> SeparateServerBench {
+        var logger = Logger(label: "familysync.bench")
+        logger.logLevel = .warning
+        let directory = "/tmp/familysync-bench-\(getpid())"
+        let embedded = EmbeddedPostgres(
+            configuration: .init(dataDirectory: directory, durability: .durable, maxConnections: 200), binaries: try PostgresBinaries.find(), logger: logger
+        )
+        let url = try await embedded.start()
+        var http = HTTPClient.Configuration(timeout: .init(connect: .seconds(30), read: .seconds(120)))
+        http.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connections + 4
+        return SeparateServerBench(embedded: embedded, url: url, client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: http), directory: directory)
+    }
+
+    func stop() async throws {
+        try await client.shutdown()
+        try await embedded.stop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+extension API {
+    /// A new family, and the path that fetches its `family` zone's changes with the current
+    /// token: a "nothing new" fetch, again and again.
+    func nothingNewFetch() async throws -> (credential: String, path: String) {
+        let family = try await send(
+            .POST, "/v1/families", body: CreateFamilyRequest(device: .init(name: "Load", platform: .ios, timeZone: "UTC")), as: CreateFamilyResponse.self
+        )
+        let path = "/v1/zones/family/changes"
+        let token = try await get(path, credential: family.credential, as: ZoneChangesResponse.self).changeToken
+        return (family.credential, "\(path)?since=\(token.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? token)")
+    }
+}

@@ -15,26 +15,17 @@ enum ConcurrencyBenchmark {
     static func run(_ arguments: [String]) async throws {
         let duration = arguments.count > 0 ? Int(arguments[0]) ?? 20 : 20
         let connections = arguments.count > 1 ? Int(arguments[1]) ?? 16 : 16
-        var logger = Logger(label: "familysync.bench")
-        logger.logLevel = .warning
-        let directory = "/tmp/familysync-bench-\(getpid())"
-        let embedded = EmbeddedPostgres(
-            configuration: .init(dataDirectory: directory, durability: .durable, maxConnections: 200), binaries: try PostgresBinaries.find(), logger: logger
-        )
-        let url = try await embedded.start()
-        var http = HTTPClient.Configuration(timeout: .init(connect: .seconds(30), read: .seconds(120)))
-        http.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connections
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: http)
+        let bench = try await SeparateServerBench.start(connections: connections)
         print("FamilySync concurrency benchmark: \(connections) clients at once, \(duration) s a phase, server in its own process")
         do {
-            let tps = try pgbenchSelectOnly(url: url, clients: connections, seconds: duration)
+            let tps = try pgbenchSelectOnly(url: bench.url, clients: connections, seconds: duration)
             print(String(format: "  baseline pgbench -S -M prepared, %d clients:  %.0f TPS", connections, tps))
-            let (server, port) = try BenchServer.launch(databaseURL: url)
+            let (server, port) = try BenchServer.launch(databaseURL: bench.url)
             defer {
                 server.terminate()
                 server.waitUntilExit()
             }
-            let api = API(base: "http://127.0.0.1:\(port)", http: client)
+            let api = API(base: "http://127.0.0.1:\(port)", http: bench.client)
             let nothingNew = try await nothingNew(api: api, clients: connections, seconds: duration)
             print(String(format: "  nothing new, %d clients:  %.0f req/s, p50 %.2f ms, p99 %.2f ms;  %.1f %% of pgbench's TPS",
                          connections, nothingNew.rate, nothingNew.p50 * 1000, nothingNew.p99 * 1000, nothingNew.rate / tps * 100))
@@ -44,9 +35,7 @@ enum ConcurrencyBenchmark {
         } catch {
             print("benchmark failed: \(error)")
         }
-        try await client.shutdown()
-        try await embedded.stop()
-        try? FileManager.default.removeItem(atPath: directory)
+        try await bench.stop()
     }
 
     struct Figures {
@@ -89,14 +78,9 @@ enum ConcurrencyBenchmark {
 
     /// Each client fetches the family zone's changes with the current token, again and again.
     static func nothingNew(api: API, clients: Int, seconds: Int) async throws -> Figures {
-        let family = try await api.send(
-            .POST, "/v1/families", body: CreateFamilyRequest(device: .init(name: "Load", platform: .ios, timeZone: "UTC")), as: CreateFamilyResponse.self
-        )
-        let path = "/v1/zones/family/changes"
-        let token = try await api.get(path, credential: family.credential, as: ZoneChangesResponse.self).changeToken
-        let fetch = "\(path)?since=\(token.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? token)"
+        let (credential, fetch) = try await api.nothingNewFetch()
         return try await load(clients: clients, seconds: seconds) { _ in
-            _ = try await api.get(fetch, credential: family.credential, as: ZoneChangesResponse.self)
+            _ = try await api.get(fetch, credential: credential, as: ZoneChangesResponse.self)
         }
     }
 

@@ -4,7 +4,7 @@ import PostgresNIO
 /// A poll's read (`PostgresPollStore.check`), prepared once per connection: every poll runs it
 /// when it arrives and each time it is woken, and PostgreSQL planned its five subqueries anew
 /// each time.
-struct PollCheckStatement: PostgresPreparedStatement {
+struct PollCheckStatement: RowStatement {
     static let sql = """
         WITH hold AS (
             UPDATE device_push_tokens SET poll_held_until = $1
@@ -21,8 +21,6 @@ struct PollCheckStatement: PostgresPreparedStatement {
         FROM devices d JOIN families f ON f.family_id = d.family_id
         WHERE d.family_id = $2 AND d.device_id = $3
         """
-    typealias Row = PostgresRow
-
     /// Marks the caller's push registration as held by this poll until then (§12); nil: no mark.
     let holdUntil: Date?
     let familyID: UUID
@@ -38,6 +36,4 @@ struct PollCheckStatement: PostgresPreparedStatement {
         bindings.append(since)
         return bindings
     }
-
-    func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
 }

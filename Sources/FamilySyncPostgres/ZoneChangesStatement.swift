@@ -5,7 +5,7 @@ import PostgresNIO
 /// prepared once per connection: every device's every fetch runs it, and PostgreSQL spent about
 /// as long parsing and planning this join as running it (perf, "nothing new" fetches). Prepared,
 /// it is planned once for all (a generic plan after five runs).
-struct ZoneChangesStatement: PostgresPreparedStatement {
+struct ZoneChangesStatement: RowStatement {
     static let sql = """
         SELECT f.change_seq, f.horizon_seq, z.zone_name IS NOT NULL AS zone_found, z.child_device_id, z.member_id, z.incarnation,
                z.changed_seq AS zone_seq, r.*
@@ -19,8 +19,6 @@ struct ZoneChangesStatement: PostgresPreparedStatement {
         WHERE f.family_id = $1
         ORDER BY r.seq
         """
-    typealias Row = PostgresRow
-
     let familyID: UUID
     let zoneName: String
     /// Changes numbered after this one.
@@ -38,6 +36,4 @@ struct ZoneChangesStatement: PostgresPreparedStatement {
         bindings.append(Int64(limit))
         return bindings
     }
-
-    func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
 }
