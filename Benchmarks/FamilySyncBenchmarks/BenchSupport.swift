@@ -33,7 +33,8 @@ struct API: Sendable {
 
     /// A GET and the bytes its body took on the wire; with `gzip`, asked for compressed and
     /// inflated here (what the SDK does).
-    func measuredGet<Response: Decodable>(_ path: String, credential: String, gzip: Bool = false, as type: Response.Type) async throws -> (response: Response, wireBytes: Int) {
+    /// A GET with what it cost on the wire and how long the client took to decode it (inflating included).
+    func measuredGet<Response: Decodable>(_ path: String, credential: String, gzip: Bool = false, as type: Response.Type) async throws -> (response: Response, wireBytes: Int, decodeSeconds: Double) {
         var request = HTTPClientRequest(url: base + path)
         request.headers.add(name: "Authorization", value: "Bearer \(credential)")
         if gzip { request.headers.add(name: "Accept-Encoding", value: "gzip") }
@@ -41,8 +42,10 @@ struct API: Sendable {
         var bytes = try await response.body.collect(upTo: 256 << 20)
         guard response.status.code < 300 else { throw BenchFailure("GET \(path): \(response.status) \(String(buffer: bytes))") }
         let wireBytes = bytes.readableBytes
+        let decodeStart = ContinuousClock.now
         if response.headers.first(name: "Content-Encoding") == "gzip" { bytes = try bytes.decompress(with: .gzip()) }
-        return (try WireCoding.makeDecoder().decode(Response.self, from: Data(bytes.readableBytesView)), wireBytes)
+        let decoded = try WireCoding.makeDecoder().decode(Response.self, from: Data(bytes.readableBytesView))
+        return (decoded, wireBytes, seconds(.now - decodeStart))
     }
 }
 

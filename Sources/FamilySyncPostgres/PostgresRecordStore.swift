@@ -168,7 +168,7 @@ public struct PostgresRecordStore: Sendable {
     }
 
     public struct ZoneChanges: Sendable {
-        public var records: [Record]
+        public var records: [FeedRecord]
         public var zone: Zone
         /// What the returned token stands for.
         public var sequence: Int64
@@ -195,20 +195,23 @@ public struct PostgresRecordStore: Sendable {
         let rows = try await connection.execute(statement, logger: logger)
         var family: ChangeLogPosition?
         var zone: Zone?
-        var page: [(record: Record, sequence: Int64)] = []
+        var page: [(record: FeedRecord, sequence: Int64)] = []
+        page.reserveCapacity(min(limit + 1, 1024))
         for try await row in rows {
+            // By position (the statement's column order), not by name: a page is up to a
+            // thousand rows of nineteen columns.
             let cells = row.makeRandomAccess()
             if family == nil {
-                family = ChangeLogPosition(sequence: try cells["change_seq"].decode(Int64.self), horizon: try cells["horizon_seq"].decode(Int64.self))
-                if try cells["zone_found"].decode(Bool.self) {
+                family = ChangeLogPosition(sequence: try cells[0].decode(Int64.self), horizon: try cells[1].decode(Int64.self))
+                if try cells[2].decode(Bool.self) {
                     zone = Zone(
-                        name: zoneName, childDeviceID: try cells["child_device_id"].decode(UUID?.self), memberID: try cells["member_id"].decode(UUID?.self),
-                        incarnation: try cells["incarnation"].decode(UUID.self), changedSequence: try cells["zone_seq"].decode(Int64.self), deleted: false
+                        name: zoneName, childDeviceID: try cells[3].decode(UUID?.self), memberID: try cells[4].decode(UUID?.self),
+                        incarnation: try cells[5].decode(UUID.self), changedSequence: try cells[6].decode(Int64.self), deleted: false
                     )
                 }
             }
-            if let sequence = try cells["seq"].decode(Int64?.self) {
-                page.append((try RecordRow.decode(row), sequence))
+            if let sequence = try cells[ZoneChangesStatement.sequenceColumn].decode(Int64?.self) {
+                page.append((try ZoneChangesStatement.record(cells), sequence))
             }
         }
         guard let family else { throw FamilySyncError.notFound("No such family.") }

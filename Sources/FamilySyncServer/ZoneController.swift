@@ -56,20 +56,22 @@ struct ZoneController {
     }
 
     /// `GET /v1/zones/{zone}/changes[?since=&limit=]`: a page of the zone's changes.
-    @Sendable func zoneChanges(_ request: Request, context: FamilySyncRequestContext) async throws -> ZoneChangesResponse {
+    @Sendable func zoneChanges(_ request: Request, context: FamilySyncRequestContext) async throws -> Response {
         let caller = try context.requireDevice()
         try AccessPolicy.check(caller, .readZones)
         let name = try context.pathZoneName()
         let since = try request.uri.queryParameters.get("since").map { text throws(FamilySyncError) in try keyring.decode(text, for: caller) }
         let changes = try await records.zoneChanges(access: ZoneAccess(caller), zoneName: name, since: since, limit: try request.pageLimit())
         try await devices.markSynced(familyID: caller.familyID, deviceID: caller.deviceID)
-        return try page(of: changes, for: caller)
+        var body = ChangesPageJSON(capacity: ChangesPageJSON.capacity(of: [changes]))
+        body.writePage(changes, changeToken: try pageToken(of: changes, for: caller))
+        return body.response()
     }
 
     /// `POST /v1/changes/zones`: a page of each zone asked, in one snapshot. A body at fault fails
     /// whole; a zone the caller may not see, or a token of it that is wrong or expired, is that
     /// zone's `{zoneName, error}` and the others are answered.
-    @Sendable func multiZoneChanges(_ request: Request, context: FamilySyncRequestContext) async throws -> MultiZoneChangesResponse {
+    @Sendable func multiZoneChanges(_ request: Request, context: FamilySyncRequestContext) async throws -> Response {
         let caller = try context.requireDevice()
         try AccessPolicy.check(caller, .readZones)
         let body = try await request.decode(as: MultiZoneChangesRequest.self, context: context)
@@ -83,23 +85,27 @@ struct ZoneController {
             guard case .success(let since) = token else { return nil }
             return (zone.zoneName, since)
         }
-        var pages = try await records.zoneChanges(
-            access: ZoneAccess(caller), zones: readable, limit: limit, total: Limits.maximumRecordsPerZonesFetch
-        ).makeIterator()
-        var results: [ZoneChangesResult] = []
+        let read = try await records.zoneChanges(access: ZoneAccess(caller), zones: readable, limit: limit, total: Limits.maximumRecordsPerZonesFetch)
+        var pages = read.makeIterator()
+        var answer = ChangesPageJSON(capacity: ChangesPageJSON.capacity(of: read.compactMap { try? $0.get() }))
+        answer.writeStatic(#"{"zones":["#)
+        var anyPage = false
         for (index, (zone, token)) in zip(body.zones, tokens).enumerated() {
+            if index > 0 { answer.writeStatic(",") }
             switch token.flatMap({ _ in pages.next() ?? .failure(.internalError) }) {
             case .success(let changes):
-                results.append(ZoneChangesResult(zoneName: zone.zoneName, page: try page(of: changes, for: caller)))
+                answer.writePage(changes, changeToken: try pageToken(of: changes, for: caller), zoneName: zone.zoneName)
+                anyPage = true
             case .failure(let failure):
-                results.append(ZoneChangesResult(zoneName: zone.zoneName, error: failure.inRequest(at: "zones[\(index)]")))
+                try answer.writeFailure(failure.inRequest(at: "zones[\(index)]"), zoneName: zone.zoneName)
             }
         }
+        answer.writeStatic("]}")
         // A fetch that read no zone fetched nothing: the device's last sync stays as it was.
-        if results.contains(where: { $0.page != nil }) {
+        if anyPage {
             try await devices.markSynced(familyID: caller.familyID, deviceID: caller.deviceID)
         }
-        return MultiZoneChangesResponse(zones: results)
+        return answer.response()
     }
 
     /// The body's zones (1 to 50, each named once, each name valid) and its `limit`.
@@ -122,12 +128,9 @@ struct ZoneController {
         return limit
     }
 
-    /// A zone's page on the wire: deletions as `{recordName, recordType, deleted}`, the token signed.
-    func page(of changes: PostgresRecordStore.ZoneChanges, for caller: AuthenticatedDevice) throws(FamilySyncError) -> ZoneChangesResponse {
-        let bodies = changes.records.map { $0.deleted ? RecordBody(deletedName: $0.recordName, recordType: $0.recordType) : RecordBody($0) }
-        return ZoneChangesResponse(
-            records: bodies, changeToken: try keyring.encode(Self.token(caller, changes.zone, changes.sequence)), moreComing: changes.moreComing
-        )
+    /// The signed token a zone's page ends with.
+    func pageToken(of changes: PostgresRecordStore.ZoneChanges, for caller: AuthenticatedDevice) throws(FamilySyncError) -> String {
+        try keyring.encode(Self.token(caller, changes.zone, changes.sequence))
     }
 
     /// `GET /v1/changes[?since=&limit=]`: the zones that changed, and those deleted.

@@ -105,9 +105,9 @@ import Testing
             actor Follower {
                 var state: [String: String] = [:]
                 var token: ChangeToken?
-                func apply(_ changes: PostgresRecordStore.ZoneChanges, token next: ChangeToken) {
+                func apply(_ changes: PostgresRecordStore.ZoneChanges, token next: ChangeToken) throws {
                     for record in changes.records {
-                        state[record.recordName] = record.deleted ? nil : record.fields["displayName"].map { "\($0)" }
+                        state[record.recordName] = record.deleted ? nil : try record.record().fields["displayName"].map { "\($0)" }
                     }
                     token = next
                 }
@@ -119,7 +119,7 @@ import Testing
                     let since = await follower.token
                     let changes = try await store.zoneChanges(access: ZoneAccess(family.parents[0]), zoneName: family.zone, since: since, limit: pageSize)
                     let next = ChangeToken(familyID: family.child.familyID, deviceID: family.parents[0].deviceID, scope: .zone(name: family.zone, incarnation: changes.zone.incarnation), sequence: changes.sequence)
-                    await follower.apply(changes, token: next)
+                    try await follower.apply(changes, token: next)
                     if !changes.moreComing { return }
                 }
             }
@@ -142,7 +142,7 @@ import Testing
             }
             try await follow()
             let server = try await store.zoneChanges(access: ZoneAccess(family.parents[1]), zoneName: family.zone, since: nil, limit: 1000)
-            let expected = Dictionary(uniqueKeysWithValues: server.records.map { ($0.recordName, $0.fields["displayName"].map { "\($0)" } ?? "") })
+            let expected = Dictionary(uniqueKeysWithValues: try server.records.map { ($0.recordName, try $0.record().fields["displayName"].map { "\($0)" } ?? "") })
             #expect(await follower.state == expected, "seed \(seed)")
         }
     }
