@@ -34,11 +34,18 @@ struct PollController {
         if let since, since.scope != .database {
             throw FamilySyncError(.badChangeToken, "This is a zone's change token; a poll takes the database's.", field: "since")
         }
+        // Subscribed before the first read: a change committed while it runs wakes the wait.
+        let ticket = hub.subscribe(caller)
+        defer { hub.unsubscribe(ticket) }
         do {
-            // Watching the connection while the poll is held: a client that goes away frees its
-            // waiter at once. Hummingbird then closes the connection after the answer.
-            let answer = try await request.body.consumeWithCancellationOnInboundClose { _ in
-                try await poll(caller, since: since, sinceText: sinceText, timeout: timeout)
+            // Watching the connection while the poll is held: a client that goes away ends its
+            // wait at once (as `.cancelled`). Hummingbird then closes the connection after the
+            // answer. A handler rather than `consumeWithCancellationOnInboundClose`, whose
+            // stream and task group of two cost about 10 KiB a held poll.
+            let answer = try await request.body.consumeWithInboundCloseHandler { _ in
+                try await poll(caller, ticket: ticket, since: since, sinceText: sinceText, timeout: timeout)
+            } onInboundClosed: { [hub] in
+                hub.release(ticket, .cancelled)
             }
             var response = try answer.response(from: request, context: context)
             response.headers[.connection] = "close"
@@ -55,12 +62,14 @@ struct PollController {
         }
     }
 
-    func poll(_ caller: AuthenticatedDevice, since: ChangeToken?, sinceText: String?, timeout: Duration) async throws -> PollResponse {
+    func poll(_ caller: AuthenticatedDevice, ticket: PollHub.Ticket, since: ChangeToken?, sinceText: String?, timeout: Duration) async throws -> PollResponse {
         // The mark outlives the poll by a margin only if this instance dies holding it.
         let holdUntil = marksPushHolds ? clock.now().addingTimeInterval(Double(timeout.components.seconds) + 15) : nil
         let marked = Mutex(false)
         do {
-            let answer = try await poll(caller, since: since, sinceText: sinceText, timeout: timeout, holdUntil: holdUntil) { marked.withLock { $0 = true } }
+            let answer = try await poll(caller, ticket: ticket, since: since, sinceText: sinceText, timeout: timeout, holdUntil: holdUntil) {
+                marked.withLock { $0 = true }
+            }
             // A mark that cannot be cleared (the database away) ends with its deadline; the
             // answer is the client's either way.
             if let holdUntil, marked.withLock({ $0 }) { try? await polls.release(caller, heldUntil: holdUntil) }
@@ -72,11 +81,9 @@ struct PollController {
     }
 
     private func poll(
-        _ caller: AuthenticatedDevice, since: ChangeToken?, sinceText: String?, timeout: Duration, holdUntil: Date?, onMarked: @escaping @Sendable () -> Void
+        _ caller: AuthenticatedDevice, ticket: PollHub.Ticket, since: ChangeToken?, sinceText: String?, timeout: Duration, holdUntil: Date?,
+        onMarked: @escaping @Sendable () -> Void
     ) async throws -> PollResponse {
-        // Subscribed before the first read: a change committed while it runs wakes the wait below.
-        let ticket = hub.subscribe(caller)
-        defer { hub.unsubscribe(ticket) }
         let deadline = ContinuousClock.now + timeout
         return try await withGracefulShutdownHandler {
             var after = since?.sequence

@@ -1,5 +1,7 @@
 import FamilySyncCore
 import Foundation
+import NIOCore
+import NIOPosix
 import Synchronization
 
 /// The long polls this instance holds, in memory (PROTOCOL §6). A held poll is a suspended task
@@ -34,6 +36,9 @@ final class PollHub: Sendable {
         var device: AuthenticatedDevice
         var pending: Wake?
         var continuation: CheckedContinuation<Wake, Never>?
+        /// The deadline of the wait in progress: a timer of an earlier wait that fires late finds
+        /// another deadline here and does nothing.
+        var deadline: ContinuousClock.Instant?
     }
 
     private struct State {
@@ -50,6 +55,7 @@ final class PollHub: Sendable {
             defer { waiters[id] = waiter }
             if let continuation = waiter.continuation {
                 waiter.continuation = nil
+                waiter.deadline = nil
                 return (continuation, wake)
             }
             switch waiter.pending {
@@ -63,13 +69,22 @@ final class PollHub: Sendable {
 
     private let state = Mutex(State())
     private let onCountChange: @Sendable (Int) -> Void
+    /// Where the waits' deadlines run: an event loop's timer heap costs a small allocation a wait,
+    /// where a task group with a sleeping child task cost about 5 KiB a held poll.
+    private let timers: any EventLoop
 
     /// `onCountChange` hears +1 and -1 as polls come and go (the active-poll gauge).
-    init(onCountChange: @escaping @Sendable (Int) -> Void = { _ in }) {
+    init(timers: any EventLoop = MultiThreadedEventLoopGroup.singleton.next(), onCountChange: @escaping @Sendable (Int) -> Void = { _ in }) {
+        self.timers = timers
         self.onCountChange = onCountChange
     }
 
+    /// The polls subscribed, reading or waiting.
     var count: Int { state.withLock { $0.waiters.count } }
+
+    /// The polls waiting for a wake now (counted one by one: for tests, which need to know that
+    /// a poll has done its first read and holds).
+    var waiting: Int { state.withLock { $0.waiters.values.count { $0.continuation != nil } } }
 
     /// Registers a poll of `device`: from now on notices that concern it are kept for it, so one
     /// that arrives while the poll reads the database is not lost. A device's fifth poll makes
@@ -131,19 +146,25 @@ final class PollHub: Sendable {
 
     /// The next wake of the poll, or `.timedOut` at `deadline`, or `.cancelled`.
     func wait(_ ticket: Ticket, until deadline: ContinuousClock.Instant) async -> Wake {
-        await withTaskGroup(of: Wake.self) { group in
-            group.addTask { await self.next(ticket) }
-            group.addTask {
-                try? await Task.sleep(until: deadline, clock: .continuous)
-                return Task.isCancelled ? .cancelled : .timedOut
-            }
-            let first = await group.next() ?? .cancelled
-            group.cancelAll()
-            return first
-        }
+        let left = max(ContinuousClock.now.duration(to: deadline), .zero)
+        let timer = timers.scheduleTask(in: TimeAmount(left)) { self.expire(ticket, at: deadline) }
+        defer { timer.cancel() }
+        return await next(ticket, until: deadline)
     }
 
-    private func next(_ ticket: Ticket) async -> Wake {
+    /// A wait's deadline came: it answers `.timedOut` if it is still that wait.
+    private func expire(_ ticket: Ticket, at deadline: ContinuousClock.Instant) {
+        let continuation = state.withLock { state -> CheckedContinuation<Wake, Never>? in
+            guard var waiter = state.waiters[ticket.id], waiter.deadline == deadline, let continuation = waiter.continuation else { return nil }
+            waiter.continuation = nil
+            waiter.deadline = nil
+            state.waiters[ticket.id] = waiter
+            return continuation
+        }
+        continuation?.resume(returning: .timedOut)
+    }
+
+    private func next(_ ticket: Ticket, until deadline: ContinuousClock.Instant) async -> Wake {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Wake, Never>) in
                 let immediate: Wake? = state.withLock { state in
@@ -155,7 +176,11 @@ final class PollHub: Sendable {
                         state.waiters[ticket.id] = waiter
                         return pending
                     }
+                    // The timer fires at the deadline or later, so one that fired before the
+                    // continuation was here leaves a deadline already passed.
+                    if ContinuousClock.now >= deadline { return .timedOut }
                     waiter.continuation = continuation
+                    waiter.deadline = deadline
                     state.waiters[ticket.id] = waiter
                     return nil
                 }
@@ -165,6 +190,7 @@ final class PollHub: Sendable {
             let continuation = state.withLock { state -> CheckedContinuation<Wake, Never>? in
                 let continuation = state.waiters[ticket.id]?.continuation
                 state.waiters[ticket.id]?.continuation = nil
+                state.waiters[ticket.id]?.deadline = nil
                 return continuation
             }
             continuation?.resume(returning: .cancelled)

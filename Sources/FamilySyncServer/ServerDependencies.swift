@@ -50,8 +50,9 @@ public struct ServerDependencies: Sendable {
     /// Opened once the migrations are applied.
     let migrated = StartupGate()
 
-    /// The polls this instance holds now (what `familysync_polls_active` reports).
-    public var heldPolls: Int { longPolling.hub.count }
+    /// The polls this instance holds, waiting for a wake: `familysync_polls_active` also counts
+    /// those still at their first read, which a test that stops the database next must not.
+    public var heldPolls: Int { longPolling.hub.waiting }
 
     /// `listener` is the database of the LISTEN connection: the same database as `postgres`'s,
     /// on a connection of its own.

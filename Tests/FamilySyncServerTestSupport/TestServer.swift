@@ -24,10 +24,11 @@ public struct TestServer: Sendable {
     public let databaseURL: DatabaseURL
     let dependencies: ServerDependencies
 
-    /// The polls the server holds now.
+    /// The polls the server holds now, waiting for a wake.
     public var heldPolls: Int { dependencies.heldPolls }
 
-    /// Waits until the server holds `count` polls (the poll under test has arrived and subscribed).
+    /// Waits until the server holds `count` polls (the poll under test has done its first read and
+    /// waits).
     public func waitForHeldPolls(_ count: Int) async throws {
         let deadline = ContinuousClock.now + .seconds(20)
         while heldPolls != count {
