@@ -214,47 +214,55 @@ public actor SyncEngine {
             break
         }
         for zone in deleted { try await forget(zone) }
-        try await fetchZones(changed.filter { !deleted.contains($0) })
-        let done = since
-        try store.update { $0.databaseToken = done }
+        try await fetchZones(changed.filter { !deleted.contains($0) }, thenDatabaseToken: since)
     }
 
     /// The zones' records: one `POST /v1/changes/zones` for up to 50 of them, then another only
-    /// for the zones with more to come or started over, until none is left.
-    private func fetchZones(_ zones: [String]) async throws {
+    /// for the zones with more to come or started over, until none is left. A request's zone
+    /// tokens are saved together once the consumer is done with its events, and the last one's
+    /// with the database token: a usual wake costs one durable write, not one a zone and one more.
+    private func fetchZones(_ zones: [String], thenDatabaseToken databaseToken: String?) async throws {
         // Read once: from here on this engine is the only writer of these zones' tokens.
         var tokens = try store.load().zoneTokens
         var pending = zones
-        while !pending.isEmpty {
+        repeat {
             let batch = Array(pending.prefix(Limits.maximumZonesPerFetch))
             pending.removeFirst(batch.count)
-            let answers = try await client.changes(inZones: batch.map { MultiZoneChangesRequest.Zone(zoneName: $0, since: tokens[$0]) })
-            // A zone left out would be skipped for good once the database token is saved: rather
-            // not save it, and ask again after the wait.
-            if let missing = batch.first(where: { zone in !answers.contains { $0.zoneName == zone } }) {
-                throw FamilySyncError(.internalError, "The server's answer left out zone '\(missing)'.")
-            }
-            for answer in answers where batch.contains(answer.zoneName) {
-                let zone = answer.zoneName
-                switch answer.outcome {
-                case .success(let page):
-                    if !page.records.isEmpty { await handoff.send(.changes(zone: zone, records: page.records)) }
-                    try store.update { $0.zoneTokens[zone] = page.changeToken }
-                    tokens[zone] = page.changeToken
-                    if page.moreComing { pending.append(zone) }
-                case .failure(let error) where error.code == .changeTokenExpired || error.code == .badChangeToken:
-                    await handoff.send(.zoneReset(zone))
-                    try store.update { $0.zoneTokens[zone] = nil }
-                    tokens[zone] = nil
-                    pending.append(zone)
-                case .failure(let error) where error.code == .zoneNotFound:
-                    // Deleted since the database's list was read; the next list says so too.
-                    try await forget(zone)
-                case .failure(let error):
-                    throw error
+            var fetched: [String: String?] = [:]
+            if !batch.isEmpty {
+                let answers = try await client.changes(inZones: batch.map { MultiZoneChangesRequest.Zone(zoneName: $0, since: tokens[$0]) })
+                // A zone left out would be skipped for good once the database token is saved: rather
+                // not save it, and ask again after the wait.
+                if let missing = batch.first(where: { zone in !answers.contains { $0.zoneName == zone } }) {
+                    throw FamilySyncError(.internalError, "The server's answer left out zone '\(missing)'.")
+                }
+                for answer in answers where batch.contains(answer.zoneName) {
+                    let zone = answer.zoneName
+                    switch answer.outcome {
+                    case .success(let page):
+                        if !page.records.isEmpty { await handoff.send(.changes(zone: zone, records: page.records)) }
+                        fetched[zone] = .some(page.changeToken)
+                        tokens[zone] = page.changeToken
+                        if page.moreComing { pending.append(zone) }
+                    case .failure(let error) where error.code == .changeTokenExpired || error.code == .badChangeToken:
+                        await handoff.send(.zoneReset(zone))
+                        fetched[zone] = .some(nil)
+                        tokens[zone] = nil
+                        pending.append(zone)
+                    case .failure(let error) where error.code == .zoneNotFound:
+                        // Deleted since the database's list was read; the next list says so too.
+                        try await forget(zone)
+                    case .failure(let error):
+                        throw error
+                    }
                 }
             }
-        }
+            let last = pending.isEmpty
+            try store.update { state in
+                for (zone, token) in fetched { state.zoneTokens[zone] = token }
+                if last { state.databaseToken = databaseToken }
+            }
+        } while !pending.isEmpty
     }
 
     private func forget(_ zone: String) async throws {
