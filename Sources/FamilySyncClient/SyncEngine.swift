@@ -38,7 +38,7 @@ public actor SyncEngine {
     private var running = false
     private var fetching = false
     private var pushPending = false
-    private var heldPoll: Task<Void, any Error>?
+    private var heldPoll: Task<PollResponse, any Error>?
     private var fetchesDone = 0
     private var fetchWaiters: [(fetch: Int, continuation: CheckedContinuation<Void, Never>)] = []
     /// The events, for one consumer. The engine waits for the consumer: it goes on, and saves the
@@ -72,11 +72,14 @@ public actor SyncEngine {
             fetchWaiters = []
         }
         var delay = backoff.initial
+        // The last poll's answer: it lists what changed, so the fetch after it is one request.
+        var woken: PollResponse?
         while !Task.isCancelled {
             let failure: (any Error)?
             do {
-                try await fetchRound()
-                try await holdPoll()
+                try await fetchRound(after: woken)
+                woken = nil
+                woken = try await holdPoll()
                 failure = nil
             } catch {
                 failure = error
@@ -105,31 +108,38 @@ public actor SyncEngine {
         handoff.finish()
     }
 
-    /// A fetch of the run loop; those waiting for it are told when it is done.
-    private func fetchRound() async throws {
+    /// A fetch of the run loop, of what the poll's answer lists or else of everything after the
+    /// saved tokens; those waiting for it are told when it is done.
+    private func fetchRound(after answer: PollResponse?) async throws {
         fetching = true
         defer { fetching = false }
-        try await fetchChanges()
+        if let answer {
+            try await fetchChanges(listedIn: answer)
+        } else {
+            try await fetchChanges()
+        }
         fetchesDone += 1
         let done = fetchWaiters.filter { $0.fetch <= fetchesDone }
         fetchWaiters.removeAll { $0.fetch <= fetchesDone }
         done.forEach { $0.continuation.resume() }
     }
 
-    /// Holds a long poll until it answers, unless a push came meanwhile, which answers it too.
-    private func holdPoll() async throws {
+    /// Holds a long poll until it answers, unless a push came meanwhile, which answers it too
+    /// (nil: what changed is not known).
+    private func holdPoll() async throws -> PollResponse? {
         if pushPending {
             pushPending = false
-            return
+            return nil
         }
         let (client, since, timeout) = (client, try store.load().databaseToken, pollTimeout)
-        let poll = Task { _ = try await client.poll(since: since, timeout: timeout) }
+        let poll = Task { try await client.poll(since: since, timeout: timeout) }
         heldPoll = poll
         defer { heldPoll = nil }
         do {
-            try await withTaskCancellationHandler { try await poll.value } onCancel: { poll.cancel() }
+            return try await withTaskCancellationHandler { try await poll.value } onCancel: { poll.cancel() }
         } catch where pushPending {
             pushPending = false
+            return nil
         }
     }
 
@@ -215,6 +225,19 @@ public actor SyncEngine {
         }
         for zone in deleted { try await forget(zone) }
         try await fetchZones(changed.filter { !deleted.contains($0) }, thenDatabaseToken: since)
+    }
+
+    /// What a poll's answer lists: §6's answer names every zone the caller sees that changed after
+    /// the saved database token (deleted ones too), which is what `GET /v1/changes` would list, so
+    /// the zones are fetched at once and the answer's token saved with them: a wake is one request
+    /// after the poll. A deleted zone answers `ZONE_NOT_FOUND` and is forgotten.
+    private func fetchChanges(listedIn answer: PollResponse) async throws {
+        guard answer.changed else { return }
+        // Tokens saved under another credential start over: the answer speaks of the old ones.
+        if let credentialReference, try store.load().credentialReference != credentialReference {
+            return try await fetchChanges()
+        }
+        try await fetchZones(answer.zones ?? [], thenDatabaseToken: answer.changeToken)
     }
 
     /// The zones' records: one `POST /v1/changes/zones` for up to 50 of them, then another only

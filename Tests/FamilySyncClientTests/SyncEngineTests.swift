@@ -88,6 +88,86 @@ import Testing
         }
     }
 
+    /// A running engine woken by its poll fetches what the answer lists at once: one request after
+    /// the poll (§6's answer names the changed zones), then the next poll.
+    @Test func aPollsAnswerIsFollowedByOneRequest() async throws {
+        try await withTestServer { server in
+            try await withTemporaryDirectory { directory in
+                let (parent, child, zone, _, store) = try await Self.setUp(server, directory)
+                try await withRecordingProxy(to: server.port) { port, asked in
+                    let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(port)")!, credential: child.credential, httpClient: TestServer.http)
+                    let engine = SyncEngine(client: client, store: store)
+                    let running = Task { await engine.run() }
+                    var events = engine.events.makeAsyncIterator()
+                    guard case .changes(zone, _)? = await events.next() else { Issue.record("the first fetch"); return }
+                    let next = Task {
+                        var later = engine.events.makeAsyncIterator()
+                        return await later.next()
+                    }
+                    try await server.waitForHeldPolls(1)
+                    let caughtUp = asked().count
+                    #expect(asked().last.map { "\($0.method) \($0.path)" } == "GET /v1/poll")
+
+                    try await server.configure(zone, by: parent, name: "app-2")
+                    guard case .changes(zone, let records)? = await next.value else { Issue.record("no change arrived"); return }
+                    #expect(records.map(\.recordName) == ["app-2"])
+                    // Asking for the next event lets the engine save the tokens and poll again.
+                    let after = Task {
+                        var later = engine.events.makeAsyncIterator()
+                        return await later.next()
+                    }
+                    try await server.waitForHeldPolls(1)
+                    #expect(asked().dropFirst(caughtUp).map { "\($0.method) \($0.path)" } == ["POST /v1/changes/zones", "GET /v1/poll"])
+                    // The poll's token was saved with the zone's: the next poll waits from there.
+                    let saved = try #require(try store.load().databaseToken)
+                    let since = try await server.send(.get, "/v1/changes?since=\(saved)", credential: child.credential).decode(DatabaseChangesResponse.self)
+                    #expect(since.zones.isEmpty && since.deletedZones.isEmpty, "nothing is left after the saved token")
+                    running.cancel()
+                    await engine.stop()
+                    await running.value
+                    _ = await after.value
+                }
+            }
+        }
+    }
+
+    /// A zone deleted while the engine holds its poll: the answer names it, its fetch finds it
+    /// gone, and the app is told to drop it.
+    @Test func aZoneDeletedWhileHeldIsDropped() async throws {
+        try await withTestServer { server in
+            try await withTemporaryDirectory { directory in
+                let parent = try await server.createFamily()
+                let made = try await server.send(.post, "/v1/zones", credential: parent.credential, json: #"{"zoneName":"extra"}"#)
+                #expect(made.status == .created)
+                try await server.configure("extra", by: parent, name: "app-1")
+                let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, credential: parent.credential, httpClient: TestServer.http)
+                let store = FileSyncStateStore(url: URL(fileURLWithPath: directory + "/sync.json"))
+                let engine = SyncEngine(client: client, store: store)
+                let running = Task { await engine.run() }
+                var events = engine.events.makeAsyncIterator()
+                guard case .changes("extra", _)? = await events.next() else { Issue.record("the first fetch"); return }
+                let next = Task {
+                    var later = engine.events.makeAsyncIterator()
+                    return await later.next()
+                }
+                try await server.waitForHeldPolls(1)
+                let deleted = try await server.send(.delete, "/v1/zones/extra", credential: parent.credential)
+                #expect(deleted.status == .noContent)
+                #expect(await next.value == .zoneDeleted("extra"))
+                let after = Task {
+                    var later = engine.events.makeAsyncIterator()
+                    return await later.next()
+                }
+                try await server.waitForHeldPolls(1)
+                #expect(try store.load().zoneTokens["extra"] == nil)
+                running.cancel()
+                await engine.stop()
+                await running.value
+                _ = await after.value
+            }
+        }
+    }
+
     /// A wake (here a push to an engine not running) with several changed zones costs the
     /// database's changes and one multi-zone fetch (§5.5), not a request a zone; a zone whose page
     /// says more is coming is the only one asked again.
