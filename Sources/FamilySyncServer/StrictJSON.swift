@@ -9,15 +9,21 @@ import Foundation
 enum StrictJSON {
     static func decode<Value: Decodable & DeclaresMembers>(_ type: Value.Type, from data: Data) throws -> Value {
         let value = try WireCoding.makeDecoder().decode(Value.self, from: data)
-        if let repeated = DuplicateMembers.firstPath(in: data) {
+        let findings = MemberScan.scan(data, against: Value.members)
+        if let repeated = findings.repeated {
             throw FamilySyncError.badRequest("The member '\(repeated.split(separator: ".").last.map(String.init) ?? repeated)' appears twice.", field: repeated)
         }
-        let input = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        try check(input, Value.members, path: "")
+        if findings.undeclared {
+            // Which member, with its path: the body parsed again and walked in key order, so that
+            // of several the same one is named every time.
+            try check(try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]), Value.members, path: "")
+        }
         return value
     }
 
-    private static func check(_ input: Any, _ members: MemberTree, path: String) throws(FamilySyncError) {
+    /// Throws for the first member, in key order, that `members` does not declare or that is
+    /// null where it may not be.
+    static func check(_ input: Any, _ members: MemberTree, path: String) throws(FamilySyncError) {
         switch members {
         case .any:
             return

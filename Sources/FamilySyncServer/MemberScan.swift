@@ -1,0 +1,137 @@
+import Foundation
+
+/// One walk over a body's bytes that finds what strict decoding refuses beyond types:
+///
+/// - a member named twice in one object. JSON parsers disagree on which of the two counts
+///   (Foundation's keeps one silently), so a request that names a member twice is refused rather
+///   than read one way here and another way by a proxy or a client's own checks;
+/// - a member its type does not declare, or `null` for a member that does not take it.
+///
+/// The second only says whether there is one: `StrictJSON` then finds which, and says so with its
+/// path, over the parsed body. A body that passes, nearly all of them, is parsed once by the
+/// decoder and walked once here (parsing it again into `Any` to walk it was as costly as decoding
+/// it: perf, 400-operation modify batches).
+enum MemberScan {
+    struct Findings: Equatable {
+        /// The path of the first repeated member (`records[2].recordID`).
+        var repeated: String?
+        /// Whether some member is undeclared, or null where it may not be.
+        var undeclared = false
+    }
+
+    private struct Frame {
+        var isObject: Bool
+        /// What this object's members or this array's elements are declared as; nil: not looked
+        /// into (a free-form object such as a record's fields).
+        var declared: MemberTree?
+        var keys: Set<String> = []
+        var key: String?
+        var expectingKey = true
+        var index = 0
+        /// The declaration of the member whose value comes next; nil: not looked into.
+        var memberTree: MemberTree?
+
+        /// The declaration of the value that begins now: the current member's, or an element's.
+        var valueTree: MemberTree? {
+            if isObject { return memberTree }
+            if case .array(let element)? = declared { return element }
+            return nil
+        }
+    }
+
+    /// The path of the first repeated member, or nil. `json` must already be known to be valid
+    /// JSON: this only walks its structure.
+    static func firstRepeated(in json: Data) -> String? {
+        scan(json, against: .any).repeated
+    }
+
+    /// What the body holds against `members`. `json` must already be known to be valid JSON.
+    static func scan(_ json: Data, against members: MemberTree) -> Findings {
+        json.withUnsafeBytes { bytes in scan(bytes, members) }
+    }
+
+    private static func scan(_ bytes: UnsafeRawBufferPointer, _ members: MemberTree) -> Findings {
+        var stack: [Frame] = []
+        var findings = Findings()
+        var i = 0
+        while i < bytes.count {
+            switch bytes[i] {
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                let isObject = bytes[i] == UInt8(ascii: "{")
+                let declared = stack.isEmpty ? members : stack[stack.count - 1].valueTree
+                stack.append(Frame(isObject: isObject, declared: declared.flatMap { contents(of: $0, isObject: isObject) }))
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                stack.removeLast()
+            case UInt8(ascii: ","):
+                if stack[stack.count - 1].isObject { stack[stack.count - 1].expectingKey = true } else { stack[stack.count - 1].index += 1 }
+            case UInt8(ascii: "n"):
+                // Outside strings only `null` has an `n`: a member's null value where its
+                // declaration does not take one.
+                if let top = stack.last, top.isObject, !top.expectingKey, let tree = top.memberTree, !tree.takesNull {
+                    findings.undeclared = true
+                }
+            case UInt8(ascii: "\""):
+                var end = i + 1
+                var escaped = false
+                while bytes[end] != UInt8(ascii: "\"") {
+                    if bytes[end] == UInt8(ascii: "\\") {
+                        escaped = true
+                        end += 1
+                    }
+                    end += 1
+                }
+                if let top = stack.last, top.isObject, top.expectingKey {
+                    let key = memberName(UnsafeRawBufferPointer(rebasing: bytes[(i + 1)..<end]), escaped: escaped)
+                    if top.keys.contains(key) {
+                        findings.repeated = path(stack, key)
+                        return findings
+                    }
+                    var memberTree: MemberTree?
+                    if case .object(let known)? = top.declared {
+                        memberTree = known[key]
+                        if memberTree == nil { findings.undeclared = true }
+                    }
+                    stack[stack.count - 1].keys.insert(key)
+                    stack[stack.count - 1].key = key
+                    stack[stack.count - 1].expectingKey = false
+                    stack[stack.count - 1].memberTree = memberTree
+                }
+                i = end
+            default:
+                break
+            }
+            i += 1
+        }
+        return findings
+    }
+
+    /// What a container declared as `tree` holds: an object's members, an array's elements; nil
+    /// where nothing inside is looked into (as `StrictJSON`'s walk does not).
+    private static func contents(of tree: MemberTree, isObject: Bool) -> MemberTree? {
+        switch tree {
+        case .any: return nil
+        case .nullable(let inner): return contents(of: inner, isObject: isObject)
+        case .object: return isObject ? tree : nil
+        case .array: return isObject ? nil : tree
+        }
+    }
+
+    /// A name as the parser reads it, so that `"a"` and `"\u0061"` are the same member.
+    private static func memberName(_ raw: UnsafeRawBufferPointer, escaped: Bool) -> String {
+        guard escaped else { return String(decoding: raw, as: UTF8.self) }
+        let quoted = Data([UInt8(ascii: "\"")] + raw + [UInt8(ascii: "\"")])
+        return (try? JSONDecoder().decode(String.self, from: quoted)) ?? String(decoding: raw, as: UTF8.self)
+    }
+
+    private static func path(_ stack: [Frame], _ key: String) -> String {
+        var text = ""
+        for frame in stack.dropLast() {
+            if frame.isObject {
+                text += text.isEmpty ? (frame.key ?? "") : "." + (frame.key ?? "")
+            } else {
+                text += "[\(frame.index)]"
+            }
+        }
+        return text.isEmpty ? key : text + "." + key
+    }
+}
