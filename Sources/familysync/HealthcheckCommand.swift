@@ -1,0 +1,41 @@
+import ArgumentParser
+import FamilySyncClient
+import FamilySyncCore
+import Foundation
+
+/// What container health checks and orchestrators' probes call: one `GET /health/ready`, exit 0
+/// when the server answers ready. No shell, no curl, nothing but the binary the image already has.
+struct HealthcheckCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "healthcheck",
+        abstract: "Ask a server whether it is ready (GET /health/ready): exit 0 if it is; 3 if it answers not ready, cannot be reached or does not answer in time."
+    )
+
+    @Option(help: "The server's base URL. Env: FAMILYSYNC_HEALTHCHECK_URL. Default: http://127.0.0.1:8080.")
+    var url: String?
+
+    @Option(help: "Seconds to wait for the answer (1–300).")
+    var timeout = 5
+
+    func validate() throws {
+        guard (1...300).contains(timeout) else { throw ValidationError("--timeout must be 1 to 300 seconds, not \(timeout)") }
+    }
+
+    func run() async throws {
+        let text = url ?? ProcessInfo.processInfo.environment["FAMILYSYNC_HEALTHCHECK_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? ClientOptions.defaultServer
+        let client = FamilySyncClient(serverURL: try ClientOptions.serverURL(text))
+        let answer = try await withThrowingTaskGroup(of: HealthStatus?.self) { group in
+            group.addTask { try await client.ready() }
+            group.addTask {
+                try await Task.sleep(for: .seconds(timeout))
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+        guard let answer else {
+            throw FamilySyncError(.tryAgainLater, "\(text) did not answer within \(timeout) s.")
+        }
+        print("\(answer.status) (schema version \(answer.schemaVersion.map(String.init) ?? "unknown"))")
+    }
+}
