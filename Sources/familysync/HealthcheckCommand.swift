@@ -1,6 +1,7 @@
 import ArgumentParser
 import FamilySyncClient
 import FamilySyncCore
+import FamilySyncProtocol
 import Foundation
 
 /// What container health checks and orchestrators' probes call: one `GET /health/ready`, exit 0
