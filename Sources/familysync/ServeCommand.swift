@@ -86,6 +86,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Connections to PostgreSQL this instance opens at start and holds (the database's max_connections must allow them on every instance, plus one for its change listener). Env: FAMILYSYNC_DB_CONNECTIONS. Default: 20.")
     var dbConnections: String?
 
+    @Option(help: "PostgreSQL URL of the same database for the change listener's LISTEN connection, reached directly, when --database-url goes through a pooler in transaction mode (PgBouncer), which cannot carry LISTEN. Env: FAMILYSYNC_LISTEN_DATABASE_URL. Default: the database URL.")
+    var listenDatabaseUrl: String?
+
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var logging: LoggingOptions
 
@@ -98,6 +101,7 @@ struct ServeCommand: AsyncParsableCommand {
             dbConnections ?? environment["FAMILYSYNC_DB_CONNECTIONS"], named: "database connections", default: PostgresClient.defaultConnections, range: 1...1000
         )
         let source = try database.resolve(environment)
+        let listenURL = try listenDatabaseURL(environment, source: source)
         let logger = try logging.bootstrap(environment)
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
@@ -108,7 +112,7 @@ struct ServeCommand: AsyncParsableCommand {
             let client = PostgresClient(configuration: url.servingPoolConfiguration(connections: connections), backgroundLogger: logger)
             let clock: any WallClock = clockRate.map { ScaledWallClock(rate: $0) } ?? SystemWallClock()
             let dependencies = ServerDependencies(
-                postgres: client, listener: try url.connectionConfiguration(), metricsRegistry: registry, clock: clock, logger: logger, push: push
+                postgres: client, listener: try (listenURL ?? url).connectionConfiguration(), metricsRegistry: registry, clock: clock, logger: logger, push: push
             )
             if let push {
                 logger.info("push on", metadata: ["to": "\(push.destination.description)", "minimumInterval": "\(push.minimumInterval)"])
@@ -135,6 +139,20 @@ struct ServeCommand: AsyncParsableCommand {
         }
         await EmbeddedDatabaseLauncher.close(embedded, logger: logger)
         logger.info("stopped")
+    }
+
+    /// The listener's own URL, for a pool behind a transaction pooler; only beside a database URL.
+    private func listenDatabaseURL(_ environment: [String: String], source: DatabaseOptions.Source) throws -> DatabaseURL? {
+        guard let text = listenDatabaseUrl ?? environment["FAMILYSYNC_LISTEN_DATABASE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) else { return nil }
+        guard case .url = source else {
+            throw OperatorError.configuration("a listen database URL needs a database URL (--database-url or DATABASE_URL); the embedded database is listened to directly")
+        }
+        do {
+            return try DatabaseURL(text)
+        } catch {
+            let reason = (error as? DatabaseURL.ParseError)?.reason ?? "\(error)"
+            throw OperatorError.configuration("malformed listen database URL: \(reason)")
+        }
     }
 
     private func serverConfiguration(_ environment: [String: String]) throws -> ServerConfiguration {

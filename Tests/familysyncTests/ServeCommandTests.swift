@@ -1,6 +1,10 @@
+import FamilySyncClient
 import FamilySyncCore
+import FamilySyncPostgres
+import FamilySyncProtocol
 import FamilySyncTestSupport
 import Foundation
+import PostgresNIO
 import Subprocess
 import Testing
 #if canImport(Glibc)
@@ -97,6 +101,8 @@ import Glibc
         (["serve", "--push-webhook-url", "relay.example.com"], "the push webhook URL must be an http:// or https:// URL"),
         (["serve", "--db-connections", "0"], "database connections must be a whole number from 1 to 1000, not '0'"),
         (["serve", "--push-min-interval", "0"], "push minimum interval must be a whole number from 1 to 3600, not '0'"),
+        (["serve", "--database-url", "postgres://u@h/d", "--listen-database-url", "postgres://h/d"], "malformed listen database URL: a user name is required"),
+        (["serve", "--listen-database-url", "postgres://u@h/d"], "a listen database URL needs a database URL"),
     ])
     func badConfigurationExits2WithOneLine(_ arguments: [String], _ reason: String) async throws {
         let process = try await ServerProcess.start(arguments)
@@ -161,5 +167,54 @@ import Glibc
             #expect(object?["message"] is String && object?["level"] is String && object?["timestamp"] is String, "not a JSON log line: \(line)")
         }
         #expect(process.stderr.contains(#""message":"listening""#))
+    }
+}
+
+/// `--listen-database-url`: the change listener's LISTEN connection goes where it says (behind a
+/// transaction pooler the pool cannot carry LISTEN), and a write still wakes a held poll.
+@Suite struct ListenDatabaseURLTests {
+    @Test func theListenerConnectsWhereItIsToldAndPollsStillWake() async throws {
+        try await withTemporaryDirectory { directory in
+            let database = try await TestPostgres.shared.makeDatabase()
+            // A role of its own, so the listener's session can be told from the pool's.
+            let role = "fs_listener_\(UInt32.random(in: 0...UInt32.max))"
+            let embedded = try await TestPostgres.shared.embedded()
+            try await embedded.withAdminConnection { connection in
+                _ = try await connection.query(PostgresQuery(unsafeSQL: "CREATE ROLE \(role) LOGIN"), logger: testLogger)
+            }
+            var listen = database
+            listen.username = role
+            let port = try freePort()
+            let server = try await ServerProcess.start(
+                ["serve", "--port", "\(port)", "--listen-database-url", listen.connectionString], port: port,
+                environment: ["DATABASE_URL": database.connectionString], workingDirectory: directory
+            )
+            defer { server.signal(SIGKILL) }
+            try await server.waitUntilReady()
+
+            let listening = try await embedded.withAdminConnection { connection in
+                let rows = try await connection.query(
+                    "SELECT count(*)::int FROM pg_stat_activity WHERE usename = \(role) AND datname = \(database.database) AND query ILIKE 'LISTEN%'", logger: testLogger
+                )
+                var count = 0
+                for try await (value) in rows.decode(Int.self) { count = value }
+                return count
+            }
+            #expect(listening == 1, "the listener's session, as the listen URL's role")
+
+            let family = try await PairedFamily.create(on: server.client)
+            let child = family.children[0]
+            let since = try await child.client.databaseChanges(since: nil).changeToken
+            let poll = Task { try await child.client.poll(since: since, timeout: 60) }
+            try await server.waitForMetric("familysync_polls_active", atLeast: 1)
+            _ = try await family.parent.modify(child.zone, ModifyRecordsRequest(operations: [
+                .init(operationType: .forceReplace, record: .init(recordName: "app-1", recordType: "AppConfiguration", fields: [
+                    "logicalID": .string("app-1"), "displayName": .string("App"), "category": .string("learning"), "isEnabled": .bool(true), "blockingEnabled": .bool(false),
+                ])),
+            ]))
+            let answer = try await poll.value
+            #expect(answer.changed)
+            #expect(answer.zones == [child.zone])
+        }
     }
 }
