@@ -39,6 +39,8 @@ final class PollHub: Sendable {
         /// The deadline of the wait in progress: a timer of an earlier wait that fires late finds
         /// another deadline here and does nothing.
         var deadline: ContinuousClock.Instant?
+        /// A deadline whose timer fired before its wait had stored its continuation.
+        var expired: ContinuousClock.Instant?
     }
 
     private struct State {
@@ -155,10 +157,15 @@ final class PollHub: Sendable {
     /// A wait's deadline came: it answers `.timedOut` if it is still that wait.
     private func expire(_ ticket: Ticket, at deadline: ContinuousClock.Instant) {
         let continuation = state.withLock { state -> CheckedContinuation<Wake, Never>? in
-            guard var waiter = state.waiters[ticket.id], waiter.deadline == deadline, let continuation = waiter.continuation else { return nil }
+            guard var waiter = state.waiters[ticket.id] else { return nil }
+            defer { state.waiters[ticket.id] = waiter }
+            guard waiter.deadline == deadline, let continuation = waiter.continuation else {
+                // Its wait has not stored its continuation yet: it finds this and ends at once.
+                if waiter.continuation == nil { waiter.expired = deadline }
+                return nil
+            }
             waiter.continuation = nil
             waiter.deadline = nil
-            state.waiters[ticket.id] = waiter
             return continuation
         }
         continuation?.resume(returning: .timedOut)
@@ -176,9 +183,8 @@ final class PollHub: Sendable {
                         state.waiters[ticket.id] = waiter
                         return pending
                     }
-                    // The timer fires at the deadline or later, so one that fired before the
-                    // continuation was here leaves a deadline already passed.
-                    if ContinuousClock.now >= deadline { return .timedOut }
+                    // The timer fired before the continuation was here.
+                    if waiter.expired == deadline || ContinuousClock.now >= deadline { return .timedOut }
                     waiter.continuation = continuation
                     waiter.deadline = deadline
                     state.waiters[ticket.id] = waiter
