@@ -90,6 +90,7 @@ func buildRouter(configuration: ServerConfiguration, dependencies: ServerDepende
     routes.add(middleware: ResponseCompressionMiddleware())
     routes.add(middleware: ErrorMiddleware(routes: routes.table))
     routes.add(middleware: BodyLimitMiddleware(maxBodyBytes: configuration.limits.maxBodyBytes))
+    routes.add(middleware: ForwardedClientMiddleware(proxies: configuration.trustedProxies))
 
     let clock = dependencies.clock, keyring = dependencies.keyring
     HealthController(readiness: DatabaseReadiness(client: dependencies.postgres, migrator: dependencies.migrator)).addRoutes(to: routes)

@@ -9,8 +9,9 @@ public struct FamilySyncRequestContext: RequestContext {
     /// Set from the server's limits by `BodyLimitMiddleware`; Hummingbird's body collection and
     /// decoding stop at this many bytes.
     public var maxBodyBytes: Int = Limits.defaultMaxBodyBytes
-    /// The peer's IP address, the key of per-client rate limits.
-    public let clientAddress: String?
+    /// The client's IP address, the key of per-client rate limits: the peer's, or the one a
+    /// trusted proxy forwarded (`ForwardedClientMiddleware`).
+    public internal(set) var clientAddress: String?
     /// Set by `AuthenticationMiddleware` on the routes that need a credential.
     public var device: AuthenticatedDevice?
 

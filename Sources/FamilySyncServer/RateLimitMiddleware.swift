@@ -4,8 +4,8 @@ import Hummingbird
 import Synchronization
 
 /// Per client address limits for the unauthenticated endpoints (family creation, pairing accept):
-/// a token bucket each, in memory. Exceeded → `429 THROTTLED` with `Retry-After`. Behind a proxy
-/// every client shares the proxy's address; run one limit per proxy or raise the limit.
+/// a token bucket each, in memory of this instance. Exceeded → `429 THROTTLED` with `Retry-After`.
+/// Behind a proxy the address is the one it forwards, if it is trusted (`--trusted-proxies`).
 struct RateLimitMiddleware: RouterMiddleware {
     typealias Context = FamilySyncRequestContext
 

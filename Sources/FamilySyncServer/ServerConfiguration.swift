@@ -27,6 +27,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var appleClientIDs: [String]
     /// How often the stale detector runs (§10: a device turns stale within 60 s of its 120 s mark).
     public var healthCheckInterval: Duration
+    /// Proxies whose `X-Forwarded-For` names the client for the per-client limits.
+    public var trustedProxies: TrustedProxies
 
     public static let appleJWKSDefault = "https://appleid.apple.com/auth/keys"
 
@@ -38,8 +40,9 @@ public struct ServerConfiguration: Sendable, Equatable {
         unauthenticatedRateLimit: RateLimit = .unauthenticatedDefault, tombstoneHorizon: TimeInterval = 30 * 86_400,
         usageRetention: TimeInterval = 400 * 86_400, idleTimeout: Duration = .seconds(75),
         recoveryFailureLimit: RateLimit = .recoveryFailuresDefault, appleJWKSURL: String = appleJWKSDefault, appleClientIDs: [String] = [],
-        healthCheckInterval: Duration = .seconds(15)
+        healthCheckInterval: Duration = .seconds(15), trustedProxies: TrustedProxies = .none
     ) {
+        self.trustedProxies = trustedProxies
         self.healthCheckInterval = healthCheckInterval
         self.recoveryFailureLimit = recoveryFailureLimit
         self.appleJWKSURL = appleJWKSURL

@@ -86,6 +86,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Connections to PostgreSQL this instance opens at start and holds (the database's max_connections must allow them on every instance, plus one for its change listener). Env: FAMILYSYNC_DB_CONNECTIONS. Default: 20.")
     var dbConnections: String?
 
+    @Option(help: "Proxies whose X-Forwarded-For names the client for the per-address rate limits: addresses and CIDR ranges, comma-separated (127.0.0.1,10.0.0.0/8,::1). Env: FAMILYSYNC_TRUSTED_PROXIES. Default: none (the peer's address counts).")
+    var trustedProxies: String?
+
     @Option(help: "PostgreSQL URL of the same database for the change listener's LISTEN connection, reached directly, when --database-url goes through a pooler in transaction mode (PgBouncer), which cannot carry LISTEN. Env: FAMILYSYNC_LISTEN_DATABASE_URL. Default: the database URL.")
     var listenDatabaseUrl: String?
 
@@ -184,6 +187,12 @@ struct ServeCommand: AsyncParsableCommand {
         guard let jwks = URL(string: appleJWKS), ["http", "https"].contains(jwks.scheme ?? ""), jwks.host != nil else {
             throw OperatorError.configuration("the Apple JWKS URL must be an http:// or https:// URL, not '\(appleJWKS)'")
         }
+        let proxies: TrustedProxies
+        do {
+            proxies = try TrustedProxies(parsing: trustedProxies ?? environment["FAMILYSYNC_TRUSTED_PROXIES"] ?? "")
+        } catch {
+            throw OperatorError.configuration(error.description)
+        }
         if let clockRate, !(1...1000).contains(clockRate) {
             throw OperatorError.configuration("clock rate must be from 1 to 1000, not '\(clockRate)'")
         }
@@ -195,7 +204,7 @@ struct ServeCommand: AsyncParsableCommand {
             usageRetention: TimeInterval(retentionDays) * 86_400,
             idleTimeout: .seconds(idleSeconds),
             appleJWKSURL: appleJWKS, appleClientIDs: appleClientIDs,
-            healthCheckInterval: .milliseconds(Int64(15_000 / (clockRate ?? 1)))
+            healthCheckInterval: .milliseconds(Int64(15_000 / (clockRate ?? 1))), trustedProxies: proxies
         )
     }
 
