@@ -1,0 +1,94 @@
+import FamilySyncClient
+import FamilySyncCore
+import FamilySyncPostgres
+import FamilySyncProtocol
+import FamilySyncTestSupport
+import Foundation
+import Subprocess
+import SystemPackage
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The restore drill of docs/operations.md ("Backups"), as an operator runs it: `pg_dump` of a
+/// live server's database, `pg_restore` into an empty one, a server on the copy. Devices keep
+/// their credentials and their change tokens: nothing to pair again, nothing to fetch again.
+@Suite struct BackupRestoreTests {
+    /// Runs one of PostgreSQL's client programs against the test cluster's socket.
+    static func run(_ program: String, _ arguments: [String], on url: DatabaseURL) async throws {
+        guard case .unixSocket(let path) = url.endpoint else { throw TestFailure("the test cluster listens on a socket") }
+        let directory = (path as NSString).deletingLastPathComponent
+        let port = String(path.split(separator: ".").last ?? "5432")
+        let result = try await Subprocess.run(
+            .path(FilePath(try PostgresBinaries.find().directory + "/" + program)),
+            arguments: Arguments(["-h", directory, "-p", port, "-U", url.username] + arguments),
+            output: .string(limit: 1 << 20), error: .string(limit: 1 << 20)
+        )
+        guard case .exited(0) = result.terminationStatus else {
+            throw TestFailure("\(program) failed: \(result.standardError ?? "")")
+        }
+    }
+
+    @Test func aDumpRestoredIntoAnEmptyDatabaseServesTheSameFamily() async throws {
+        try await withTemporaryDirectory { directory in
+            let original = try await TestPostgres.shared.makeDatabase()
+            let port = try freePort()
+            let server = try await ServerProcess.start(
+                ["serve", "--port", "\(port)", "--usage-retention-days", "36500"], port: port,
+                environment: ["DATABASE_URL": original.connectionString], workingDirectory: directory
+            )
+            defer { server.signal(SIGKILL) }
+            try await server.waitUntilReady()
+            let family = try await PairedFamily.create(on: server.client)
+            let child = family.children[0]
+            _ = try await family.parent.modify(child.zone, ModifyRecordsRequest(operations: [
+                .init(operationType: .create, record: .init(recordName: "app-1", recordType: "AppConfiguration", fields: [
+                    "logicalID": .string("app-1"), "displayName": .string("App"), "category": .string("learning"), "isEnabled": .bool(true), "blockingEnabled": .bool(false),
+                ])),
+            ]))
+            let base = Date(timeIntervalSince1970: 1_790_000_000)
+            _ = try await child.client.uploadUsage(UsageUploadRequest(timeZone: "UTC", records: (0..<5).map { UsageRecordBody.second($0, after: base, app: $0 % 2) }))
+            let zone = try await family.parent.zoneChanges(child.zone, since: nil)
+            let token = try await child.client.databaseChanges(since: nil).changeToken
+
+            // The backup, taken while the server runs (pg_dump reads one snapshot).
+            let dump = directory + "/familysync.dump"
+            try await Self.run("pg_dump", ["-d", original.database, "-Fc", "-f", dump], on: original)
+            server.signal(SIGTERM)
+            _ = try await server.waitForExit()
+
+            // The restore, into an empty database.
+            let embedded = try await TestPostgres.shared.embedded()
+            let restoredName = original.database + "_restored"
+            try await embedded.createDatabaseIfMissing(restoredName, template: "template0")
+            var restored = original
+            restored.database = restoredName
+            try await Self.run("pg_restore", ["-d", restoredName, "--no-owner", "--exit-on-error", dump], on: restored)
+
+            let port2 = try freePort()
+            let copy = try await ServerProcess.start(
+                ["serve", "--port", "\(port2)", "--usage-retention-days", "36500"], port: port2,
+                environment: ["DATABASE_URL": restored.connectionString], workingDirectory: directory
+            )
+            defer { copy.signal(SIGKILL) }
+            try await copy.waitUntilReady()
+            let parent = copy.client.authenticated(as: try #require(family.parent.credential))
+            let kid = copy.client.authenticated(as: try #require(child.client.credential))
+            #expect(try await kid.me().status == .active, "the child's credential works on the copy")
+            let again = try await parent.zoneChanges(child.zone, since: nil)
+            #expect(again.records == zone.records)
+            // The change token from before the backup is still good: nothing to fetch again.
+            let since = try await kid.databaseChanges(since: token)
+            #expect(since.zones.isEmpty)
+            let summaries = try await parent.zoneChanges(child.zone, since: nil).records.filter { $0.recordType == "DailySummary" }
+            #expect(summaries.count == zone.records.filter { $0.recordType == "DailySummary" }.count)
+            // And it takes writes: the sequence continues where the original's stopped.
+            let wrote = try await parent.modify(child.zone, ModifyRecordsRequest(operations: [
+                .init(operationType: .forceDelete, record: .init(recordName: "app-1")),
+            ]))
+            #expect(wrote.records.count == 1)
+            #expect(try await kid.databaseChanges(since: token).zones.map(\.zoneName) == [child.zone])
+        }
+    }
+}
