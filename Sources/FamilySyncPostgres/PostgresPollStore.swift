@@ -7,8 +7,11 @@ import PostgresNIO
 public struct PostgresPollStore: Sendable {
     let client: PostgresClient
     let logger: Logger
+    /// Whether the poll's read runs as a named prepared statement (`RowStatement.rows`).
+    let preparedStatements: Bool
 
-    public init(client: PostgresClient, logger: Logger) {
+    public init(client: PostgresClient, logger: Logger, preparedStatements: Bool = true) {
+        self.preparedStatements = preparedStatements
         self.client = client
         self.logger = logger
     }
@@ -40,10 +43,10 @@ public struct PostgresPollStore: Sendable {
     /// then (§12: nothing is pushed to a device a poll will tell); `release` ends the mark.
     public func check(_ caller: AuthenticatedDevice, after: Int64?, holdUntil: Date? = nil) async throws -> Check {
         let statement = PollCheckStatement(holdUntil: holdUntil, familyID: caller.familyID, deviceID: caller.deviceID, since: after ?? Int64.max)
-        let logger = logger
+        let (logger, prepared) = (logger, preparedStatements)
         let rows = try await client.leasing { connection in
             var rows: [PostgresRow] = []
-            for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+            try await statement.forEachRow(on: connection, prepared: prepared, logger: logger) { rows.append($0) }
             return rows
         }
         typealias Row = (Bool, String, String, Int64, Int64, Int64, [String], [String], [Bool], [String], UUID?, Bool, [UUID])

@@ -11,9 +11,12 @@ public struct PostgresRecordStore: Sendable {
     let changeLog: ChangeLog
     let clock: any WallClock
     let logger: Logger
+    /// Whether the hot reads run as named prepared statements (`RowStatement.rows`).
+    let preparedStatements: Bool
 
     /// `outbox`: push on (§12), the outbox rows of each change written with it.
-    public init(client: PostgresClient, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil) {
+    public init(client: PostgresClient, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil, preparedStatements: Bool = true) {
+        self.preparedStatements = preparedStatements
         self.client = client
         self.changeLog = ChangeLog(client: client, logger: logger, outbox: outbox)
         self.clock = clock
@@ -177,9 +180,9 @@ public struct PostgresRecordStore: Sendable {
 
     /// Changes of a zone after `since` (nil: every live record), oldest change first, at most `limit`.
     public func zoneChanges(access: ZoneAccess, zoneName: String, since: ChangeToken?, limit: Int) async throws -> ZoneChanges {
-        let logger = logger
+        let (logger, prepared) = (logger, preparedStatements)
         return try await client.leasing { connection in
-            try await Self.zoneChanges(access: access, zoneName: zoneName, since: since, limit: limit, on: connection, logger: logger)
+            try await Self.zoneChanges(access: access, zoneName: zoneName, since: since, limit: limit, on: connection, prepared: prepared, logger: logger)
         }
     }
 
@@ -188,16 +191,15 @@ public struct PostgresRecordStore: Sendable {
     /// was read, with no transaction to open and close ("nothing new" is one round trip). The
     /// checks come after the read; a page read for a zone the caller may not see is dropped unseen.
     static func zoneChanges(
-        access: ZoneAccess, zoneName: String, since: ChangeToken?, limit: Int, on connection: PostgresConnection, logger: Logger
+        access: ZoneAccess, zoneName: String, since: ChangeToken?, limit: Int, on connection: PostgresConnection, prepared: Bool, logger: Logger
     ) async throws -> ZoneChanges {
         let after = since?.sequence ?? -1
         let statement = ZoneChangesStatement(familyID: access.caller.familyID, zoneName: zoneName, after: after, liveOnly: since == nil, limit: limit + 1)
-        let rows = try await connection.execute(statement, logger: logger)
         var family: ChangeLogPosition?
         var zone: Zone?
         var page: [(record: FeedRecord, sequence: Int64)] = []
         page.reserveCapacity(min(limit + 1, 1024))
-        for try await row in rows {
+        try await statement.forEachRow(on: connection, prepared: prepared, logger: logger) { row in
             // By position (the statement's column order), not by name: a page is up to a
             // thousand rows of nineteen columns.
             let cells = row.makeRandomAccess()
@@ -242,7 +244,7 @@ public struct PostgresRecordStore: Sendable {
     public func zoneChanges(
         access: ZoneAccess, zones: [(zoneName: String, since: ChangeToken?)], limit: Int, total: Int
     ) async throws -> [Swift.Result<ZoneChanges, FamilySyncError>] {
-        let logger = logger
+        let (logger, prepared) = (logger, preparedStatements)
         return try await client.inSnapshot(logger: logger) { connection in
             var results: [Swift.Result<ZoneChanges, FamilySyncError>] = []
             var room = total
@@ -250,7 +252,7 @@ public struct PostgresRecordStore: Sendable {
                 let pageLimit = max(1, min(limit, room - (zones.count - index - 1)))
                 do {
                     let changes = try await Self.zoneChanges(
-                        access: access, zoneName: zone.zoneName, since: zone.since, limit: pageLimit, on: connection, logger: logger
+                        access: access, zoneName: zone.zoneName, since: zone.since, limit: pageLimit, on: connection, prepared: prepared, logger: logger
                     )
                     room -= changes.records.count
                     results.append(.success(changes))

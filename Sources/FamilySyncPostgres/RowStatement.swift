@@ -5,4 +5,17 @@ protocol RowStatement: PostgresPreparedStatement where Row == PostgresRow {}
 
 extension RowStatement {
     func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
+
+    /// Runs it and hands each row to `body`: as a named prepared statement, parsed and planned
+    /// once per connection, or with `prepared` false as an unnamed one, parsed every time. A pooler
+    /// in transaction mode that does not track prepared statements (PgBouncer before 1.21) hands
+    /// each transaction any server connection, on which a statement prepared on another does not
+    /// exist.
+    func forEachRow(on connection: PostgresConnection, prepared: Bool, logger: Logger, _ body: (PostgresRow) throws -> Void) async throws {
+        if prepared {
+            for try await row in try await connection.execute(self, logger: logger) { try body(row) }
+        } else {
+            for try await row in try await connection.query(PostgresQuery(unsafeSQL: Self.sql, binds: try makeBindings()), logger: logger) { try body(row) }
+        }
+    }
 }

@@ -59,7 +59,7 @@ public struct ServerDependencies: Sendable {
     public init(
         postgres: PostgresClient, listener: PostgresConnection.Configuration, metricsRegistry: PrometheusCollectorRegistry,
         clock: any WallClock = SystemWallClock(), logger: Logger, listenerBackoff: Duration = .milliseconds(100),
-        listenerMaximumBackoff: Duration = .seconds(5), migrateOnStart: Bool = true, push: PushSettings? = nil
+        listenerMaximumBackoff: Duration = .seconds(5), migrateOnStart: Bool = true, push: PushSettings? = nil, preparedStatements: Bool = true
     ) {
         self.postgres = postgres
         self.metricsRegistry = metricsRegistry
@@ -76,10 +76,10 @@ public struct ServerDependencies: Sendable {
         families = PostgresFamilyStore(client: postgres, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
         devices = PostgresDeviceStore(client: postgres, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
         pairings = PostgresPairingStore(client: postgres, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
-        records = PostgresRecordStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
+        records = PostgresRecordStore(client: postgres, clock: clock, logger: logger, outbox: outbox, preparedStatements: preparedStatements)
         commands = PostgresCommandStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
         usage = PostgresUsageStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
-        polls = PostgresPollStore(client: postgres, logger: logger)
+        polls = PostgresPollStore(client: postgres, logger: logger, preparedStatements: preparedStatements)
         members = PostgresMemberStore(client: postgres, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
         alerts = PostgresAlertStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
         health = PostgresHealthStore(client: postgres, clock: clock, logger: logger, outbox: outbox)

@@ -89,6 +89,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Proxies whose X-Forwarded-For names the client for the per-address rate limits: addresses and CIDR ranges, comma-separated (127.0.0.1,10.0.0.0/8,::1). Env: FAMILYSYNC_TRUSTED_PROXIES. Default: none (the peer's address counts).")
     var trustedProxies: String?
 
+    @Option(help: "on or off: run the hottest reads as named prepared statements. Off behind PgBouncer before 1.21 in transaction mode, which does not track them. Env: FAMILYSYNC_PREPARED_STATEMENTS. Default: on.")
+    var preparedStatements: String?
+
     @Option(help: "PostgreSQL URL of the same database for the change listener's LISTEN connection, reached directly, when --database-url goes through a pooler in transaction mode (PgBouncer), which cannot carry LISTEN. Env: FAMILYSYNC_LISTEN_DATABASE_URL. Default: the database URL.")
     var listenDatabaseUrl: String?
 
@@ -105,6 +108,12 @@ struct ServeCommand: AsyncParsableCommand {
         )
         let source = try database.resolve(environment)
         let listenURL = try listenDatabaseURL(environment, source: source)
+        let prepared: Bool
+        switch (preparedStatements ?? environment["FAMILYSYNC_PREPARED_STATEMENTS"] ?? "on").lowercased() {
+        case "on": prepared = true
+        case "off": prepared = false
+        case let other: throw OperatorError.configuration("prepared statements must be on or off, not '\(other)'")
+        }
         let logger = try logging.bootstrap(environment)
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
@@ -115,7 +124,8 @@ struct ServeCommand: AsyncParsableCommand {
             let client = PostgresClient(configuration: url.servingPoolConfiguration(connections: connections), backgroundLogger: logger)
             let clock: any WallClock = clockRate.map { ScaledWallClock(rate: $0) } ?? SystemWallClock()
             let dependencies = ServerDependencies(
-                postgres: client, listener: try (listenURL ?? url).connectionConfiguration(), metricsRegistry: registry, clock: clock, logger: logger, push: push
+                postgres: client, listener: try (listenURL ?? url).connectionConfiguration(), metricsRegistry: registry, clock: clock, logger: logger, push: push,
+                preparedStatements: prepared
             )
             if let push {
                 logger.info("push on", metadata: ["to": "\(push.destination.description)", "minimumInterval": "\(push.minimumInterval)"])

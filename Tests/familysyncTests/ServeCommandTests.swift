@@ -104,6 +104,7 @@ import Glibc
         (["serve", "--database-url", "postgres://u@h/d", "--listen-database-url", "postgres://h/d"], "malformed listen database URL: a user name is required"),
         (["serve", "--listen-database-url", "postgres://u@h/d"], "a listen database URL needs a database URL"),
         (["serve", "--trusted-proxies", "127.0.0.1,10.0.0.0/33"], "trusted proxies: '10.0.0.0/33' has a prefix length that is not 0 to 32"),
+        (["serve", "--prepared-statements", "maybe"], "prepared statements must be on or off, not 'maybe'"),
         (["serve", "--trusted-proxies", "proxy.internal"], "trusted proxies: 'proxy.internal' is not an IP address or CIDR range"),
     ])
     func badConfigurationExits2WithOneLine(_ arguments: [String], _ reason: String) async throws {
