@@ -45,10 +45,7 @@ import Testing
 
                 // Asking for the next event lets it go on: it saves the token and holds its poll,
                 // and a parent's write wakes the poll and arrives.
-                let asked = Task {
-                    var next = engine.events.makeAsyncIterator()
-                    return await next.next()
-                }
+                let asked = engine.nextEventAsked()
                 try await server.waitForHeldPolls(1)
                 #expect(try store.load().zoneTokens[zone] != nil)
                 try await server.configure(zone, by: parent, name: "app-2")
@@ -100,10 +97,7 @@ import Testing
                     let running = Task { await engine.run() }
                     var events = engine.events.makeAsyncIterator()
                     guard case .changes(zone, _)? = await events.next() else { Issue.record("the first fetch"); return }
-                    let next = Task {
-                        var later = engine.events.makeAsyncIterator()
-                        return await later.next()
-                    }
+                    let next = engine.nextEventAsked()
                     try await server.waitForHeldPolls(1)
                     let caughtUp = asked().count
                     #expect(asked().last.map { "\($0.method) \($0.path)" } == "GET /v1/poll")
@@ -112,10 +106,7 @@ import Testing
                     guard case .changes(zone, let records)? = await next.value else { Issue.record("no change arrived"); return }
                     #expect(records.map(\.recordName) == ["app-2"])
                     // Asking for the next event lets the engine save the tokens and poll again.
-                    let after = Task {
-                        var later = engine.events.makeAsyncIterator()
-                        return await later.next()
-                    }
+                    let after = engine.nextEventAsked()
                     try await server.waitForHeldPolls(1)
                     #expect(asked().dropFirst(caughtUp).map { "\($0.method) \($0.path)" } == ["POST /v1/changes/zones", "GET /v1/poll"])
                     // The poll's token was saved with the zone's: the next poll waits from there.
@@ -146,18 +137,12 @@ import Testing
                 let running = Task { await engine.run() }
                 var events = engine.events.makeAsyncIterator()
                 guard case .changes("extra", _)? = await events.next() else { Issue.record("the first fetch"); return }
-                let next = Task {
-                    var later = engine.events.makeAsyncIterator()
-                    return await later.next()
-                }
+                let next = engine.nextEventAsked()
                 try await server.waitForHeldPolls(1)
                 let deleted = try await server.send(.delete, "/v1/zones/extra", credential: parent.credential)
                 #expect(deleted.status == .noContent)
                 #expect(await next.value == .zoneDeleted("extra"))
-                let after = Task {
-                    var later = engine.events.makeAsyncIterator()
-                    return await later.next()
-                }
+                let after = engine.nextEventAsked()
                 try await server.waitForHeldPolls(1)
                 #expect(try store.load().zoneTokens["extra"] == nil)
                 running.cancel()
@@ -234,10 +219,7 @@ import Testing
                     let first = try #require(await events.next())
                     #expect(first.changedRecordNames == ["app-1"])
                     // Asked for more, it holds a poll that will never answer.
-                    let asked = Task {
-                        var next = engine.events.makeAsyncIterator()
-                        return await next.next()
-                    }
+                    let asked = engine.nextEventAsked()
                     try await Self.until("a poll held at the hop") { held() == 1 }
                     try await server.configure(zone, by: parent, name: "app-2")
                     // The push: the engine lets go of the dead poll, fetches the change, polls again.
@@ -245,10 +227,7 @@ import Testing
                     let second = try #require(await asked.value)
                     #expect(second.changedRecordNames == ["app-2"])
                     // The app takes the next event as it goes on: the fetch ends, then the push's call.
-                    let third = Task {
-                        var next = engine.events.makeAsyncIterator()
-                        return await next.next()
-                    }
+                    let third = engine.nextEventAsked()
                     try await pushed.value
                     try await Self.until("the engine polling again") { held() == 1 }
                     running.cancel()
@@ -279,5 +258,16 @@ extension SyncEvent {
     var changedRecordNames: [String] {
         if case .changes(_, let records) = self { return records.map(\.recordName) }
         return []
+    }
+}
+
+extension SyncEngine {
+    /// The app asking for the next event in the background: the engine goes on meanwhile (it
+    /// saves the tokens of the event before and holds its poll).
+    nonisolated func nextEventAsked() -> Task<SyncEvent?, Never> {
+        Task {
+            var next = events.makeAsyncIterator()
+            return await next.next()
+        }
     }
 }
