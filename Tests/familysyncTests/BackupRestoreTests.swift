@@ -30,16 +30,27 @@ import Glibc
         }
     }
 
+    /// A server process on `database`, ready; the caller kills it.
+    static func serve(_ database: DatabaseURL, in directory: String) async throws -> ServerProcess {
+        let port = try freePort()
+        let server = try await ServerProcess.start(
+            ["serve", "--port", "\(port)", "--usage-retention-days", "36500"], port: port,
+            environment: ["DATABASE_URL": database.connectionString], workingDirectory: directory
+        )
+        do {
+            try await server.waitUntilReady()
+        } catch {
+            server.signal(SIGKILL)
+            throw error
+        }
+        return server
+    }
+
     @Test func aDumpRestoredIntoAnEmptyDatabaseServesTheSameFamily() async throws {
         try await withTemporaryDirectory { directory in
             let original = try await TestPostgres.shared.makeDatabase()
-            let port = try freePort()
-            let server = try await ServerProcess.start(
-                ["serve", "--port", "\(port)", "--usage-retention-days", "36500"], port: port,
-                environment: ["DATABASE_URL": original.connectionString], workingDirectory: directory
-            )
+            let server = try await Self.serve(original, in: directory)
             defer { server.signal(SIGKILL) }
-            try await server.waitUntilReady()
             let family = try await PairedFamily.create(on: server.client)
             let child = family.children[0]
             _ = try await family.parent.modify(child.zone, ModifyRecordsRequest(operations: [
@@ -66,13 +77,8 @@ import Glibc
             restored.database = restoredName
             try await Self.run("pg_restore", ["-d", restoredName, "--no-owner", "--exit-on-error", dump], on: restored)
 
-            let port2 = try freePort()
-            let copy = try await ServerProcess.start(
-                ["serve", "--port", "\(port2)", "--usage-retention-days", "36500"], port: port2,
-                environment: ["DATABASE_URL": restored.connectionString], workingDirectory: directory
-            )
+            let copy = try await Self.serve(restored, in: directory)
             defer { copy.signal(SIGKILL) }
-            try await copy.waitUntilReady()
             let parent = copy.client.authenticated(as: try #require(family.parent.credential))
             let kid = copy.client.authenticated(as: try #require(child.client.credential))
             #expect(try await kid.me().status == .active, "the child's credential works on the copy")
