@@ -24,6 +24,10 @@ public struct ServerDependencies: Sendable {
     public let knownDevices = KnownDevices()
     let keyring = ChangeTokenKeyring()
     let migrator: Migrator
+    /// The database the migrations run on: the listener's, reached directly. Their session
+    /// advisory lock and their transactions need one session, which a transaction pooler would
+    /// spread over several server connections (docs/operations.md, "Prepared statements and poolers").
+    let migrationDatabase: PostgresConnection.Configuration
     let families: PostgresFamilyStore
     let devices: PostgresDeviceStore
     let pairings: PostgresPairingStore
@@ -72,6 +76,7 @@ public struct ServerDependencies: Sendable {
             configuration: listener, sink: longPolling.sink(knownDevices), logger: logger, initialBackoff: listenerBackoff, maximumBackoff: listenerMaximumBackoff
         )
         migrator = Migrator(logger: logger)
+        migrationDatabase = listener
         let outbox = push.map { _ in PushOutbox(clock: clock) }
         families = PostgresFamilyStore(client: postgres, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
         devices = PostgresDeviceStore(client: postgres, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
