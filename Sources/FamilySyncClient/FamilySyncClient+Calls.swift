@@ -91,15 +91,19 @@ extension FamilySyncClient {
     }
 
     public func modify(_ zone: String, _ request: ModifyRecordsRequest) async throws(FamilySyncError) -> ModifyRecordsResponse {
-        try await send(.POST, "/v1/zones/\(zone)/records/modify", body: request, as: ModifyRecordsResponse.self)
+        // Forced saves and deletes end in the same state however often they arrive.
+        try await send(
+            .POST, "/v1/zones/\(zone)/records/modify", body: request,
+            replayable: request.operations.allSatisfy { [.forceReplace, .forceUpdate, .forceDelete].contains($0.operationType) }, as: ModifyRecordsResponse.self
+        )
     }
 
     public func lookup(_ zone: String, names: [String]) async throws(FamilySyncError) -> LookupRecordsResponse {
-        try await send(.POST, "/v1/zones/\(zone)/records/lookup", body: LookupRecordsRequest(recordNames: names), as: LookupRecordsResponse.self)
+        try await send(.POST, "/v1/zones/\(zone)/records/lookup", body: LookupRecordsRequest(recordNames: names), replayable: true, as: LookupRecordsResponse.self)
     }
 
     public func query(_ zone: String, _ request: QueryRecordsRequest) async throws(FamilySyncError) -> QueryRecordsResponse {
-        try await send(.POST, "/v1/zones/\(zone)/records/query", body: request, as: QueryRecordsResponse.self)
+        try await send(.POST, "/v1/zones/\(zone)/records/query", body: request, replayable: true, as: QueryRecordsResponse.self)
     }
 
     /// `GET /v1/zones/{zone}/changes`: one page after `since` (nil: from the start).
@@ -112,7 +116,7 @@ extension FamilySyncClient {
     /// most 1000 records, so a zone may say `moreComing` before its `limit`. A zone that failed
     /// alone (not found, its token wrong or expired) is an entry whose `outcome` is that error.
     public func changes(inZones zones: [MultiZoneChangesRequest.Zone], limit: Int? = nil) async throws(FamilySyncError) -> [ZoneChangesResult] {
-        try await send(.POST, "/v1/changes/zones", body: MultiZoneChangesRequest(zones: zones, limit: limit), as: MultiZoneChangesResponse.self).zones
+        try await send(.POST, "/v1/changes/zones", body: MultiZoneChangesRequest(zones: zones, limit: limit), replayable: true, as: MultiZoneChangesResponse.self).zones
     }
 
     /// `GET /v1/changes`: the zones changed after `since`.
@@ -146,13 +150,13 @@ extension FamilySyncClient {
     }
 
     public func uploadUsage(_ request: UsageUploadRequest) async throws(FamilySyncError) -> UsageUploadResponse {
-        try await send(.POST, "/v1/usage", body: request, as: UsageUploadResponse.self)
+        try await send(.POST, "/v1/usage", body: request, replayable: true, as: UsageUploadResponse.self)
     }
 
     /// §9.2: this device's running totals for a day. Send them as often as they grow (each app's
     /// largest total is kept, so a late or repeated report is harmless).
     public func uploadTotals(_ request: UsageTotalsRequest) async throws(FamilySyncError) -> UsageTotalsResponse {
-        try await send(.POST, "/v1/usage/totals", body: request, as: UsageTotalsResponse.self)
+        try await send(.POST, "/v1/usage/totals", body: request, replayable: true, as: UsageTotalsResponse.self)
     }
 
     /// §10: a heartbeat and errors of this device's monitoring extension (`HealthReporter` sends

@@ -65,10 +65,14 @@ public struct FamilySyncClient: Sendable {
         try await send(method, path, query: query, body: Optional<NoBody>.none, as: type)
     }
 
+    /// `replayable`: whether sending the request twice does what sending it once does (nil: by
+    /// its method, GET, HEAD, PUT and DELETE). Such a request is sent again once when its
+    /// connection closed before any answer (`ConnectionLoss`).
     func send<Body: Encodable, Response: Decodable>(
-        _ method: HTTPMethod, _ path: String, query: [(String, String?)] = [], body: Body?, accept: String = "application/json", as type: Response.Type
+        _ method: HTTPMethod, _ path: String, query: [(String, String?)] = [], body: Body?, accept: String = "application/json",
+        replayable: Bool? = nil, as type: Response.Type
     ) async throws(FamilySyncError) -> Response {
-        let bytes = try await exchange(method, path, query: query, body: body, accept: accept)
+        let bytes = try await exchange(method, path, query: query, body: body, accept: accept, replayable: replayable ?? [.GET, .HEAD, .PUT, .DELETE].contains(method))
         if Response.self == EmptyResponse.self { return EmptyResponse() as! Response }
         if Response.self == String.self { return String(buffer: bytes) as! Response }
         do {
@@ -78,7 +82,9 @@ public struct FamilySyncClient: Sendable {
         }
     }
 
-    func exchange<Body: Encodable>(_ method: HTTPMethod, _ path: String, query: [(String, String?)], body: Body?, accept: String) async throws(FamilySyncError) -> ByteBuffer {
+    func exchange<Body: Encodable>(
+        _ method: HTTPMethod, _ path: String, query: [(String, String?)], body: Body?, accept: String, replayable: Bool = false
+    ) async throws(FamilySyncError) -> ByteBuffer {
         var components = URLComponents()
         components.queryItems = query.compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }
         // `+` is a space to some servers' query parsers; tokens and instants must arrive as sent.
@@ -102,7 +108,19 @@ public struct FamilySyncClient: Sendable {
         let bytes: ByteBuffer
         let started = ContinuousClock.now
         do {
-            let response = try await httpClient.execute(request, timeout: Self.requestTimeout)
+            let response: HTTPClientResponse
+            do {
+                response = try await httpClient.execute(request, timeout: Self.requestTimeout)
+            } catch {
+                // A server or proxy closing an idle keep-alive connection (an idle timeout, a
+                // restart, an nginx reload) races a request sent on it: once, it goes again on a
+                // new connection, when that cannot do anything twice.
+                switch ConnectionLoss(error) {
+                case .nothingSent?: response = try await httpClient.execute(request, timeout: Self.requestTimeout)
+                case .noAnswer? where replayable: response = try await httpClient.execute(request, timeout: Self.requestTimeout)
+                default: throw error
+                }
+            }
             status = response.status
             headers = response.headers
             bytes = try Self.decoded(try await response.body.collect(upTo: 64 << 20), headers: headers)

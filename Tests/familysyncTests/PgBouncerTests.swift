@@ -43,20 +43,15 @@ import Glibc
         let (executable, arguments) = geteuid() == 0
             ? ("/usr/bin/setpriv", ["--reuid=postgres", "--regid=postgres", "--init-groups", binary, home + "/pgbouncer.ini"])
             : (binary, [home + "/pgbouncer.ini"])
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        // Not Foundation's `Process`: its `waitUntilExit` hung in these tests, the child left unreaped.
+        let process = try await ServerProcess.start(arguments, executable: executable, workingDirectory: home)
         defer {
             // Throwaway: no shutdown to wait for (PgBouncer's own waits for its clients).
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.signal(SIGKILL)
         }
         let deadline = ContinuousClock.now + .seconds(20)
         while (try? connectedSocket(port: port)).map({ close($0) }) == nil {
-            guard process.isRunning, ContinuousClock.now < deadline else {
+            guard ContinuousClock.now < deadline else {
                 throw TestFailure("pgbouncer did not start: \((try? String(contentsOfFile: home + "/pgbouncer.log", encoding: .utf8)) ?? "")")
             }
             try await Task.sleep(for: .milliseconds(20))

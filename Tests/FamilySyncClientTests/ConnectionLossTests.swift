@@ -1,0 +1,105 @@
+import FamilySyncClient
+import FamilySyncCore
+import FamilySyncProtocol
+import FamilySyncTestSupport
+import Foundation
+import Synchronization
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A server that answers the first request of each connection (keep-alive) and closes the
+/// connection on the second without answering: what a server or proxy closing an idle keep-alive
+/// connection looks like to a request sent on it at that moment.
+final class ClosingSecondRequestServer: Sendable {
+    let holder: PortHolder
+    /// Every request read, as its request line.
+    let requests = Mutex<[String]>([])
+    var port: Int { holder.port }
+
+    init() throws {
+        holder = try PortHolder()
+        let listening = holder.descriptor
+        Thread.detachNewThread { [self] in
+            while true {
+                let connection = accept(listening, nil, nil)
+                guard connection >= 0 else { return }
+                Thread.detachNewThread { self.serve(connection) }
+            }
+        }
+    }
+
+    private func serve(_ connection: Int32) {
+        defer { close(connection) }
+        var buffered: [UInt8] = []
+        for index in 0..<2 {
+            guard let head = readRequest(connection, &buffered) else { return }
+            requests.withLock { $0.append(head) }
+            guard index == 0 else { return }
+            let body = #"{"status":"live"}"#
+            let answer = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+            _ = answer.withCString { send(connection, $0, strlen($0), 0) }
+        }
+    }
+
+    /// Reads one request (head and `Content-Length` body) and returns its request line.
+    private func readRequest(_ connection: Int32, _ buffered: inout [UInt8]) -> String? {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let text = String(decoding: buffered, as: UTF8.self)
+            if let end = text.range(of: "\r\n\r\n") {
+                let head = String(text[..<end.lowerBound])
+                let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                    .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+                let total = text.utf8.distance(from: text.utf8.startIndex, to: end.upperBound) + length
+                if buffered.count >= total {
+                    buffered.removeFirst(total)
+                    return String(head.split(separator: "\r\n").first ?? "")
+                }
+            }
+            let count = recv(connection, &chunk, chunk.count, 0)
+            guard count > 0 else { return nil }
+            buffered += chunk[0..<count]
+        }
+    }
+
+    func stop() { holder.close() }
+}
+
+@Suite struct ConnectionLossTests {
+    @Test func aReadWhoseReusedConnectionClosesIsSentAgainOnce() async throws {
+        let server = try ClosingSecondRequestServer()
+        defer { server.stop() }
+        let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!)
+        _ = try await client.live()
+        // Sent on the kept-alive connection, which closes without an answer; again on a new one.
+        #expect(try await client.live().status == "live")
+        #expect(server.requests.withLock { $0 } == Array(repeating: "GET /health/live HTTP/1.1", count: 3))
+    }
+
+    @Test func aWriteThatMayHaveArrivedIsNotSentAgain() async throws {
+        let server = try ClosingSecondRequestServer()
+        defer { server.stop() }
+        let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, credential: "parent")
+        _ = try await client.live()
+        // A command is not sent twice: the first may have reached the server.
+        let error = await #expect(throws: FamilySyncError.self) {
+            _ = try await client.sendCommand(to: UUID(), CreateCommandRequest(commandType: "syncNow"))
+        }
+        #expect(error?.code == .tryAgainLater)
+        #expect(server.requests.withLock { $0.count } == 2)
+    }
+
+    @Test func aReplayableUploadIsSentAgainOnce() async throws {
+        let server = try ClosingSecondRequestServer()
+        defer { server.stop() }
+        let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, credential: "child")
+        _ = try await client.live()
+        // Usage is kept by record id (§8): the same batch twice is the batch once. The new
+        // connection's answer is the health body, which does not decode as an upload's answer;
+        // what counts here is that it was sent again.
+        _ = try? await client.uploadUsage(UsageUploadRequest(timeZone: "UTC", records: []))
+        #expect(server.requests.withLock { $0 }.suffix(2) == ["POST /v1/usage HTTP/1.1", "POST /v1/usage HTTP/1.1"])
+    }
+}
