@@ -31,8 +31,10 @@ public struct PostgresFamilyStore: Sendable {
         let device = try await client.inTransaction(logger: logger) { connection in
             // The family's creation is change 1 (schema 0004): a token at 0 has seen nothing.
             try await connection.query(
-                "INSERT INTO families (family_id, created_at, change_seq, recovery_code_hash) VALUES (\(familyID), \(now), 1, \(ByteBuffer(bytes: recoveryCode.hash)))",
-                logger: logger
+                "INSERT INTO families (family_id, created_at, change_seq) VALUES (\(familyID), \(now), 1)", logger: logger
+            )
+            try await connection.query(
+                "INSERT INTO recovery_codes (code_hash, family_id) VALUES (\(ByteBuffer(bytes: recoveryCode.hash)), \(familyID))", logger: logger
             )
             try await connection.query(
                 "INSERT INTO zones (family_id, zone_name, child_device_id, created_at, changed_seq) VALUES (\(familyID), 'family', NULL, \(now), 1)", logger: logger
@@ -67,33 +69,45 @@ public struct PostgresFamilyStore: Sendable {
     public func recover(_ proof: RecoveryProof, name: String, platform: DevicePlatform, timeZone: String) async throws -> Recovery {
         let logger = logger
         let now = clock.now()
-        let found: (family: UUID, member: UUID)?
+        // Each proof is looked up by itself first, then the member within its family: the lookup
+        // tables are keyed by what is looked up, not by family (schema 0012).
+        let family: UUID?
         switch proof {
         case .code(let code):
             let rows = try await client.rows(
-                """
-                SELECT f.family_id, f.recovery_code_hash, m.member_id FROM families f
-                JOIN members m ON m.family_id = f.family_id AND m.role = 'parent' AND m.deleted_at IS NULL
-                WHERE f.recovery_code_hash = \(ByteBuffer(bytes: code.hash))
-                ORDER BY m.created_at, m.member_id LIMIT 1
-                """,
-                logger: logger
+                "SELECT family_id, code_hash FROM recovery_codes WHERE code_hash = \(ByteBuffer(bytes: code.hash))", logger: logger
             )
-            found = try rows.first.flatMap { row in
-                let (family, stored, member) = try row.decode((UUID, ByteBuffer, UUID).self)
-                return constantTimeEquals(stored.readableBytesView, code.hash) ? (family, member) : nil
+            family = try rows.first.flatMap { row in
+                let (family, stored) = try row.decode((UUID, ByteBuffer).self)
+                return constantTimeEquals(stored.readableBytesView, code.hash) ? family : nil
             }
         case .appleAccount(let subject):
-            let rows = try await client.rows(
+            let rows = try await client.rows("SELECT family_id FROM apple_subjects WHERE apple_sub = \(subject)", logger: logger)
+            family = try rows.first?.decode(UUID.self)
+        }
+        let member: UUID? = switch (proof, family) {
+        case (_, nil):
+            nil
+        case (.code, let family?):
+            // The person who was shown the code: the family's first parent member.
+            try await client.rows(
                 """
-                SELECT a.family_id, a.member_id FROM apple_accounts a
-                JOIN members m ON m.family_id = a.family_id AND m.member_id = a.member_id AND m.deleted_at IS NULL
-                WHERE a.apple_sub = \(subject)
+                SELECT member_id FROM members WHERE family_id = \(family) AND role = 'parent' AND deleted_at IS NULL
+                ORDER BY created_at, member_id LIMIT 1
                 """,
                 logger: logger
-            )
-            found = try rows.first.map { try $0.decode((UUID, UUID).self) }.map { ($0.0, $0.1) }
+            ).first?.decode(UUID.self)
+        case (.appleAccount(let subject), let family?):
+            try await client.rows(
+                """
+                SELECT a.member_id FROM apple_accounts a
+                JOIN members m ON m.family_id = a.family_id AND m.member_id = a.member_id AND m.deleted_at IS NULL
+                WHERE a.family_id = \(family) AND a.apple_sub = \(subject)
+                """,
+                logger: logger
+            ).first?.decode(UUID.self)
         }
+        let found = family.flatMap { family in member.map { (family: family, member: $0) } }
         guard let found else { throw FamilySyncError.notFound("No family answers to this recovery.") }
         let deviceID = UUID()
         let credential = DeviceCredential.generate(familyID: found.family, deviceID: deviceID)
@@ -103,18 +117,16 @@ public struct PostgresFamilyStore: Sendable {
             if case .code(let code) = proof {
                 // The code is used once: a second recovery racing this one finds it changed.
                 let changed = try await connection.query(
-                    """
-                    UPDATE families SET recovery_code_hash = \(ByteBuffer(bytes: newCode.hash))
-                    WHERE family_id = \(found.family) AND recovery_code_hash = \(ByteBuffer(bytes: code.hash)) RETURNING family_id
-                    """,
+                    "DELETE FROM recovery_codes WHERE code_hash = \(ByteBuffer(bytes: code.hash)) AND family_id = \(found.family) RETURNING family_id",
                     logger: logger
                 )
                 guard try await changed.first(where: { _ in true }) != nil else { throw FamilySyncError.notFound("No family answers to this recovery.") }
             } else {
-                try await connection.query(
-                    "UPDATE families SET recovery_code_hash = \(ByteBuffer(bytes: newCode.hash)) WHERE family_id = \(found.family)", logger: logger
-                )
+                try await connection.query("DELETE FROM recovery_codes WHERE family_id = \(found.family)", logger: logger)
             }
+            try await connection.query(
+                "INSERT INTO recovery_codes (code_hash, family_id) VALUES (\(ByteBuffer(bytes: newCode.hash)), \(found.family))", logger: logger
+            )
             let sequence = try await family.advance()
             let device = try await PostgresDeviceStore.insert(
                 Device(id: deviceID, familyID: found.family, role: .parent, name: name, childName: nil, platform: platform,
@@ -130,9 +142,13 @@ public struct PostgresFamilyStore: Sendable {
     /// A new recovery code for the family; the old one stops working.
     public func issueRecoveryCode(familyID: UUID) async throws -> RecoveryCode {
         let code = RecoveryCode.generate()
-        try await client.rows(
-            "UPDATE families SET recovery_code_hash = \(ByteBuffer(bytes: code.hash)) WHERE family_id = \(familyID)", logger: logger
-        )
+        let logger = logger
+        try await client.inTransaction(logger: logger) { connection in
+            try await connection.query("DELETE FROM recovery_codes WHERE family_id = \(familyID)", logger: logger)
+            try await connection.query(
+                "INSERT INTO recovery_codes (code_hash, family_id) VALUES (\(ByteBuffer(bytes: code.hash)), \(familyID))", logger: logger
+            )
+        }
         return code
     }
 
@@ -142,18 +158,24 @@ public struct PostgresFamilyStore: Sendable {
         let logger = logger
         let now = clock.now()
         try await changeLog.write(family: familyID) { family in
-            let rows = try await family.connection.query(
+            let claimed = try await family.connection.query(
                 """
-                INSERT INTO apple_accounts (family_id, apple_sub, member_id, linked_at) VALUES (\(familyID), \(subject), \(memberID), \(now))
-                ON CONFLICT (apple_sub) DO UPDATE SET member_id = EXCLUDED.member_id, linked_at = EXCLUDED.linked_at
-                    WHERE apple_accounts.family_id = EXCLUDED.family_id
-                RETURNING member_id
+                INSERT INTO apple_subjects (apple_sub, family_id) VALUES (\(subject), \(familyID))
+                ON CONFLICT (apple_sub) DO UPDATE SET family_id = EXCLUDED.family_id WHERE apple_subjects.family_id = EXCLUDED.family_id
+                RETURNING family_id
                 """,
                 logger: logger
             )
-            guard try await rows.first(where: { _ in true }) != nil else {
+            guard try await claimed.first(where: { _ in true }) != nil else {
                 throw FamilySyncError(.conflict, "This Apple account is linked to another family.")
             }
+            try await family.connection.query(
+                """
+                INSERT INTO apple_accounts (family_id, apple_sub, member_id, linked_at) VALUES (\(familyID), \(subject), \(memberID), \(now))
+                ON CONFLICT (family_id, apple_sub) DO UPDATE SET member_id = EXCLUDED.member_id, linked_at = EXCLUDED.linked_at
+                """,
+                logger: logger
+            )
         }
     }
 
@@ -163,6 +185,9 @@ public struct PostgresFamilyStore: Sendable {
         let logger = logger
         try await changeLog.write(family: familyID) { family in
             try await family.connection.query("DELETE FROM families WHERE family_id = \(familyID)", logger: logger)
+            // The lookup tables hold no foreign key to the family (they are keyed by what is looked up).
+            try await family.connection.query("DELETE FROM recovery_codes WHERE family_id = \(familyID)", logger: logger)
+            try await family.connection.query("DELETE FROM apple_subjects WHERE family_id = \(familyID)", logger: logger)
             try await family.publish([.family(familyID)])
         }
     }

@@ -37,7 +37,7 @@ public struct PostgresPushClaims: Sendable {
         let rows = try await client.rows(
             """
             WITH due AS (
-                SELECT o.push_id, t.token, t.topic, t.environment, coalesce(t.poll_held_until > \(now), false) AS polling
+                SELECT o.family_id, o.push_id, t.token, t.topic, t.environment, coalesce(t.poll_held_until > \(now), false) AS polling
                 FROM push_outbox o
                 LEFT JOIN device_push_tokens t ON t.family_id = o.family_id AND t.device_id = o.device_id
                 WHERE o.not_before <= \(now) AND (o.claimed_until IS NULL OR o.claimed_until <= \(now))
@@ -47,7 +47,7 @@ public struct PostgresPushClaims: Sendable {
                 FOR UPDATE OF o SKIP LOCKED
             )
             UPDATE push_outbox o SET claimed_until = \(now.addingTimeInterval(claimFor)), attempts = o.attempts + 1
-            FROM due WHERE o.push_id = due.push_id
+            FROM due WHERE o.family_id = due.family_id AND o.push_id = due.push_id
             RETURNING o.push_id, o.version, o.kind, o.family_id, o.device_id, o.apns_id, o.payload, o.created_at, o.expires_at, o.attempts,
                       due.token, due.topic, due.environment, due.polling
             """,
@@ -101,11 +101,11 @@ public struct PostgresPushClaims: Sendable {
                     )
                 }
                 let deleted = try await connection.query(
-                    "DELETE FROM push_outbox WHERE push_id = \(claim.pushID) AND version = \(claim.version) RETURNING push_id", logger: logger
+                    "DELETE FROM push_outbox WHERE family_id = \(claim.familyID) AND push_id = \(claim.pushID) AND version = \(claim.version) RETURNING push_id", logger: logger
                 ).collect { _ in () }
                 if deleted.isEmpty {
                     try await connection.query(
-                        "UPDATE push_outbox SET claimed_until = NULL, attempts = 0 WHERE push_id = \(claim.pushID)", logger: logger
+                        "UPDATE push_outbox SET claimed_until = NULL, attempts = 0 WHERE family_id = \(claim.familyID) AND push_id = \(claim.pushID)", logger: logger
                     )
                 }
             }
@@ -115,12 +115,12 @@ public struct PostgresPushClaims: Sendable {
                     "DELETE FROM device_push_tokens WHERE family_id = \(claim.familyID) AND device_id = \(claim.deviceID) AND token = \(token)",
                     logger: logger
                 )
-                try await connection.query("DELETE FROM push_outbox WHERE push_id = \(claim.pushID)", logger: logger)
+                try await connection.query("DELETE FROM push_outbox WHERE family_id = \(claim.familyID) AND push_id = \(claim.pushID)", logger: logger)
             }
         case .retry(let at):
-            try await client.rows("UPDATE push_outbox SET claimed_until = NULL, not_before = \(at) WHERE push_id = \(claim.pushID)", logger: logger)
+            try await client.rows("UPDATE push_outbox SET claimed_until = NULL, not_before = \(at) WHERE family_id = \(claim.familyID) AND push_id = \(claim.pushID)", logger: logger)
         case .dropped:
-            try await client.rows("DELETE FROM push_outbox WHERE push_id = \(claim.pushID)", logger: logger)
+            try await client.rows("DELETE FROM push_outbox WHERE family_id = \(claim.familyID) AND push_id = \(claim.pushID)", logger: logger)
         }
     }
 

@@ -95,6 +95,25 @@ import Testing
         }
     }
 
+    /// The lookup rows (schema 0012) leave with their family: a deleted family's Apple account
+    /// links to a new family, and neither it nor the old recovery code finds the deleted one.
+    @Test func aDeletedFamilyLeavesNoLookupBehind() async throws {
+        try await Self.withAppleServer { server, _ in
+            let parent = try await server.createFamily()
+            #expect(try await Self.link(server, parent, token: try await Self.token()).status == .noContent)
+            let other = try await server.createFamily()
+            #expect(try await Self.link(server, other, token: try await Self.token()).status == .conflict, "linked to the first family")
+            #expect(try await server.send(.delete, "/v1/families/me", credential: parent.credential).status == .noContent)
+            let recovered = try await server.send(.post, "/v1/families/recover", body: RecoverFamilyRequest(
+                appleIdentityToken: try await Self.token(), nonce: "raw-nonce", device: .init(name: "P", platform: .ios, timeZone: "UTC")
+            ))
+            #expect(recovered.status == .notFound)
+            #expect(try await Self.link(server, other, token: try await Self.token()).status == .noContent, "free again")
+            let codes = try await server.postgres.query("SELECT count(*)::int FROM recovery_codes WHERE family_id = \(parent.familyID)", logger: testLogger)
+            #expect(try await codes.decode(Int.self).first { _ in true } == 0)
+        }
+    }
+
     struct BadToken: Sendable, CustomStringConvertible {
         var description: String
         var make: @Sendable () async throws -> String
