@@ -16,7 +16,7 @@ enum ConnectionLoss: Equatable {
     case noAnswer
 
     init?(_ error: any Error) {
-        if let error = error as? ChannelError, error == .ioOnClosedChannel || error == .alreadyClosed {
+        if let error = error as? ChannelError, error == .ioOnClosedChannel {
             self = .nothingSent
         } else if let error = error as? HTTPClientError, error == .remoteConnectionClosed {
             self = .noAnswer

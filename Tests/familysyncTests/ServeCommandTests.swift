@@ -185,6 +185,12 @@ import Glibc
             try await embedded.withAdminConnection { connection in
                 _ = try await connection.query(PostgresQuery(unsafeSQL: "CREATE ROLE \(role) LOGIN"), logger: testLogger)
             }
+            // The migrations at start run on the listen URL's connection too: its role may check
+            // the (already applied) schema.
+            let owner = try await PostgresConnection.connect(configuration: try database.connectionConfiguration(), id: 1, logger: testLogger)
+            _ = try await owner.query(PostgresQuery(unsafeSQL: "GRANT CREATE ON SCHEMA public TO \(role)"), logger: testLogger)
+            _ = try await owner.query(PostgresQuery(unsafeSQL: "GRANT SELECT ON schema_migrations TO \(role)"), logger: testLogger)
+            try await owner.close()
             var listen = database
             listen.username = role
             let port = try freePort()
