@@ -173,7 +173,7 @@ import Testing
                             group.addTask {
                                 let alert = #"{"clientAlertID":"\#(UUID().lowercased)","kind":"threshold","usedMinutes":\#(index),"category":"gaming","message":"Alert \#(index)"}"#
                                 let reply = try await server.send(.post, "/v1/alerts", credential: child.credential, json: alert)
-                                #expect(reply.status == .created)
+                                #expect(reply.status == .created, "\(String(buffer: reply.body))")
                             }
                         }
                         try await group.waitForAll()

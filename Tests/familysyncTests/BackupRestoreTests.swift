@@ -53,11 +53,7 @@ import Glibc
             defer { server.signal(SIGKILL) }
             let family = try await PairedFamily.create(on: server.client)
             let child = family.children[0]
-            _ = try await family.parent.modify(child.zone, ModifyRecordsRequest(operations: [
-                .init(operationType: .create, record: .init(recordName: "app-1", recordType: "AppConfiguration", fields: [
-                    "logicalID": .string("app-1"), "displayName": .string("App"), "category": .string("learning"), "isEnabled": .bool(true), "blockingEnabled": .bool(false),
-                ])),
-            ]))
+            _ = try await family.parent.modify(child.zone, .appConfiguration("app-1", .create))
             let base = Date(timeIntervalSince1970: 1_790_000_000)
             _ = try await child.client.uploadUsage(UsageUploadRequest(timeZone: "UTC", records: (0..<5).map { UsageRecordBody.second($0, after: base, app: $0 % 2) }))
             let zone = try await family.parent.zoneChanges(child.zone, since: nil)

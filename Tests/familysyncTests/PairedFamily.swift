@@ -39,6 +39,18 @@ extension FamilySyncError {
     }
 }
 
+extension ModifyRecordsRequest {
+    /// One `AppConfiguration` saved (by default forced, so that saving it again is harmless).
+    static func appConfiguration(_ name: String, _ operation: RecordOperationType = .forceReplace) -> ModifyRecordsRequest {
+        ModifyRecordsRequest(operations: [
+            .init(operationType: operation, record: .init(recordName: name, recordType: "AppConfiguration", fields: [
+                "logicalID": .string(name), "displayName": .string("App"), "category": .string("learning"),
+                "isEnabled": .bool(true), "blockingEnabled": .bool(false),
+            ])),
+        ])
+    }
+}
+
 extension UsageRecordBody {
     /// One second of `app` in its own second: sessions made this way never overlap, so a day's
     /// total is the number of distinct records stored.

@@ -15,8 +15,9 @@ import Glibc
 /// (`--listen-database-url`), the hot reads unprepared (`--prepared-statements off`): what
 /// docs/operations.md tells an operator to run behind such a pooler.
 @Suite struct PgBouncerTests {
-    /// PgBouncer on a free loopback port in front of the test cluster, until `body` returns.
-    static func withPgBouncer<Result>(database: DatabaseURL, in directory: String, _ body: (Int) async throws -> Result) async throws -> Result {
+    /// PgBouncer on a free loopback port in front of the test cluster, until `body` returns; `body`
+    /// gets `database` as reached through it.
+    static func withPgBouncer<Result>(database: DatabaseURL, in directory: String, _ body: (DatabaseURL) async throws -> Result) async throws -> Result {
         guard case .unixSocket(let socket) = database.endpoint else { throw TestFailure("the test cluster listens on a socket") }
         let binary = ["/usr/sbin/pgbouncer", "/usr/bin/pgbouncer"].first { (path: String) in access(path, X_OK) == 0 }
         guard let binary else { throw TestFailure("pgbouncer is not installed (scripts/test installs it)") }
@@ -56,16 +57,16 @@ import Glibc
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        return try await body(port)
+        var pooled = database
+        pooled.endpoint = .tcp(host: "127.0.0.1", port: port)
+        return try await body(pooled)
     }
 
     @Test func aServerBehindPgBouncerInTransactionModeSyncsAndWakes() async throws {
         try await withTemporaryDirectory { directory in
             chmod(directory, 0o755)
             let database = try await TestPostgres.shared.makeDatabase()
-            try await Self.withPgBouncer(database: database, in: directory) { bouncer in
-                var pooled = database
-                pooled.endpoint = .tcp(host: "127.0.0.1", port: bouncer)
+            try await Self.withPgBouncer(database: database, in: directory) { pooled in
                 let port = try freePort()
                 let server = try await ServerProcess.start(
                     ["serve", "--port", "\(port)", "--db-connections", "8", "--prepared-statements", "off", "--listen-database-url", database.connectionString],
@@ -84,12 +85,7 @@ import Glibc
                     let since = token
                     let poll = Task { try await child.client.poll(since: since, timeout: 60) }
                     try await server.waitForMetric("familysync_polls_active", atLeast: 1)
-                    _ = try await family.parent.modify(child.zone, ModifyRecordsRequest(operations: [
-                        .init(operationType: .forceReplace, record: .init(recordName: "app-\(round)", recordType: "AppConfiguration", fields: [
-                            "logicalID": .string("app-\(round)"), "displayName": .string("App"), "category": .string("learning"),
-                            "isEnabled": .bool(true), "blockingEnabled": .bool(false),
-                        ])),
-                    ]))
+                    _ = try await family.parent.modify(child.zone, .appConfiguration("app-\(round)"))
                     let answer = try await poll.value
                     #expect(answer.changed && answer.zones == [child.zone], "round \(round)")
                     token = answer.changeToken

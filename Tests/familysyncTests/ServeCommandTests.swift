@@ -216,11 +216,7 @@ import Glibc
             let since = try await child.client.databaseChanges(since: nil).changeToken
             let poll = Task { try await child.client.poll(since: since, timeout: 60) }
             try await server.waitForMetric("familysync_polls_active", atLeast: 1)
-            _ = try await family.parent.modify(child.zone, ModifyRecordsRequest(operations: [
-                .init(operationType: .forceReplace, record: .init(recordName: "app-1", recordType: "AppConfiguration", fields: [
-                    "logicalID": .string("app-1"), "displayName": .string("App"), "category": .string("learning"), "isEnabled": .bool(true), "blockingEnabled": .bool(false),
-                ])),
-            ]))
+            _ = try await family.parent.modify(child.zone, .appConfiguration("app-1"))
             let answer = try await poll.value
             #expect(answer.changed)
             #expect(answer.zones == [child.zone])

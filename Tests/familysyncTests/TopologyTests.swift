@@ -39,22 +39,11 @@ extension ReliabilitySuites {
             FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(port)")!, credential: credential)
         }
 
-        static func appConfiguration(_ name: String) -> ModifyRecordsRequest {
-            ModifyRecordsRequest(operations: [
-                .init(operationType: .forceReplace, record: .init(recordName: name, recordType: "AppConfiguration", fields: [
-                    "logicalID": .string(name), "displayName": .string("App"), "category": .string("learning"),
-                    "isEnabled": .bool(true), "blockingEnabled": .bool(false),
-                ])),
-            ])
-        }
-
         @Test func threeInstancesBehindNginxAndPgBouncerActAsOne() async throws {
             try await withTemporaryDirectory { directory in
                 chmod(directory, 0o755)
                 let direct = try await TestPostgres.shared.makeDatabase()
-                try await PgBouncerTests.withPgBouncer(database: direct, in: directory) { bouncer in
-                    var pooled = direct
-                    pooled.endpoint = .tcp(host: "127.0.0.1", port: bouncer)
+                try await PgBouncerTests.withPgBouncer(database: direct, in: directory) { pooled in
                     let ports = try (0..<3).map { _ in try freePort() }
                     var instances = try await Self.startInstances(ports: ports, pooled: pooled, direct: direct, in: directory)
                     defer { for instance in instances { instance.signal(SIGKILL) } }
@@ -106,7 +95,7 @@ extension ReliabilitySuites {
                 try await instances[1].waitForMetric("familysync_polls_active", atLeast: 1)
                 try await instances[2].waitForMetric("familysync_polls_active", atLeast: 1)
                 let start = ContinuousClock.now
-                _ = try await parent.modify(child.zone, appConfiguration("wake-\(round)"))
+                _ = try await parent.modify(child.zone, .appConfiguration("wake-\(round)"))
                 writes.append(.now - start)
                 for (index, poll) in polls.enumerated() {
                     let (answer, answeredAt) = try await poll.value
@@ -160,6 +149,8 @@ extension ReliabilitySuites {
         ) async throws {
             let failures = MixedLoadTests.Failures()
             let done = StopFlag()
+            // However this ends, the load stops with it.
+            defer { done.set() }
             let load = Task {
                 await withTaskGroup(of: Void.self) { group in
                     for child in children {
@@ -180,7 +171,7 @@ extension ReliabilitySuites {
                             var round = 0
                             while !done.isSet {
                                 round += 1
-                                _ = await failures.run("parent write") { try await parent.modify(zone, appConfiguration("load-\(round % 5)")) }
+                                _ = await failures.run("parent write") { try await parent.modify(zone, .appConfiguration("load-\(round % 5)")) }
                                 _ = await failures.run("parent read") { try await parent.zoneChanges(zone, since: nil) }
                             }
                         }
