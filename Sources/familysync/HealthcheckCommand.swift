@@ -2,6 +2,7 @@ import ArgumentParser
 import FamilySyncClient
 import FamilySyncCore
 import FamilySyncProtocol
+import FamilySyncServer
 import Foundation
 
 /// What container health checks and orchestrators' probes call: one `GET /health/ready`, exit 0
@@ -12,7 +13,7 @@ struct HealthcheckCommand: AsyncParsableCommand {
         abstract: "Ask a server whether it is ready (GET /health/ready): exit 0 if it is; 3 if it answers not ready, cannot be reached or does not answer in time."
     )
 
-    @Option(help: "The server's base URL. Env: FAMILYSYNC_HEALTHCHECK_URL. Default: http://127.0.0.1:8080.")
+    @Option(help: "The server's base URL. Env: FAMILYSYNC_HEALTHCHECK_URL. Default: http://127.0.0.1 on the port `serve` takes from the same environment (FAMILYSYNC_PORT, else 8080).")
     var url: String?
 
     @Option(help: "Seconds to wait for the answer (1–300).")
@@ -20,10 +21,24 @@ struct HealthcheckCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...300).contains(timeout) else { throw ValidationError("--timeout must be 1 to 300 seconds, not \(timeout)") }
+        _ = try Self.serverURL(url, ProcessInfo.processInfo.environment)
+    }
+
+    /// The flag, else FAMILYSYNC_HEALTHCHECK_URL, else this host on the port the server of the
+    /// same environment listens on: a container that sets FAMILYSYNC_PORT needs nothing more for
+    /// its HEALTHCHECK.
+    static func serverURL(_ flag: String?, _ environment: [String: String]) throws -> String {
+        if let flag { return flag }
+        if let text = environment["FAMILYSYNC_HEALTHCHECK_URL"], !text.isEmpty { return text }
+        guard let text = environment["FAMILYSYNC_PORT"], !text.isEmpty else { return "http://127.0.0.1:\(ServerConfiguration.defaultPort)" }
+        guard let port = Int(text), (1...65535).contains(port) else {
+            throw ValidationError("FAMILYSYNC_PORT must be a port (1 to 65535), not \(text)")
+        }
+        return "http://127.0.0.1:\(port)"
     }
 
     func run() async throws {
-        let text = url ?? ProcessInfo.processInfo.environment["FAMILYSYNC_HEALTHCHECK_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? ClientOptions.defaultServer
+        let text = try Self.serverURL(url, ProcessInfo.processInfo.environment)
         let client = FamilySyncClient(serverURL: try ClientOptions.serverURL(text))
         let answer = try await withThrowingTaskGroup(of: HealthStatus?.self) { group in
             group.addTask { try await client.ready() }

@@ -13,6 +13,8 @@ import Glibc
             #expect(run.stdout.hasPrefix("ready (schema version "))
             // The URL may also come from the environment, as an image sets it once.
             try await session.ok(["healthcheck"], environment: ["FAMILYSYNC_HEALTHCHECK_URL": "http://127.0.0.1:\(session.server.port)"])
+            // Or from the port the server of the same environment listens on (an image's HEALTHCHECK).
+            try await session.ok(["healthcheck"], environment: ["FAMILYSYNC_PORT": "\(session.server.port)"])
         }
     }
 
@@ -34,6 +36,9 @@ import Glibc
             #expect(bad.status == 2)
             let badTimeout = try await session.run(["healthcheck", "--timeout", "0"])
             #expect(badTimeout.status == 2)
+            let badPort = try await session.run(["healthcheck"], environment: ["FAMILYSYNC_PORT": "http"])
+            #expect(badPort.status == 2)
+            #expect(badPort.stderr.contains("FAMILYSYNC_PORT must be a port"), "\(badPort.stderr)")
         }
     }
 }

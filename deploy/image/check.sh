@@ -47,15 +47,15 @@ else
 fi
 port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
-# As the image runs it: ENV, USER, ENTRYPOINT and CMD of deploy/Dockerfile.
-"${as_user[@]}" env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/var/lib/familysync \
-  FAMILYSYNC_HOST=127.0.0.1 FAMILYSYNC_PORT="$port" FAMILYSYNC_DATA_DIR="$work/data" FAMILYSYNC_LOG_FORMAT=json \
-  "$work/familysync" serve >"$work/server.log" 2>&1 &
+# As the image runs it: ENV, USER, ENTRYPOINT and CMD of deploy/Dockerfile (the port a free one).
+image_environment=(PATH=/usr/local/bin:/usr/bin:/bin HOME=/var/lib/familysync FAMILYSYNC_HOST=127.0.0.1 FAMILYSYNC_PORT="$port"
+  FAMILYSYNC_DATA_DIR="$work/data" FAMILYSYNC_LOG_FORMAT=json)
+"${as_user[@]}" env -i "${image_environment[@]}" "$work/familysync" serve >"$work/server.log" 2>&1 &
 server=$!
 
-# The image's HEALTHCHECK, until it passes.
+# The image's HEALTHCHECK command, as it is written there, in the image's environment.
 for _ in $(seq 1 120); do
-  if "$work/familysync" healthcheck --url "http://127.0.0.1:$port" --timeout 2 >/dev/null 2>&1; then
+  if env -i "${image_environment[@]}" "$work/familysync" healthcheck >/dev/null 2>&1; then
     healthy=1
     break
   fi
