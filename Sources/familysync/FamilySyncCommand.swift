@@ -11,7 +11,7 @@ struct FamilySyncCommand: AsyncParsableCommand {
         commandName: "familysync",
         abstract: "A self-hosted sync server for family screen-time apps, and a client that acts as a parent or a child device.",
         subcommands: [
-            ServeCommand.self, MigrateCommand.self, HealthcheckCommand.self,
+            ServeCommand.self, MigrateCommand.self, ExpireChangeTokensCommand.self, HealthcheckCommand.self,
             FamilyCommand.self, PairCommand.self, DevicesCommand.self, MembersCommand.self, ConfigCommand.self, CommandCommand.self,
             UsageCommand.self, SummariesCommand.self, ReportCommand.self, CategoriesCommand.self, BudgetsCommand.self, BudgetStatusCommand.self, AlertsCommand.self,
             HealthCommand.self, SchedulesCommand.self, ShieldCommand.self, ShieldStateCommand.self, PINCommand.self, PushCommand.self,

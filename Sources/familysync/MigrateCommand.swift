@@ -13,12 +13,8 @@ struct MigrateCommand: AsyncParsableCommand {
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
-        let source = try database.resolve(environment)
-        let logger = try logging.bootstrap(environment)
-        let (url, embedded) = try await EmbeddedDatabaseLauncher.open(source, logger: logger)
-        let migrator = Migrator(logger: logger)
-        do {
+        let (applied, latest) = try await database.run(logging: logging) { url, logger in
+            let migrator = Migrator(logger: logger)
             let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: logger)
             let applied = try await withThrowingTaskGroup(of: [Int].self) { group in
                 group.addTask {
@@ -28,13 +24,10 @@ struct MigrateCommand: AsyncParsableCommand {
                 defer { group.cancelAll() }
                 return try await migrator.migrate(client: client)
             }
-            await EmbeddedDatabaseLauncher.close(embedded, logger: logger)
-            print(applied.isEmpty
-                ? "schema is up to date at version \(migrator.latestVersion)"
-                : "applied \(applied.map(String.init).joined(separator: ", ")); schema is at version \(migrator.latestVersion)")
-        } catch {
-            await EmbeddedDatabaseLauncher.close(embedded, logger: logger)
-            throw ServeCommand.operatorError(for: error, server: .init())
+            return (applied, migrator.latestVersion)
         }
+        print(applied.isEmpty
+            ? "schema is up to date at version \(latest)"
+            : "applied \(applied.map(String.init).joined(separator: ", ")); schema is at version \(latest)")
     }
 }

@@ -46,6 +46,16 @@ import Glibc
         return server
     }
 
+    /// `dump` restored into an empty database beside `original`'s.
+    static func restore(_ dump: String, beside original: DatabaseURL) async throws -> DatabaseURL {
+        let embedded = try await TestPostgres.shared.embedded()
+        var restored = original
+        restored.database = original.database + "_restored"
+        try await embedded.createDatabaseIfMissing(restored.database, template: "template0")
+        try await run("pg_restore", ["-d", restored.database, "--no-owner", "--exit-on-error", dump], on: restored)
+        return restored
+    }
+
     @Test func aDumpRestoredIntoAnEmptyDatabaseServesTheSameFamily() async throws {
         try await withTemporaryDirectory { directory in
             let original = try await TestPostgres.shared.makeDatabase()
@@ -65,14 +75,7 @@ import Glibc
             server.signal(SIGTERM)
             _ = try await server.waitForExit()
 
-            // The restore, into an empty database.
-            let embedded = try await TestPostgres.shared.embedded()
-            let restoredName = original.database + "_restored"
-            try await embedded.createDatabaseIfMissing(restoredName, template: "template0")
-            var restored = original
-            restored.database = restoredName
-            try await Self.run("pg_restore", ["-d", restoredName, "--no-owner", "--exit-on-error", dump], on: restored)
-
+            let restored = try await Self.restore(dump, beside: original)
             let copy = try await Self.serve(restored, in: directory)
             defer { copy.signal(SIGKILL) }
             let parent = copy.client.authenticated(as: try #require(family.parent.credential))
@@ -91,6 +94,58 @@ import Glibc
             ]))
             #expect(wrote.records.count == 1)
             #expect(try await kid.databaseChanges(since: token).zones.map(\.zoneName) == [child.zone])
+        }
+    }
+
+    /// An older backup: devices hold tokens from after it. `familysync expire-change-tokens` on the
+    /// restored database refuses them (410) for good, also once new writes have numbered past them.
+    @Test func anOlderBackupRestoredRefusesEveryTokenFromBefore() async throws {
+        try await withTemporaryDirectory { directory in
+            let original = try await TestPostgres.shared.makeDatabase()
+            let server = try await Self.serve(original, in: directory)
+            defer { server.signal(SIGKILL) }
+            let family = try await PairedFamily.create(on: server.client)
+            let child = family.children[0]
+            let dump = directory + "/older.dump"
+            try await Self.run("pg_dump", ["-d", original.database, "-Fc", "-f", dump], on: original)
+            // After the backup: three writes, and the child's token past them.
+            for index in 0..<3 { _ = try await family.parent.modify(child.zone, .appConfiguration("after-\(index)")) }
+            let ahead = try await child.client.databaseChanges(since: nil).changeToken
+            let zoneAhead = try await child.client.zoneChanges(child.zone, since: nil).changeToken
+            server.signal(SIGTERM)
+            _ = try await server.waitForExit()
+
+            let restored = try await Self.restore(dump, beside: original)
+            let fence = try await ServerProcess.start(["expire-change-tokens"], environment: ["DATABASE_URL": restored.connectionString], workingDirectory: directory)
+            #expect(try await fence.waitForExit() == .exited(0), "\(fence.stderr)")
+            #expect(fence.stdout.hasPrefix("1 family: every change token handed out before now answers 410"), "\(fence.stdout)")
+
+            let copy = try await Self.serve(restored, in: directory)
+            defer { copy.signal(SIGKILL) }
+            let parent = copy.client.authenticated(as: try #require(family.parent.credential))
+            let kid = copy.client.authenticated(as: try #require(child.client.credential))
+            // More writes than were lost: without the fence the sequence would now pass `ahead`.
+            for index in 0..<5 { _ = try await parent.modify(child.zone, .appConfiguration("restored-\(index)")) }
+            do {
+                _ = try await kid.databaseChanges(since: ahead)
+                Issue.record("the database token from after the backup was taken")
+            } catch {
+                #expect((error as? FamilySyncError)?.code == .changeTokenExpired, "\(error)")
+            }
+            do {
+                _ = try await kid.zoneChanges(child.zone, since: zoneAhead)
+                Issue.record("the zone token from after the backup was taken")
+            } catch {
+                #expect((error as? FamilySyncError)?.code == .changeTokenExpired, "\(error)")
+            }
+            // Fetched whole, the zone is the restored one and what came after.
+            let whole = try await kid.zoneChanges(child.zone, since: nil)
+            #expect(Set(whole.records.map(\.recordName)).isSuperset(of: (0..<5).map { "restored-\($0)" }))
+            #expect(!whole.records.contains { $0.recordName.hasPrefix("after-") })
+            // And the tokens handed out now work as ever.
+            let fresh = try await kid.databaseChanges(since: nil).changeToken
+            #expect(try await kid.databaseChanges(since: fresh).zones.isEmpty)
+            #expect(try await kid.zoneChanges(child.zone, since: whole.changeToken).records.isEmpty)
         }
     }
 }

@@ -93,6 +93,7 @@ import Glibc
         (["serve", "--unauthenticated-rate-limit", "0"], "unauthenticated rate limit must be a whole number from 1"),
         (["serve", "--idle-timeout", "0"], "idle timeout must be a whole number from 1 to 3600, not '0'"),
         (["migrate", "--database-url", "postgres://u@h/d?sslmode=maybe"], "sslmode must be disable, prefer, require or verify-full"),
+        (["expire-change-tokens", "--database-url", "mysql://u@h/d"], "malformed database URL: scheme must be postgres"),
         (["serve", "--apns-key-id", "ABC123DEFG"], "APNs needs --apns-key-file and --apns-team-id too"),
         (["serve", "--apns-key-file", "/nonexistent/AuthKey.p8", "--apns-key-id", "ABC123DEFG", "--apns-team-id", "DEF123GHIJ"],
          "the APNs key file /nonexistent/AuthKey.p8 is not a readable .p8 (P-256) key"),
@@ -114,6 +115,18 @@ import Glibc
         #expect(lines.count == 1)
         #expect(lines.first?.hasPrefix("familysync: error: ") == true)
         #expect(process.stderr.contains(reason), "stderr: \(process.stderr)")
+    }
+
+    /// `familysync migrate` applies what is missing once, then finds nothing to do.
+    @Test func migrateAppliesThenFindsTheSchemaUpToDate() async throws {
+        let database = try await TestPostgres.shared.makeDatabase(migrated: false)
+        let latest = Migration.all.map(\.version).max() ?? 0
+        let first = try await ServerProcess.start(["migrate", "--database-url", database.connectionString])
+        #expect(try await first.waitForExit() == .exited(0), "\(first.stderr)")
+        #expect(first.stdout.hasPrefix("applied 1, 2, ") && first.stdout.contains("schema is at version \(latest)"), "\(first.stdout)")
+        let second = try await ServerProcess.start(["migrate", "--database-url", database.connectionString])
+        #expect(try await second.waitForExit() == .exited(0))
+        #expect(second.stdout == "schema is up to date at version \(latest)\n", "\(second.stdout)")
     }
 
     @Test func badConfigurationFromTheEnvironmentExits2() async throws {

@@ -1,0 +1,31 @@
+import ArgumentParser
+import FamilySyncPostgres
+import Foundation
+import PostgresNIO
+
+/// Run once on a database restored from an older backup, before servers start on it
+/// (docs/operations.md, "Backups").
+struct ExpireChangeTokensCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "expire-change-tokens",
+        abstract: "After restoring an older backup: refuse every change token handed out before (410), so devices fetch their zones whole."
+    )
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var logging: LoggingOptions
+
+    func run() async throws {
+        let families = try await database.run(logging: logging) { url, logger in
+            let connection = try await PostgresConnection.connect(configuration: try url.connectionConfiguration(), id: 0, logger: logger)
+            do {
+                let families = try await ChangeTokenFence.raise(on: connection, logger: logger)
+                try await connection.close()
+                return families
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+        }
+        print("\(families) \(families == 1 ? "family" : "families"): every change token handed out before now answers 410; devices fetch their zones again")
+    }
+}
