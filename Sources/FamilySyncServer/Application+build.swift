@@ -30,14 +30,8 @@ public func buildApplication(
     )
     if dependencies.migrateOnStart {
         app.beforeServerStarts {
-            let connection = try await PostgresConnection.connect(configuration: dependencies.migrationDatabase, id: 0, logger: logger)
-            let applied: [Int]
-            do {
-                applied = try await dependencies.migrator.migrate(connection: connection)
-                try await connection.close()
-            } catch {
-                try? await connection.close()
-                throw error
+            let applied = try await PostgresConnection.withConnection(dependencies.migrationDatabase, logger: logger) { connection in
+                try await dependencies.migrator.migrate(connection: connection)
             }
             if !applied.isEmpty { logger.info("migrations applied", metadata: ["versions": "\(applied)"]) }
             dependencies.keyring.set(try await PostgresServerSecrets.loadOrCreate("change-token", client: dependencies.postgres, logger: logger))

@@ -16,14 +16,8 @@ struct ExpireChangeTokensCommand: AsyncParsableCommand {
 
     func run() async throws {
         let families = try await database.run(logging: logging) { url, logger in
-            let connection = try await PostgresConnection.connect(configuration: try url.connectionConfiguration(), id: 0, logger: logger)
-            do {
-                let families = try await ChangeTokenFence.raise(on: connection, logger: logger)
-                try await connection.close()
-                return families
-            } catch {
-                try? await connection.close()
-                throw error
+            try await PostgresConnection.withConnection(try url.connectionConfiguration(), logger: logger) { connection in
+                try await ChangeTokenFence.raise(on: connection, logger: logger)
             }
         }
         print("\(families) \(families == 1 ? "family" : "families"): every change token handed out before now answers 410; devices fetch their zones again")
