@@ -1,10 +1,7 @@
 import AsyncHTTPClient
-import CompressNIO
 import FamilySyncCore
 import FamilySyncProtocol
 import Foundation
-import NIOCore
-import NIOHTTP1
 
 /// The SDK's typed entry point to a FamilySync server: one call per endpoint of PROTOCOL.md, the
 /// wire types of `FamilySyncProtocol`, async/await. Every failure is a `FamilySyncError` carrying
@@ -14,37 +11,33 @@ public struct FamilySyncClient: Sendable {
     public let serverURL: URL
     /// The device credential sent as `Authorization: Bearer …`, when there is one.
     public let credential: String?
-    let httpClient: HTTPClient
+    /// How the requests travel (`URLSessionTransport`, `AsyncHTTPClientTransport`, an app's own).
+    public let transport: any HTTPTransport
     /// Longer than the 60 s long-poll window, so that a held poll is never cut by the client.
-    public static let requestTimeout: TimeAmount = .seconds(75)
-
-    /// The HTTP client every `FamilySyncClient` shares unless given another. Unlike
-    /// `HTTPClient.shared`, it does not retry a refused connection until the request's deadline
-    /// (75 s, for the long poll): a server that is down is reported at once, and the SDK's own
-    /// backoff (`UsageUploadQueue`, `SyncEngine`) decides when to try again.
-    public static let sharedHTTPClient: HTTPClient = {
-        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(10)))
-        configuration.connectionPool.retryConnectionEstablishment = false
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }()
+    public static let requestTimeout: Duration = .seconds(75)
 
     /// Told of every exchange once it ends (as `URLSessionTaskMetrics` tells an app): what was
     /// asked, the status (nil when no answer came) and how long it took.
     public let observer: (@Sendable (RequestMetrics) -> Void)?
 
     public init(
-        serverURL: URL, credential: String? = nil, httpClient: HTTPClient = FamilySyncClient.sharedHTTPClient,
+        serverURL: URL, credential: String? = nil, transport: any HTTPTransport = AsyncHTTPClientTransport.shared,
         observer: (@Sendable (RequestMetrics) -> Void)? = nil
     ) {
         self.serverURL = serverURL
         self.credential = credential
-        self.httpClient = httpClient
+        self.transport = transport
         self.observer = observer
+    }
+
+    /// Over AsyncHTTPClient with `httpClient`.
+    public init(serverURL: URL, credential: String? = nil, httpClient: HTTPClient, observer: (@Sendable (RequestMetrics) -> Void)? = nil) {
+        self.init(serverURL: serverURL, credential: credential, transport: AsyncHTTPClientTransport(client: httpClient), observer: observer)
     }
 
     /// The same server, as the device holding `credential`.
     public func authenticated(as credential: String) -> FamilySyncClient {
-        FamilySyncClient(serverURL: serverURL, credential: credential, httpClient: httpClient, observer: observer)
+        FamilySyncClient(serverURL: serverURL, credential: credential, transport: transport, observer: observer)
     }
 
     /// `GET /health/live`.
@@ -61,7 +54,7 @@ public struct FamilySyncClient: Sendable {
 
     struct NoBody: Encodable {}
 
-    func send<Response: Decodable>(_ method: HTTPMethod, _ path: String, query: [(String, String?)] = [], as type: Response.Type) async throws(FamilySyncError) -> Response {
+    func send<Response: Decodable>(_ method: RequestMethod, _ path: String, query: [(String, String?)] = [], as type: Response.Type) async throws(FamilySyncError) -> Response {
         try await send(method, path, query: query, body: Optional<NoBody>.none, as: type)
     }
 
@@ -69,84 +62,73 @@ public struct FamilySyncClient: Sendable {
     /// its method, GET, HEAD, PUT and DELETE). Such a request is sent again once when its
     /// connection closed before any answer (`ConnectionLoss`).
     func send<Body: Encodable, Response: Decodable>(
-        _ method: HTTPMethod, _ path: String, query: [(String, String?)] = [], body: Body?, accept: String = "application/json",
+        _ method: RequestMethod, _ path: String, query: [(String, String?)] = [], body: Body?, accept: String = "application/json",
         replayable: Bool? = nil, as type: Response.Type
     ) async throws(FamilySyncError) -> Response {
         let bytes = try await exchange(method, path, query: query, body: body, accept: accept, replayable: replayable ?? [.GET, .HEAD, .PUT, .DELETE].contains(method))
         if Response.self == EmptyResponse.self { return EmptyResponse() as! Response }
-        if Response.self == String.self { return String(buffer: bytes) as! Response }
+        if Response.self == String.self { return String(decoding: bytes, as: UTF8.self) as! Response }
         do {
-            return try WireCoding.makeDecoder().decode(Response.self, from: Data(bytes.readableBytesView))
+            return try WireCoding.makeDecoder().decode(Response.self, from: bytes)
         } catch {
             throw FamilySyncError(.internalError, "The server's answer could not be read: \(error)")
         }
     }
 
     func exchange<Body: Encodable>(
-        _ method: HTTPMethod, _ path: String, query: [(String, String?)], body: Body?, accept: String, replayable: Bool = false
-    ) async throws(FamilySyncError) -> ByteBuffer {
+        _ method: RequestMethod, _ path: String, query: [(String, String?)], body: Body?, accept: String, replayable: Bool = false
+    ) async throws(FamilySyncError) -> Data {
         var components = URLComponents()
         components.queryItems = query.compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }
         // `+` is a space to some servers' query parsers; tokens and instants must arrive as sent.
         let queryText = (components.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
-        var request = HTTPClientRequest(url: serverURL.absoluteString.trimmingSuffix("/") + path + (queryText.isEmpty ? "" : "?" + queryText))
-        request.method = method
-        request.headers.add(name: "Accept", value: accept)
-        // A full sync's pages come gzipped, a sixth of their size.
-        request.headers.add(name: "Accept-Encoding", value: "gzip")
-        if let credential { request.headers.add(name: "Authorization", value: "Bearer \(credential)") }
+        let text = serverURL.absoluteString.trimmingSuffix("/") + path + (queryText.isEmpty ? "" : "?" + queryText)
+        guard let url = URL(string: text) else { throw FamilySyncError.badRequest("Not a URL: \(text)") }
+        var headers: [(name: String, value: String)] = [("Accept", accept), ("Accept-Encoding", "gzip")]
+        if let credential { headers.append(("Authorization", "Bearer \(credential)")) }
+        var bodyData: Data?
         if let body {
             do {
-                request.body = .bytes(ByteBuffer(bytes: try WireCoding.makeEncoder().encode(body)))
+                bodyData = try WireCoding.makeEncoder().encode(body)
             } catch {
                 throw FamilySyncError.badRequest("The request could not be encoded: \(error)")
             }
-            request.headers.add(name: "Content-Type", value: "application/json")
+            headers.append(("Content-Type", "application/json"))
         }
-        let status: HTTPResponseStatus
-        let headers: HTTPHeaders
-        let bytes: ByteBuffer
+        let request = TransportRequest(method: method.rawValue, url: url, headers: headers, body: bodyData, timeout: Self.requestTimeout)
         let started = ContinuousClock.now
-        do {
-            let response: HTTPClientResponse
-            do {
-                response = try await httpClient.execute(request, timeout: Self.requestTimeout)
+        let response: TransportResponse
+        do throws(TransportFailure) {
+            do throws(TransportFailure) {
+                response = try await transport.exchange(request)
             } catch {
                 // A server or proxy closing an idle keep-alive connection (an idle timeout, a
                 // restart, an nginx reload) races a request sent on it: once, it goes again on a
                 // new connection, when that cannot do anything twice.
-                switch ConnectionLoss(error) {
-                case .nothingSent?: response = try await httpClient.execute(request, timeout: Self.requestTimeout)
-                case .noAnswer? where replayable: response = try await httpClient.execute(request, timeout: Self.requestTimeout)
+                switch error.kind {
+                case .nothingSent: response = try await transport.exchange(request)
+                case .noAnswer where replayable: response = try await transport.exchange(request)
                 default: throw error
                 }
             }
-            status = response.status
-            headers = response.headers
-            bytes = try Self.decoded(try await response.body.collect(upTo: 64 << 20), headers: headers)
         } catch {
             observer?(RequestMetrics(method: method.rawValue, path: path, status: nil, duration: ContinuousClock.now - started))
             throw .unavailable("The server at \(serverURL.absoluteString) could not be reached: \(error)")
         }
-        observer?(RequestMetrics(method: method.rawValue, path: path, status: Int(status.code), duration: ContinuousClock.now - started))
-        guard (200..<300).contains(status.code) else {
-            var failure = (try? WireCoding.makeDecoder().decode(ErrorResponse.self, from: Data(bytes.readableBytesView)))?.familySyncError
-                ?? FamilySyncError(.internalError, "The server answered \(status.code) without an error body.")
-            if failure.retryAfter == nil, let seconds = headers.first(name: "Retry-After").flatMap(Int.init) { failure.retryAfter = seconds }
+        observer?(RequestMetrics(method: method.rawValue, path: path, status: response.status, duration: ContinuousClock.now - started))
+        guard (200..<300).contains(response.status) else {
+            var failure = (try? WireCoding.makeDecoder().decode(ErrorResponse.self, from: response.body))?.familySyncError
+                ?? FamilySyncError(.internalError, "The server answered \(response.status) without an error body.")
+            if failure.retryAfter == nil, let seconds = response.headers["retry-after"].flatMap(Int.init) { failure.retryAfter = seconds }
             throw failure
         }
-        return bytes
+        return response.body
     }
 }
 
-extension FamilySyncClient {
-    /// The body as sent, gzip undone; at most 64 MiB either way. An HTTP client of the app's that
-    /// already inflated it leaves JSON, which never begins with gzip's magic bytes.
-    static func decoded(_ body: ByteBuffer, headers: HTTPHeaders) throws -> ByteBuffer {
-        guard headers.first(name: "Content-Encoding")?.lowercased() == "gzip", body.readableBytesView.starts(with: [0x1f, 0x8b]) else { return body }
-        var compressed = body
-        return try compressed.decompress(with: .gzip(), maxSize: 64 << 20)
-    }
+/// The methods the protocol uses.
+enum RequestMethod: String, Sendable {
+    case GET, HEAD, POST, PUT, PATCH, DELETE
 }
 
 /// One exchange with the server, for `FamilySyncClient.observer`.

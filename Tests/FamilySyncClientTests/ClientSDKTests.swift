@@ -7,11 +7,26 @@ import Foundation
 import Synchronization
 import Testing
 
-/// The SDK's typed calls against a live server: a parent and a child device end to end.
+/// The transports the SDK's calls are tested over: each test runs once on each.
+enum TestTransport: CaseIterable, Sendable, CustomStringConvertible {
+    case asyncHTTPClient, urlSession
+
+    var transport: any HTTPTransport {
+        switch self {
+        case .asyncHTTPClient: AsyncHTTPClientTransport(client: TestServer.http)
+        case .urlSession: URLSessionTransport.shared
+        }
+    }
+
+    var description: String { self == .asyncHTTPClient ? "AsyncHTTPClient" : "URLSession" }
+}
+
+/// The SDK's typed calls against a live server: a parent and a child device end to end, over
+/// each transport.
 @Suite struct ClientSDKTests {
-    @Test func aParentAndAChildThroughTheSDK() async throws {
+    @Test(arguments: TestTransport.allCases) func aParentAndAChildThroughTheSDK(_ via: TestTransport) async throws {
         try await withTestServer { server in
-            let anonymous = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, httpClient: TestServer.http)
+            let anonymous = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, transport: via.transport)
             let family = try await anonymous.createFamily(.init(name: "Mom's iPhone", platform: .ios, timeZone: "America/Chicago"))
             let parent = anonymous.authenticated(as: family.credential)
 
@@ -60,22 +75,22 @@ import Testing
 
     /// A co-parent types the pairing's id and token instead of scanning.
     /// A page large enough to come gzipped (the SDK asks for it) arrives whole.
-    @Test func aGzippedPageIsReadAsSent() async throws {
+    @Test(arguments: TestTransport.allCases) func aGzippedPageIsReadAsSent(_ via: TestTransport) async throws {
         try await withTestServer { server in
             let parent = try await server.createFamily()
             for index in 0..<40 { try await server.configure("family", by: parent, name: "note-\(index)") }
             let plain = try await server.send(.get, "/v1/zones/family/changes", credential: parent.credential).decode(ZoneChangesResponse.self)
             let gzipped = try await server.send(.get, "/v1/zones/family/changes", credential: parent.credential, headers: [("Accept-Encoding", "gzip")])
             #expect(gzipped.headers[.contentEncoding] == "gzip")
-            let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, credential: parent.credential, httpClient: TestServer.http)
+            let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, credential: parent.credential, transport: via.transport)
             let page = try await client.zoneChanges("family", since: nil)
             #expect(page.records.map(\.recordName) == plain.records.map(\.recordName))
         }
     }
 
-    @Test func aCoParentAcceptsByIdAndToken() async throws {
+    @Test(arguments: TestTransport.allCases) func aCoParentAcceptsByIdAndToken(_ via: TestTransport) async throws {
         try await withTestServer { server in
-            let anonymous = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, httpClient: TestServer.http)
+            let anonymous = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, transport: via.transport)
             let family = try await anonymous.createFamily(.init(name: "Mom's iPhone", platform: .ios, timeZone: "UTC"))
             let parent = anonymous.authenticated(as: family.credential)
             let invitation = try await parent.createPairing(CreatePairingRequest(role: .parent))
@@ -85,10 +100,10 @@ import Testing
         }
     }
 
-    @Test func anUnreachableServerIsTryAgainLater() async throws {
+    @Test(arguments: TestTransport.allCases) func anUnreachableServerIsTryAgainLater(_ via: TestTransport) async throws {
         let port = try freePort()
         let seen = Mutex<[RequestMetrics]>([])
-        let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(port)")!, httpClient: TestServer.http) { metrics in
+        let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(port)")!, transport: via.transport) { metrics in
             seen.withLock { $0.append(metrics) }
         }
         #expect(await failure { try await client.live() }?.code == .tryAgainLater)
@@ -97,10 +112,10 @@ import Testing
 
     /// The observer hears every exchange, answered or refused, with the path and not the query,
     /// and keeps hearing through `authenticated(as:)`.
-    @Test func theObserverIsToldOfEveryExchange() async throws {
+    @Test(arguments: TestTransport.allCases) func theObserverIsToldOfEveryExchange(_ via: TestTransport) async throws {
         try await withTestServer { server in
             let seen = Mutex<[RequestMetrics]>([])
-            let anonymous = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, httpClient: TestServer.http) { metrics in
+            let anonymous = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, transport: via.transport) { metrics in
                 seen.withLock { $0.append(metrics) }
             }
             let family = try await anonymous.createFamily(.init(name: "Mom's iPhone", platform: .ios, timeZone: "UTC"))

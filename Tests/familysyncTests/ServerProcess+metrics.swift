@@ -6,7 +6,7 @@ import Foundation
 extension ServerProcess {
     /// A sample's value on `/metrics` (the first line of that name, labels or not), nil if absent.
     func metric(_ name: String) async throws -> Double? {
-        let response = try await FamilySyncClient.sharedHTTPClient.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/metrics"), timeout: .seconds(10))
+        let response = try await AsyncHTTPClientTransport.sharedHTTPClient.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/metrics"), timeout: .seconds(10))
         let text = String(buffer: try await response.body.collect(upTo: 4 << 20))
         let line = text.split(separator: "\n").first { $0.hasPrefix(name + " ") || $0.hasPrefix(name + "{") }
         return line?.split(separator: " ").last.flatMap { Double($0) }

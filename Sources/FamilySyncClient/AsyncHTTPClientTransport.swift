@@ -1,0 +1,64 @@
+import AsyncHTTPClient
+import CompressNIO
+import Foundation
+import NIOCore
+import NIOHTTP1
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The SDK over AsyncHTTPClient (SwiftNIO): for servers, the CLI and the tests' harnesses.
+public struct AsyncHTTPClientTransport: HTTPTransport {
+    public let client: HTTPClient
+
+    /// The HTTP client every `AsyncHTTPClientTransport` shares unless given another. Unlike
+    /// `HTTPClient.shared`, it does not retry a refused connection until the request's deadline
+    /// (75 s, for the long poll): a server that is down is reported at once, and the SDK's own
+    /// backoff (`UsageUploadQueue`, `SyncEngine`) decides when to try again.
+    public static let sharedHTTPClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(10)))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    public static let shared = AsyncHTTPClientTransport(client: sharedHTTPClient)
+
+    public init(client: HTTPClient) {
+        self.client = client
+    }
+
+    public func exchange(_ request: TransportRequest) async throws(TransportFailure) -> TransportResponse {
+        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
+        outgoing.method = HTTPMethod(rawValue: request.method)
+        for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
+        if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+        do {
+            let response = try await client.execute(outgoing, timeout: .nanoseconds(Int64(request.timeout / .nanoseconds(1))))
+            var headers: [String: String] = [:]
+            for (name, value) in response.headers where headers[name.lowercased()] == nil { headers[name.lowercased()] = value }
+            let body = try Self.decoded(try await response.body.collect(upTo: 64 << 20), encoding: headers["content-encoding"])
+            return TransportResponse(status: Int(response.status.code), headers: headers, body: Data(body.readableBytesView))
+        } catch {
+            throw TransportFailure(Self.kind(of: error), "\(error)")
+        }
+    }
+
+    /// What a failure of AsyncHTTPClient says of the request: a write on a channel already closed
+    /// never left; a connection closed or reset may have carried it.
+    static func kind(of error: any Error) -> TransportFailure.Kind {
+        if let error = error as? ChannelError, error == .ioOnClosedChannel { return .nothingSent }
+        if let error = error as? HTTPClientError, error == .remoteConnectionClosed { return .noAnswer }
+        if let error = error as? IOError, error.errnoCode == ECONNRESET || error.errnoCode == EPIPE { return .noAnswer }
+        return .unreachable
+    }
+
+    /// The body as sent, gzip undone; at most 64 MiB either way. Only what begins with gzip's
+    /// magic bytes is inflated: an answer a proxy already inflated is JSON.
+    static func decoded(_ body: ByteBuffer, encoding: String?) throws -> ByteBuffer {
+        guard encoding?.lowercased() == "gzip", body.readableBytesView.starts(with: [0x1f, 0x8b]) else { return body }
+        var compressed = body
+        return try compressed.decompress(with: .gzip(), maxSize: 64 << 20)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The SDK over `URLSession`: the system's networking on Apple platforms (its proxies, cellular
+/// and Low Data settings), FoundationNetworking on Linux, where the tests run it.
+public final class URLSessionTransport: HTTPTransport {
+    public let session: URLSession
+
+    /// The session `URLSessionTransport.shared` uses: no cache, no cookies, and a per-request
+    /// timeout (the longest wait between two bytes) longer than a held long poll, so that
+    /// URLSession never cuts a 60 s poll.
+    public static func makeSession() -> URLSession {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.urlCache = nil
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.timeoutIntervalForRequest = 90
+        configuration.timeoutIntervalForResource = 120
+        return URLSession(configuration: configuration)
+    }
+
+    public static let shared = URLSessionTransport(session: makeSession())
+
+    public init(session: URLSession) {
+        self.session = session
+    }
+
+    public func exchange(_ request: TransportRequest) async throws(TransportFailure) -> TransportResponse {
+        var outgoing = URLRequest(url: request.url)
+        outgoing.httpMethod = request.method
+        outgoing.timeoutInterval = Double(request.timeout / .milliseconds(1)) / 1000
+        // URLSession asks for and undoes compression itself.
+        for (name, value) in request.headers where name.lowercased() != "accept-encoding" { outgoing.setValue(value, forHTTPHeaderField: name) }
+        outgoing.httpBody = request.body
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.data(for: outgoing)
+        } catch {
+            throw TransportFailure(Self.kind(of: error), "\(error)")
+        }
+        guard let http = response as? HTTPURLResponse else { throw TransportFailure(.unreachable, "the answer was not HTTP") }
+        var headers: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+        }
+        return TransportResponse(status: http.statusCode, headers: headers, body: data)
+    }
+
+    /// A connection lost mid-exchange may have carried the request; anything else reached nobody.
+    static func kind(of error: any Error) -> TransportFailure.Kind {
+        guard let error = error as? URLError else { return .unreachable }
+        return error.code == .networkConnectionLost ? .noAnswer : .unreachable
+    }
+}
