@@ -99,18 +99,7 @@ public struct FamilySyncClient: Sendable {
         let started = ContinuousClock.now
         let response: TransportResponse
         do throws(TransportFailure) {
-            do throws(TransportFailure) {
-                response = try await transport.exchange(request)
-            } catch {
-                // A server or proxy closing an idle keep-alive connection (an idle timeout, a
-                // restart, an nginx reload) races a request sent on it: once, it goes again on a
-                // new connection, when that cannot do anything twice.
-                switch error.kind {
-                case .nothingSent: response = try await transport.exchange(request)
-                case .noAnswer where replayable: response = try await transport.exchange(request)
-                default: throw error
-                }
-            }
+            response = try await send(request, replayable: replayable)
         } catch {
             observer?(RequestMetrics(method: method.rawValue, path: path, status: nil, duration: ContinuousClock.now - started))
             throw .unavailable("The server at \(serverURL.absoluteString) could not be reached: \(error)")
@@ -123,6 +112,24 @@ public struct FamilySyncClient: Sendable {
             throw failure
         }
         return response.body
+    }
+}
+
+extension FamilySyncClient {
+    /// A server or proxy closing its idle keep-alive connections (an idle timeout, a restart, an
+    /// nginx reload) races a request sent on one: the request goes again, up to three times in all
+    /// (the next pooled connection may be closing too), when that cannot do anything twice.
+    func send(_ request: TransportRequest, replayable: Bool) async throws(TransportFailure) -> TransportResponse {
+        var attempt = 1
+        while true {
+            do throws(TransportFailure) {
+                return try await transport.exchange(request)
+            } catch {
+                let again = error.kind == .nothingSent || (error.kind == .noAnswer && replayable)
+                guard again, attempt < 3 else { throw error }
+                attempt += 1
+            }
+        }
     }
 }
 
