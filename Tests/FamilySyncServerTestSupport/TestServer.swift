@@ -145,6 +145,9 @@ private func runTestServer<Result: Sendable>(
     let url = if let databaseURL { databaseURL } else { try await TestPostgres.shared.makeDatabase() }
     var postgresConfiguration = url.clientConfiguration()
     postgresConfiguration.options.maximumConnections = 4
+    // The suite runs dozens of servers on two cores against one cluster: at its peak a backend
+    // has taken longer than PostgresNIO's 10 s to start, and the pool then failed whole requests.
+    postgresConfiguration.options.connectTimeout = .seconds(30)
     let postgres = PostgresClient(configuration: postgresConfiguration, backgroundLogger: testLogger)
     let dependencies = ServerDependencies(
         postgres: postgres, listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, clock: clock, logger: testLogger,

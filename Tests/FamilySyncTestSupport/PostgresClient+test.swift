@@ -10,6 +10,8 @@ public func withTestDatabase<Result: Sendable>(
     let url = try await TestPostgres.shared.makeDatabase(migrated: migrated)
     var configuration = url.clientConfiguration()
     configuration.options.maximumConnections = 8
+    // As TestServer's: at the suite's peak a backend can take longer than 10 s to start.
+    configuration.options.connectTimeout = .seconds(30)
     let client = PostgresClient(configuration: configuration, backgroundLogger: testLogger)
     return try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { await client.run() }

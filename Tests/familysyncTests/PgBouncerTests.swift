@@ -11,91 +11,93 @@ import Testing
 import Glibc
 #endif
 
-/// The pool through Debian's PgBouncer (1.18) in transaction mode, the listener direct
-/// (`--listen-database-url`), the hot reads unprepared (`--prepared-statements off`): what
-/// docs/operations.md tells an operator to run behind such a pooler.
-@Suite struct PgBouncerTests {
-    /// PgBouncer on a free loopback port in front of the test cluster, until `body` returns; `body`
-    /// gets `database` as reached through it.
-    static func withPgBouncer<Result>(database: DatabaseURL, in directory: String, _ body: (DatabaseURL) async throws -> Result) async throws -> Result {
-        guard case .unixSocket(let socket) = database.endpoint else { throw TestFailure("the test cluster listens on a socket") }
-        let binary = ["/usr/sbin/pgbouncer", "/usr/bin/pgbouncer"].first { (path: String) in access(path, X_OK) == 0 }
-        guard let binary else { throw TestFailure("pgbouncer is not installed (scripts/test installs it)") }
-        let port = try freePort()
-        let home = directory + "/pgbouncer"
-        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
-        let configuration = """
-            [databases]
-            * = host=\((socket as NSString).deletingLastPathComponent) port=\(socket.split(separator: ".").last ?? "5432") user=\(database.username)
-            [pgbouncer]
-            listen_addr = 127.0.0.1
-            listen_port = \(port)
-            unix_socket_dir =
-            auth_type = any
-            pool_mode = transaction
-            default_pool_size = 4
-            max_client_conn = 100
-            ignore_startup_parameters = extra_float_digits,options
-            logfile = \(home)/pgbouncer.log
-            pidfile = \(home)/pgbouncer.pid
-            """
-        try configuration.write(toFile: home + "/pgbouncer.ini", atomically: true, encoding: .utf8)
-        // PgBouncer refuses to run as root: as root, it runs as the user the test cluster runs as.
-        let (executable, arguments) = geteuid() == 0
-            ? ("/usr/bin/setpriv", ["--reuid=postgres", "--regid=postgres", "--init-groups", binary, home + "/pgbouncer.ini"])
-            : (binary, [home + "/pgbouncer.ini"])
-        // Not Foundation's `Process`: its `waitUntilExit` hung in these tests, the child left unreaped.
-        let process = try await ServerProcess.start(arguments, executable: executable, workingDirectory: home)
-        defer {
-            // Throwaway: no shutdown to wait for (PgBouncer's own waits for its clients).
-            process.signal(SIGKILL)
-        }
-        let deadline = ContinuousClock.now + .seconds(20)
-        while (try? connectedSocket(port: port)).map({ close($0) }) == nil {
-            guard ContinuousClock.now < deadline else {
-                throw TestFailure("pgbouncer did not start: \((try? String(contentsOfFile: home + "/pgbouncer.log", encoding: .utf8)) ?? "")")
+extension ReliabilitySuites {
+    /// The pool through Debian's PgBouncer (1.18) in transaction mode, the listener direct
+    /// (`--listen-database-url`), the hot reads unprepared (`--prepared-statements off`): what
+    /// docs/operations.md tells an operator to run behind such a pooler.
+    @Suite struct PgBouncerTests {
+        /// PgBouncer on a free loopback port in front of the test cluster, until `body` returns; `body`
+        /// gets `database` as reached through it.
+        static func withPgBouncer<Result>(database: DatabaseURL, in directory: String, _ body: (DatabaseURL) async throws -> Result) async throws -> Result {
+            guard case .unixSocket(let socket) = database.endpoint else { throw TestFailure("the test cluster listens on a socket") }
+            let binary = ["/usr/sbin/pgbouncer", "/usr/bin/pgbouncer"].first { (path: String) in access(path, X_OK) == 0 }
+            guard let binary else { throw TestFailure("pgbouncer is not installed (scripts/test installs it)") }
+            let port = try freePort()
+            let home = directory + "/pgbouncer"
+            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
+            let configuration = """
+                [databases]
+                * = host=\((socket as NSString).deletingLastPathComponent) port=\(socket.split(separator: ".").last ?? "5432") user=\(database.username)
+                [pgbouncer]
+                listen_addr = 127.0.0.1
+                listen_port = \(port)
+                unix_socket_dir =
+                auth_type = any
+                pool_mode = transaction
+                default_pool_size = 4
+                max_client_conn = 100
+                ignore_startup_parameters = extra_float_digits,options
+                logfile = \(home)/pgbouncer.log
+                pidfile = \(home)/pgbouncer.pid
+                """
+            try configuration.write(toFile: home + "/pgbouncer.ini", atomically: true, encoding: .utf8)
+            // PgBouncer refuses to run as root: as root, it runs as the user the test cluster runs as.
+            let (executable, arguments) = geteuid() == 0
+                ? ("/usr/bin/setpriv", ["--reuid=postgres", "--regid=postgres", "--init-groups", binary, home + "/pgbouncer.ini"])
+                : (binary, [home + "/pgbouncer.ini"])
+            // Not Foundation's `Process`: its `waitUntilExit` hung in these tests, the child left unreaped.
+            let process = try await ServerProcess.start(arguments, executable: executable, workingDirectory: home)
+            defer {
+                // Throwaway: no shutdown to wait for (PgBouncer's own waits for its clients).
+                process.signal(SIGKILL)
             }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        var pooled = database
-        pooled.endpoint = .tcp(host: "127.0.0.1", port: port)
-        return try await body(pooled)
-    }
-
-    @Test func aServerBehindPgBouncerInTransactionModeSyncsAndWakes() async throws {
-        try await withTemporaryDirectory { directory in
-            chmod(directory, 0o755)
-            let database = try await TestPostgres.shared.makeDatabase()
-            try await Self.withPgBouncer(database: database, in: directory) { pooled in
-                let port = try freePort()
-                let server = try await ServerProcess.start(
-                    ["serve", "--port", "\(port)", "--db-connections", "8", "--prepared-statements", "off", "--listen-database-url", database.connectionString],
-                    port: port, environment: ["DATABASE_URL": pooled.connectionString], workingDirectory: directory
-                )
-                defer { server.signal(SIGKILL) }
-                try await server.waitUntilReady()
-
-                let family = try await PairedFamily.create(on: server.client)
-                let child = family.children[0]
-                var token = try await child.client.databaseChanges(since: nil).changeToken
-                var zoneToken = try await child.client.zoneChanges(child.zone, since: nil).changeToken
-                // Round after round: each pooled connection's reads land on whichever server
-                // connection PgBouncer picks, which a prepared statement would not survive.
-                for round in 0..<20 {
-                    let since = token
-                    let poll = Task { try await child.client.poll(since: since, timeout: 60) }
-                    try await server.waitForMetric("familysync_polls_active", atLeast: 1)
-                    _ = try await family.parent.modify(child.zone, .appConfiguration("app-\(round)"))
-                    let answer = try await poll.value
-                    #expect(answer.changed && answer.zones == [child.zone], "round \(round)")
-                    token = answer.changeToken
-                    let pages = try await child.client.changes(inZones: [.init(zoneName: child.zone, since: zoneToken), .init(zoneName: "family")])
-                    let page = try pages[0].outcome.get()
-                    #expect(page.records.map(\.recordName) == ["app-\(round)"], "round \(round)")
-                    zoneToken = page.changeToken
-                    #expect(try await child.client.zoneChanges(child.zone, since: zoneToken).records.isEmpty)
+            let deadline = ContinuousClock.now + .seconds(20)
+            while (try? connectedSocket(port: port)).map({ close($0) }) == nil {
+                guard ContinuousClock.now < deadline else {
+                    throw TestFailure("pgbouncer did not start: \((try? String(contentsOfFile: home + "/pgbouncer.log", encoding: .utf8)) ?? "")")
                 }
-                #expect(!server.stderr.contains("prepared statement"), "\(server.stderr)")
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            var pooled = database
+            pooled.endpoint = .tcp(host: "127.0.0.1", port: port)
+            return try await body(pooled)
+        }
+
+        @Test func aServerBehindPgBouncerInTransactionModeSyncsAndWakes() async throws {
+            try await withTemporaryDirectory { directory in
+                chmod(directory, 0o755)
+                let database = try await TestPostgres.shared.makeDatabase()
+                try await Self.withPgBouncer(database: database, in: directory) { pooled in
+                    let port = try freePort()
+                    let server = try await ServerProcess.start(
+                        ["serve", "--port", "\(port)", "--db-connections", "8", "--prepared-statements", "off", "--listen-database-url", database.connectionString],
+                        port: port, environment: ["DATABASE_URL": pooled.connectionString], workingDirectory: directory
+                    )
+                    defer { server.signal(SIGKILL) }
+                    try await server.waitUntilReady()
+
+                    let family = try await PairedFamily.create(on: server.client)
+                    let child = family.children[0]
+                    var token = try await child.client.databaseChanges(since: nil).changeToken
+                    var zoneToken = try await child.client.zoneChanges(child.zone, since: nil).changeToken
+                    // Round after round: each pooled connection's reads land on whichever server
+                    // connection PgBouncer picks, which a prepared statement would not survive.
+                    for round in 0..<20 {
+                        let since = token
+                        let poll = Task { try await child.client.poll(since: since, timeout: 60) }
+                        try await server.waitForMetric("familysync_polls_active", atLeast: 1)
+                        _ = try await family.parent.modify(child.zone, .appConfiguration("app-\(round)"))
+                        let answer = try await poll.value
+                        #expect(answer.changed && answer.zones == [child.zone], "round \(round)")
+                        token = answer.changeToken
+                        let pages = try await child.client.changes(inZones: [.init(zoneName: child.zone, since: zoneToken), .init(zoneName: "family")])
+                        let page = try pages[0].outcome.get()
+                        #expect(page.records.map(\.recordName) == ["app-\(round)"], "round \(round)")
+                        zoneToken = page.changeToken
+                        #expect(try await child.client.zoneChanges(child.zone, since: zoneToken).records.isEmpty)
+                    }
+                    #expect(!server.stderr.contains("prepared statement"), "\(server.stderr)")
+                }
             }
         }
     }

@@ -1,6 +1,6 @@
 import Testing
 
-/// The reliability suites (a server process each, killed, starved of its database, loaded, fed
-/// hostile bytes) run one after another: together they would take both cores of a CI machine from
+/// The reliability suites (server processes killed, starved of their database, loaded, fed
+/// hostile bytes, behind a pooler and a proxy, restored from a dump) run one after another: together they would take both cores of a CI machine from
 /// the rest of the tests.
 @Suite(.serialized) enum ReliabilitySuites {}
