@@ -4,10 +4,13 @@ import PackageDescription
 // Strict concurrency is the default of the Swift 6 language mode used by every target.
 let package = Package(
     name: "FamilySync",
-    platforms: [.macOS(.v15), .iOS(.v18)],
+    // The SDK's platforms: an iOS app and its extensions, a Mac, a watch, a TV. `Synchronization`
+    // (the SDK's `Mutex`) sets the floor.
+    platforms: [.macOS(.v15), .iOS(.v18), .watchOS(.v11), .tvOS(.v18)],
     products: [
         .executable(name: "familysync", targets: ["familysync"]),
         .library(name: "FamilySyncClient", targets: ["FamilySyncClient"]),
+        .library(name: "FamilySyncClientNIO", targets: ["FamilySyncClientNIO"]),
         .library(name: "FamilySyncProtocol", targets: ["FamilySyncProtocol"]),
     ],
     dependencies: [
@@ -92,15 +95,18 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        // The SDK a parent or child app links.
+        // The SDK a parent or child app and its extensions link: Foundation's URLSession and the
+        // wire types, nothing that does not build for iOS, macOS, watchOS and tvOS
+        // (ClientTargetDependencyTests holds it to that).
+        .target(name: "FamilySyncClient", dependencies: ["FamilySyncCore", "FamilySyncProtocol"]),
+        // The SDK over AsyncHTTPClient, for the CLI, servers and the harnesses that run SwiftNIO.
         .target(
-            name: "FamilySyncClient",
+            name: "FamilySyncClientNIO",
             dependencies: [
+                "FamilySyncClient",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // The server gzips a full sync's pages.
                 .product(name: "CompressNIO", package: "compress-nio"),
-                "FamilySyncCore",
-                "FamilySyncProtocol",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
@@ -113,6 +119,7 @@ let package = Package(
                 "FamilySyncServer",
                 "FamilySyncPostgres",
                 "FamilySyncClient",
+                "FamilySyncClientNIO",
                 "FamilySyncCore",
                 "FamilySyncProtocol",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -136,6 +143,7 @@ let package = Package(
                 "FamilySyncPostgres",
                 "FamilySyncProtocol",
                 "FamilySyncClient",
+                "FamilySyncClientNIO",
                 "FamilySyncCore",
                 // The push benchmark's APNs.
                 "StandInAPNs",
@@ -150,6 +158,23 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/FamilySyncBenchmarks"
+        ),
+        // What the SDK costs a program that links it (Benchmarks/sdk-footprint.sh): one scenario,
+        // one executable per transport.
+        .target(
+            name: "SDKFootprintScenario",
+            dependencies: ["FamilySyncClient", "FamilySyncProtocol"],
+            path: "Benchmarks/SDKFootprint/Scenario"
+        ),
+        .executableTarget(
+            name: "sdk-footprint-urlsession",
+            dependencies: ["FamilySyncClient", "SDKFootprintScenario"],
+            path: "Benchmarks/SDKFootprint/URLSession"
+        ),
+        .executableTarget(
+            name: "sdk-footprint-asynchttpclient",
+            dependencies: ["FamilySyncClientNIO", "SDKFootprintScenario"],
+            path: "Benchmarks/SDKFootprint/AsyncHTTPClient"
         ),
         // Starts one throwaway PostgreSQL per test process and hands each suite a fresh database.
         .target(
@@ -247,6 +272,7 @@ let package = Package(
             name: "FamilySyncClientTests",
             dependencies: [
                 "FamilySyncClient",
+                "FamilySyncClientNIO",
                 "FamilySyncCore",
                 "FamilySyncProtocol",
                 "FamilySyncServerTestSupport",
@@ -270,6 +296,7 @@ let package = Package(
                 "FamilySyncProtocol",
                 "FamilySyncPostgres",
                 "FamilySyncClient",
+                "FamilySyncClientNIO",
                 "FamilySyncTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Subprocess", package: "swift-subprocess"),

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Crypto
 import FamilySyncClient
+import FamilySyncClientNIO
 import FamilySyncCore
 import FamilySyncProtocol
 import FamilySyncServer

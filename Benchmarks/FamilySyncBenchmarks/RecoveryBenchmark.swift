@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FamilySyncClient
+import FamilySyncClientNIO
 import FamilySyncCore
 import FamilySyncPostgres
 import FamilySyncProtocol

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import FamilySyncCore
 import FamilySyncProtocol
 import Foundation
@@ -11,7 +10,8 @@ public struct FamilySyncClient: Sendable {
     public let serverURL: URL
     /// The device credential sent as `Authorization: Bearer …`, when there is one.
     public let credential: String?
-    /// How the requests travel (`URLSessionTransport`, `AsyncHTTPClientTransport`, an app's own).
+    /// How the requests travel: `URLSessionTransport.shared` unless given another
+    /// (`AsyncHTTPClientTransport` of `FamilySyncClientNIO`, an app's own).
     public let transport: any HTTPTransport
     /// Longer than the 60 s long-poll window, so that a held poll is never cut by the client.
     public static let requestTimeout: Duration = .seconds(75)
@@ -21,18 +21,13 @@ public struct FamilySyncClient: Sendable {
     public let observer: (@Sendable (RequestMetrics) -> Void)?
 
     public init(
-        serverURL: URL, credential: String? = nil, transport: any HTTPTransport = AsyncHTTPClientTransport.shared,
+        serverURL: URL, credential: String? = nil, transport: any HTTPTransport = URLSessionTransport.shared,
         observer: (@Sendable (RequestMetrics) -> Void)? = nil
     ) {
         self.serverURL = serverURL
         self.credential = credential
         self.transport = transport
         self.observer = observer
-    }
-
-    /// Over AsyncHTTPClient with `httpClient`.
-    public init(serverURL: URL, credential: String? = nil, httpClient: HTTPClient, observer: (@Sendable (RequestMetrics) -> Void)? = nil) {
-        self.init(serverURL: serverURL, credential: credential, transport: AsyncHTTPClientTransport(client: httpClient), observer: observer)
     }
 
     /// The same server, as the device holding `credential`.

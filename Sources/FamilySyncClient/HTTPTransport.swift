@@ -1,8 +1,8 @@
 import Foundation
 
-/// How the SDK's requests travel. `URLSessionTransport` uses the system's networking (on Linux,
-/// FoundationNetworking); `AsyncHTTPClientTransport` uses AsyncHTTPClient, for servers and the
-/// CLI. An app may bring its own.
+/// How the SDK's requests travel. `URLSessionTransport`, the default, uses the system's networking
+/// (on Linux, FoundationNetworking); `AsyncHTTPClientTransport` (the `FamilySyncClientNIO`
+/// library) uses AsyncHTTPClient, for servers and the CLI. An app may bring its own.
 public protocol HTTPTransport: Sendable {
     /// One request and its whole answer, any gzip undone; `TransportFailure` when no answer came.
     func exchange(_ request: TransportRequest) async throws(TransportFailure) -> TransportResponse

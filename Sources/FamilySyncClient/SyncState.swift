@@ -59,9 +59,23 @@ public protocol SyncStateStore: Sendable {
 /// anew with `PrivateFile`: durable, never half written, readable by its owner only.
 public struct FileSyncStateStore: SyncStateStore {
     public let url: URL
+    /// The file's data protection class on iOS, watchOS and tvOS. The default lets a
+    /// DeviceActivity monitor extension, or the app woken by a push, read and write the state
+    /// while the device is locked (after its first unlock since starting).
+    public let protection: FileProtectionType
 
-    public init(url: URL) {
+    public init(url: URL, protection: FileProtectionType = .completeUntilFirstUserAuthentication) {
         self.url = url
+        self.protection = protection
+    }
+
+    /// The state shared by an app and its extensions, in their app group's container (as
+    /// `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)` gives it):
+    /// `Library/Application Support/FamilySync/<name>.json`. Every process that opens the same
+    /// name shares one state, its updates taking turns.
+    public init(appGroupContainer container: URL, name: String = "sync-state", protection: FileProtectionType = .completeUntilFirstUserAuthentication) {
+        let folder = container.appendingPathComponent("Library/Application Support/FamilySync", isDirectory: true)
+        self.init(url: folder.appendingPathComponent("\(name).json"), protection: protection)
     }
 
     public func load() throws -> SyncState {
@@ -70,10 +84,13 @@ public struct FileSyncStateStore: SyncStateStore {
     }
 
     public func update<Result>(_ change: (inout SyncState) throws -> Result) throws -> Result {
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try PrivateFile.makeDirectory(url.deletingLastPathComponent(), protection: protection)
         let lockPath = url.path + ".lock"
+        let creating = !FileManager.default.fileExists(atPath: lockPath)
         let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard lock >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: lockPath]) }
+        // Opened by every update, locked or not: in the state's class, not the container's.
+        if creating { try PrivateFile.protect(URL(fileURLWithPath: lockPath), protection) }
         // Closing the descriptor releases the lock.
         defer { close(lock) }
         while flock(lock, LOCK_EX) != 0 {
@@ -81,7 +98,7 @@ public struct FileSyncStateStore: SyncStateStore {
         }
         var state = try load()
         let result = try change(&state)
-        try PrivateFile.write(try WireCoding.makeEncoder().encode(state), to: url)
+        try PrivateFile.write(try WireCoding.makeEncoder().encode(state), to: url, protection: protection)
         return result
     }
 }

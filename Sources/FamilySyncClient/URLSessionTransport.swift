@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -38,7 +39,22 @@ public final class URLSessionTransport: HTTPTransport {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await session.data(for: outgoing)
+            #if canImport(FoundationNetworking)
+            if request.body != nil {
+                // FoundationNetworking (libcurl) cannot rewind a body to send it again when a
+                // kept-alive connection turns out closed: the request then hangs until its
+                // timeout. A request with a body gets a session of its own, which holds no idle
+                // connection (docs/sdk.md, "Connection loss"). Apple's URLSession reports
+                // `networkConnectionLost` instead.
+                let own = URLSession(configuration: session.configuration)
+                defer { own.finishTasksAndInvalidate() }
+                (data, response) = try await Self.data(for: outgoing, in: own)
+            } else {
+                (data, response) = try await Self.data(for: outgoing, in: session)
+            }
+            #else
+            (data, response) = try await Self.data(for: outgoing, in: session)
+            #endif
         } catch {
             throw TransportFailure(Self.kind(of: error), "\(error)")
         }
@@ -48,6 +64,34 @@ public final class URLSessionTransport: HTTPTransport {
             if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
         }
         return TransportResponse(status: http.statusCode, headers: headers, body: data)
+    }
+
+    /// `URLSession.data(for:)`, cancelled with the calling task: FoundationNetworking's own
+    /// `data(for:)` is not, and a stopped `SyncEngine` would wait out its held poll.
+    static func data(for request: URLRequest, in session: URLSession) async throws -> (Data, URLResponse) {
+        let running = Mutex<(task: URLSessionDataTask?, cancelled: Bool)>((nil, false))
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let task = session.dataTask(with: request) { data, response, error in
+                    if let data, let response {
+                        continuation.resume(returning: (data, response))
+                    } else {
+                        continuation.resume(throwing: error ?? URLError(.badServerResponse))
+                    }
+                }
+                let cancelled = running.withLock { running in
+                    running.task = task
+                    return running.cancelled
+                }
+                task.resume()
+                if cancelled { task.cancel() }
+            }
+        } onCancel: {
+            running.withLock { running in
+                running.cancelled = true
+                return running.task
+            }?.cancel()
+        }
     }
 
     /// A connection lost mid-exchange may have carried the request; anything else reached nobody.

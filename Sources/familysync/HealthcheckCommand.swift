@@ -1,5 +1,6 @@
 import ArgumentParser
 import FamilySyncClient
+import FamilySyncClientNIO
 import FamilySyncCore
 import FamilySyncProtocol
 import FamilySyncServer
@@ -39,7 +40,7 @@ struct HealthcheckCommand: AsyncParsableCommand {
 
     func run() async throws {
         let text = try Self.serverURL(url, ProcessInfo.processInfo.environment)
-        let client = FamilySyncClient(serverURL: try ClientOptions.serverURL(text))
+        let client = FamilySyncClient(serverURL: try ClientOptions.serverURL(text), transport: ClientContext.transport)
         let answer = try await withThrowingTaskGroup(of: HealthStatus?.self) { group in
             group.addTask { try await client.ready() }
             group.addTask {

@@ -1,4 +1,5 @@
 import FamilySyncClient
+import FamilySyncClientNIO
 import FamilySyncCore
 import FamilySyncProtocol
 import FamilySyncServerTestSupport

@@ -36,7 +36,7 @@ import Testing
     @Test func aFamilyEndToEnd() async throws {
         try await withTestServer { server in
             try await withTemporaryDirectory { directory in
-                let anonymous = FamilySyncClient(serverURL: Self.url(server.port), httpClient: TestServer.http)
+                let anonymous = FamilySyncClient(serverURL: Self.url(server.port))
 
                 // The parent creates the family and starts its engine (the CLI's `watch`).
                 let family = try await anonymous.createFamily(.init(name: "Mom's iPhone", platform: .ios, timeZone: "America/Chicago"))
@@ -83,7 +83,7 @@ import Testing
                     UsageRecordBody(recordID: UUID().uuidString, logicalID: "app-khan", displayName: "Khan Academy", category: "learning", sessionStart: start, sessionEnd: start.addingTimeInterval(1500), totalSeconds: 1500, earnedPoints: 125),
                     UsageRecordBody(recordID: UUID().uuidString, logicalID: "app-game", displayName: "Brawl Stars", category: "reward", sessionStart: start.addingTimeInterval(1800), sessionEnd: start.addingTimeInterval(2700), totalSeconds: 900, earnedPoints: 0),
                 ]
-                let offline = FamilySyncClient(serverURL: Self.url(try freePort()), credential: accepted.credential, httpClient: TestServer.http)
+                let offline = FamilySyncClient(serverURL: Self.url(try freePort()), credential: accepted.credential)
                 let waits = Waits()
                 let beforeRestart = UsageUploadQueue(store: childStore, backoff: .init(initial: .seconds(1), maximum: .seconds(2), attempts: 2), sleep: waits.sleep)
                 try await beforeRestart.enqueue(usage)
@@ -130,7 +130,7 @@ import Testing
                 let (_, child) = try await server.pair(by: parent)
                 try await server.configure("family", by: parent, name: "settings")
                 try await withThrottlingProxy(to: server.port, path: "/v1/usage", times: 1, retryAfter: 7) { port, throttled in
-                    let client = FamilySyncClient(serverURL: Self.url(port), credential: child.credential, httpClient: TestServer.http)
+                    let client = FamilySyncClient(serverURL: Self.url(port), credential: child.credential)
                     let waits = Waits()
                     let queue = UsageUploadQueue(store: FileSyncStateStore(url: URL(fileURLWithPath: directory + "/queue.json")), sleep: waits.sleep)
                     let start = server.clock.now().addingTimeInterval(-600)
@@ -140,7 +140,7 @@ import Testing
                     #expect(waits.all == [.seconds(7)])
                 }
                 try await withThrottlingProxy(to: server.port, path: "/v1/changes", times: 2, retryAfter: 3) { port, throttled in
-                    let client = FamilySyncClient(serverURL: Self.url(port), credential: child.credential, httpClient: TestServer.http)
+                    let client = FamilySyncClient(serverURL: Self.url(port), credential: child.credential)
                     let waits = Waits()
                     let engine = SyncEngine(client: client, store: FileSyncStateStore(url: URL(fileURLWithPath: directory + "/engine.json")), sleep: waits.sleep)
                     let running = Task { await engine.run() }
@@ -166,7 +166,7 @@ import Testing
     @Test func aConflictSurfacesWithTheServersRecord() async throws {
         try await withTestServer { server in
             let parent = try await server.createFamily()
-            let client = FamilySyncClient(serverURL: Self.url(server.port), credential: parent.credential, httpClient: TestServer.http)
+            let client = FamilySyncClient(serverURL: Self.url(server.port), credential: parent.credential)
             let created = try await client.save([
                 RecordOperation(operationType: .create, record: RecordInput(recordName: "note", recordType: "x-Note", fields: ["text": .string("first")])),
             ], in: "family")
@@ -195,7 +195,7 @@ import Testing
             try await withTemporaryDirectory { directory in
                 let parent = try await server.createFamily()
                 try await server.configure("family", by: parent, name: "settings")
-                let client = FamilySyncClient(serverURL: Self.url(server.port), credential: parent.credential, httpClient: TestServer.http)
+                let client = FamilySyncClient(serverURL: Self.url(server.port), credential: parent.credential)
                 let store = FileSyncStateStore(url: URL(fileURLWithPath: directory + "/sync.json"))
                 _ = try await SyncEngine(client: client, store: store, credentialReference: "first").collectEvents { try await $0.fetchChanges() }
 

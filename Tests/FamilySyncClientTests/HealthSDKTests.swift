@@ -14,7 +14,7 @@ import Testing
         try await withTestServer { server in
             try await withTemporaryDirectory { directory in
                 let base = URL(string: "http://127.0.0.1:\(server.port)")!
-                let anonymous = FamilySyncClient(serverURL: base, httpClient: TestServer.http)
+                let anonymous = FamilySyncClient(serverURL: base)
                 let family = try await anonymous.createFamily(.init(name: "Mom's iPhone", platform: .ios, timeZone: "UTC"))
                 let parent = anonymous.authenticated(as: family.credential)
                 let invitation = try await parent.createPairing(CreatePairingRequest(role: .child, childName: "Johnny"))
@@ -29,7 +29,7 @@ import Testing
                 // Offline: the heartbeat fails, the errors stay.
                 try await reporter.record(error("record_usage", "intervalDidStart"))
                 try await reporter.record(error("post_notification", "thresholdReached"))
-                let offline = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(try freePort())")!, credential: accepted.credential, httpClient: TestServer.http)
+                let offline = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(try freePort())")!, credential: accepted.credential)
                 await #expect(throws: FamilySyncError.self) { try await reporter.beat(with: offline, monitoringActive: true, at: server.clock.now()) }
                 #expect(try await reporter.pending().count == 2)
 

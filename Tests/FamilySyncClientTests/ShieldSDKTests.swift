@@ -11,7 +11,7 @@ import Testing
 @Suite struct ShieldSDKTests {
     @Test func schedulesTheChildsAppListAndThePINThroughTheSDK() async throws {
         try await withTestServer { server in
-            let anonymous = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, httpClient: TestServer.http)
+            let anonymous = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!)
             let family = try await anonymous.createFamily(.init(name: "Mom's iPhone", platform: .ios, timeZone: "UTC"))
             let parent = anonymous.authenticated(as: family.credential)
             let invitation = try await parent.createPairing(CreatePairingRequest(role: .child, childName: "Johnny"))

@@ -18,7 +18,7 @@ import Testing
         let (_, child) = try await server.pair(by: parent)
         let zone = Device.zoneName(forChild: child.deviceID)
         try await server.configure(zone, by: parent, name: "app-1")
-        let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, credential: child.credential, httpClient: TestServer.http)
+        let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, credential: child.credential)
         return (parent, child, zone, client, FileSyncStateStore(url: URL(fileURLWithPath: directory + "/sync.json")))
     }
 
@@ -92,7 +92,7 @@ import Testing
             try await withTemporaryDirectory { directory in
                 let (parent, child, zone, _, store) = try await Self.setUp(server, directory)
                 try await withRecordingProxy(to: server.port) { port, asked in
-                    let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(port)")!, credential: child.credential, httpClient: TestServer.http)
+                    let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(port)")!, credential: child.credential)
                     let engine = SyncEngine(client: client, store: store)
                     let running = Task { await engine.run() }
                     var events = engine.events.makeAsyncIterator()
@@ -131,7 +131,7 @@ import Testing
                 let made = try await server.send(.post, "/v1/zones", credential: parent.credential, json: #"{"zoneName":"extra"}"#)
                 #expect(made.status == .created)
                 try await server.configure("extra", by: parent, name: "app-1")
-                let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, credential: parent.credential, httpClient: TestServer.http)
+                let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, credential: parent.credential)
                 let store = FileSyncStateStore(url: URL(fileURLWithPath: directory + "/sync.json"))
                 let engine = SyncEngine(client: client, store: store)
                 let running = Task { await engine.run() }
@@ -163,7 +163,7 @@ import Testing
                 let member = try #require(try await server.send(.get, "/v1/devices/me", credential: child.credential).decode(DeviceBody.self).memberId)
                 let memberZone = Member.zoneName(of: member)
                 try await withRecordingProxy(to: server.port) { port, asked in
-                    let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(port)")!, credential: child.credential, httpClient: TestServer.http)
+                    let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(port)")!, credential: child.credential)
                     _ = try await SyncEngine(client: client, store: store).collectEvents { try await $0.pushReceived() }
                     let caughtUp = asked().count
 
@@ -212,7 +212,7 @@ import Testing
             try await withStalledPolls(to: server.port) { port, held in
                 try await withTemporaryDirectory { directory in
                     let (parent, child, zone, _, store) = try await SyncEngineTests.setUp(server, directory)
-                    let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(port)")!, credential: child.credential, httpClient: TestServer.http)
+                    let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(port)")!, credential: child.credential)
                     let engine = SyncEngine(client: client, store: store, pollTimeout: 30)
                     let running = Task { await engine.run() }
                     var events = engine.events.makeAsyncIterator()

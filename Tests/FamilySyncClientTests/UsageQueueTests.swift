@@ -36,13 +36,13 @@ import Testing
                 try await first.enqueue(records)
 
                 // The server is down: the queue waits and retries, gives up, and keeps everything.
-                let down = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(try freePort())")!, credential: child.credential, httpClient: TestServer.http)
+                let down = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(try freePort())")!, credential: child.credential)
                 await #expect(throws: FamilySyncError.self) { try await first.flush(with: down) }
                 #expect(waits.all.count == 2)
                 #expect(try await first.pending() == records)
 
                 // The app restarts: a new queue over the same file has them, and delivers them.
-                let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, credential: child.credential, httpClient: TestServer.http)
+                let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, credential: child.credential)
                 let second = UsageUploadQueue(store: store)
                 #expect(try await second.pending() == records)
                 let delivery = try await second.flush(with: client, timeZone: "UTC")
@@ -70,7 +70,7 @@ import Testing
                 let good = [Self.record(server, "a"), Self.record(server, "b")]
                 let bad = Self.record(server, "c", points: -1)
                 try await queue.enqueue([good[0], bad, good[1]])
-                let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, credential: child.credential, httpClient: TestServer.http)
+                let client = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, credential: child.credential)
                 let delivery = try await queue.flush(with: client)
                 #expect(delivery.accepted == 2)
                 #expect(delivery.rejected.map(\.record) == [bad])

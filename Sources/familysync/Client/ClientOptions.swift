@@ -1,5 +1,6 @@
 import ArgumentParser
 import FamilySyncClient
+import FamilySyncClientNIO
 import FamilySyncCore
 import FamilySyncProtocol
 import Foundation
@@ -48,6 +49,10 @@ struct ClientOptions: ParsableArguments {
 
 /// What a client subcommand works with, resolved from `ClientOptions`.
 struct ClientContext {
+    /// The CLI runs SwiftNIO already (it is also the server): AsyncHTTPClient, which tells a
+    /// request that never left from one that may have arrived (docs/sdk.md).
+    static let transport = AsyncHTTPClientTransport.shared
+
     let profileName: String
     let profiles: ProfileStore
     let serverOverride: URL?
@@ -55,14 +60,14 @@ struct ClientContext {
 
     /// A client without a credential, for the calls that need none (creating a family, accepting a pairing).
     func anonymousClient(server: URL? = nil) throws -> FamilySyncClient {
-        FamilySyncClient(serverURL: try server ?? serverOverride ?? ClientOptions.serverURL(ClientOptions.defaultServer))
+        FamilySyncClient(serverURL: try server ?? serverOverride ?? ClientOptions.serverURL(ClientOptions.defaultServer), transport: Self.transport)
     }
 
     /// The profile's device and a client holding its credential.
     func device() throws -> (Profile, FamilySyncClient) {
         let profile = try profiles.profile(named: profileName)
         let server = try serverOverride ?? ClientOptions.serverURL(profile.server)
-        return (profile, FamilySyncClient(serverURL: server, credential: profile.credential))
+        return (profile, FamilySyncClient(serverURL: server, credential: profile.credential, transport: Self.transport))
     }
 
     /// The profile's device, which must record its own usage (§8): a child's, or a parent's that

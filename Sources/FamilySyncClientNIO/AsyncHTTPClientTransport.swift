@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CompressNIO
+import FamilySyncClient
 import Foundation
 import NIOCore
 import NIOHTTP1
