@@ -15,7 +15,7 @@ import ServiceLifecycle
 /// The SDK against hand-written HTTP doing the same work, both in this process against the same
 /// in-process server (embedded PostgreSQL, fsync on):
 /// (a) wake latency: from a parent's write to the child holding the record, through the
-///     `SyncEngine` (long poll, then the zones its answer names in one multi-zone fetch, the state
+///     `SyncEngine` over each transport (long poll, then the zones its answer names in one multi-zone fetch, the state
 ///     file saved durably once a wake) against a bare loop of the same two requests keeping its
 ///     tokens in memory;
 /// (b) the offline queue: `UsageUploadQueue.enqueue` then `flush` of N records (saved durably
@@ -79,26 +79,34 @@ enum SyncBenchmark {
                 bare.append(seconds(clock.now - start!) * 1000)
             }
 
-            // (a) The SDK's engine, its state in a file.
-            let store = FileSyncStateStore(url: URL(fileURLWithPath: stateDirectory + "/engine.json"))
-            let engine = SyncEngine(client: child, store: store, credentialReference: "bench", pollTimeout: 60)
-            try await engine.startFromNow()
-            let running = Task { await engine.run() }
-            var events = engine.events.makeAsyncIterator()
-            var sdk: [Double] = []
-            for round in 0..<rounds {
-                let name = "sdk-\(round)"
-                try await Task.sleep(for: .milliseconds(5))
-                let start = clock.now
-                try await write(name)
-                var arrived = false
-                while !arrived, let event = await events.next() {
-                    if case .changes(_, let records) = event { arrived = records.contains { $0.recordName == name } }
+            // (a) The SDK's engine, its state in a file: over AsyncHTTPClient (the bare loop's
+            // transport), then over URLSession, the SDK's default.
+            func engineRounds(_ client: FamilySyncClient, _ label: String) async throws -> [Double] {
+                let store = FileSyncStateStore(url: URL(fileURLWithPath: stateDirectory + "/engine-\(label).json"))
+                let engine = SyncEngine(client: client, store: store, credentialReference: "bench", pollTimeout: 60)
+                try await engine.startFromNow()
+                let running = Task { await engine.run() }
+                var events = engine.events.makeAsyncIterator()
+                var times: [Double] = []
+                for round in 0..<rounds {
+                    let name = "sdk-\(label)-\(round)"
+                    try await Task.sleep(for: .milliseconds(5))
+                    let start = clock.now
+                    try await write(name)
+                    var arrived = false
+                    while !arrived, let event = await events.next() {
+                        if case .changes(_, let records) = event { arrived = records.contains { $0.recordName == name } }
+                    }
+                    times.append(seconds(clock.now - start) * 1000)
                 }
-                sdk.append(seconds(clock.now - start) * 1000)
+                running.cancel()
+                await engine.stop()
+                await running.value
+                return times.sorted()
             }
-            running.cancel()
-            await running.value
+            let overURLSession = FamilySyncClient(serverURL: server, credential: accepted.credential)
+            let sdk = try await engineRounds(child, "asynchttpclient")
+            let sdkURLSession = try await engineRounds(overURLSession, "urlsession")
 
             // (b) The queue against plain uploads, each on days of its own, the same shape.
             func records(daysBack offset: Int) -> [UsageRecordBody] {
@@ -118,25 +126,31 @@ enum SyncBenchmark {
                 _ = try await child.uploadUsage(UsageUploadRequest(timeZone: "UTC", records: batch))
             }
             let plainSeconds = seconds(clock.now - plainStart)
-            let queue = UsageUploadQueue(store: FileSyncStateStore(url: URL(fileURLWithPath: stateDirectory + "/queue.json")))
-            let queueRecords = records(daysBack: 5)
-            let queueStart = clock.now
-            try await queue.enqueue(queueRecords)
-            let enqueued = clock.now
-            let delivery = try await queue.flush(with: child, timeZone: "UTC")
-            let queueSeconds = seconds(clock.now - queueStart)
-            guard delivery.accepted == queued else { throw BenchFailure("the queue delivered \(delivery.accepted) of \(queued)") }
+            func queueRun(_ client: FamilySyncClient, daysBack: Int, _ label: String) async throws -> (total: Double, enqueue: Double) {
+                let queue = UsageUploadQueue(store: FileSyncStateStore(url: URL(fileURLWithPath: stateDirectory + "/queue-\(label).json")))
+                let queueRecords = records(daysBack: daysBack)
+                let queueStart = clock.now
+                try await queue.enqueue(queueRecords)
+                let enqueued = clock.now
+                let delivery = try await queue.flush(with: client, timeZone: "UTC")
+                guard delivery.accepted == queued else { throw BenchFailure("the queue delivered \(delivery.accepted) of \(queued)") }
+                return (seconds(clock.now - queueStart), seconds(enqueued - queueStart))
+            }
+            let (queueSeconds, enqueueSeconds) = try await queueRun(child, daysBack: 5, "asynchttpclient")
+            let (queueURLSessionSeconds, _) = try await queueRun(overURLSession, daysBack: 10, "urlsession")
 
             bare.sort()
-            sdk.sort()
             print("FamilySync SDK benchmark (\(rounds) wake rounds, \(queued) queued usage records; in-process server, fsync on)")
             print(String(format: "  (a) write → record at the child, bare HTTP loop: p50 %.2f ms, p99 %.2f ms", percentile(bare, 0.5), percentile(bare, 0.99)))
             print(String(format: "      of which the parent's write until its answer (commit, fsync):  p50 %.2f ms", percentile(writes, 0.5)))
             print(String(format: "  (a) write → record at the child, SyncEngine:     p50 %.2f ms, p99 %.2f ms", percentile(sdk, 0.5), percentile(sdk, 0.99)))
             print(String(format: "  (a) ratio of p50s SyncEngine / bare: %.2f", percentile(sdk, 0.5) / percentile(bare, 0.5)))
+            print(String(format: "  (a) SyncEngine over URLSession (the SDK's default): p50 %.2f ms, p99 %.2f ms; ratio of p50s to bare %.2f",
+                         percentile(sdkURLSession, 0.5), percentile(sdkURLSession, 0.99), percentile(sdkURLSession, 0.5) / percentile(bare, 0.5)))
             print(String(format: "  (b) plain uploads: %.0f records/s (%.2f s)", Double(queued) / plainSeconds, plainSeconds))
-            print(String(format: "  (b) queue enqueue + flush: %.0f records/s (%.2f s, of which enqueue %.3f s)", Double(queued) / queueSeconds, queueSeconds, seconds(enqueued - queueStart)))
+            print(String(format: "  (b) queue enqueue + flush: %.0f records/s (%.2f s, of which enqueue %.3f s)", Double(queued) / queueSeconds, queueSeconds, enqueueSeconds))
             print(String(format: "  (b) ratio queue / plain: %.2f", plainSeconds / queueSeconds))
+            print(String(format: "  (b) queue over URLSession: %.0f records/s; ratio to plain %.2f", Double(queued) / queueURLSessionSeconds, plainSeconds / queueURLSessionSeconds))
         } catch {
             print("benchmark failed: \(error)")
         }

@@ -45,7 +45,9 @@ func withRecordingProxy<Result: Sendable>(
     let asked = Mutex<[RecordedRequest]>([])
     let responder = CallbackResponder<BasicRequestContext> { request, _ in
         let bytes = try await request.body.collect(upTo: 8 << 20)
-        asked.withLock { $0.append(RecordedRequest(method: request.method.rawValue, path: request.uri.path, body: String(buffer: bytes))) }
+        asked.withLock {
+            $0.append(RecordedRequest(method: request.method.rawValue, path: request.uri.path, body: String(buffer: bytes), acceptEncoding: request.headers[.acceptEncoding]))
+        }
         return try await forward(request, body: bytes, to: port)
     }
     let app = Application(responder: responder, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
@@ -58,6 +60,7 @@ struct RecordedRequest: Sendable {
     var method: String
     var path: String
     var body: String
+    var acceptEncoding: String?
 }
 
 /// The request as the server answers it; `body`, when the hop has read it already.
