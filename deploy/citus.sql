@@ -32,4 +32,5 @@ SELECT create_distributed_table('push_outbox', 'family_id', colocate_with => 'fa
 -- Lookups from something else to a family, each by its own key.
 SELECT create_distributed_table('recovery_codes', 'code_hash', colocate_with => 'none');
 SELECT create_distributed_table('apple_subjects', 'apple_sub', colocate_with => 'none');
+SELECT create_distributed_table('sign_ins', 'code_hash', colocate_with => 'none');
 COMMIT;

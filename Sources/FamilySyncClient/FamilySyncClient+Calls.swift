@@ -76,6 +76,28 @@ extension FamilySyncClient {
         try await send(.DELETE, "/v1/pairings/\(id.lowercased)", as: PairingBody.self)
     }
 
+    // MARK: Signing in by a shown code (§3.1)
+
+    /// `POST /v1/sign-ins`: a code for this device to show (and its QR payload), and the secret
+    /// to claim with; needs no credential. Keep the secret to this device.
+    public func startSignIn(device: DeviceRegistration) async throws(FamilySyncError) -> StartSignInResponse {
+        try await send(.POST, "/v1/sign-ins", body: StartSignInRequest(device: device), as: StartSignInResponse.self)
+    }
+
+    /// `POST /v1/sign-ins/claim`: `signIn.status == .waiting` until a parent takes the code; then,
+    /// once, the pairing, the device and its `credential`. Not sent again by the SDK after a lost
+    /// connection: a second claim is `PAIRING_EXPIRED`, so start again if that happens.
+    public func claimSignIn(secret: String) async throws(FamilySyncError) -> ClaimSignInResponse {
+        try await send(.POST, "/v1/sign-ins/claim", body: ClaimSignInRequest(secret: secret), as: ClaimSignInResponse.self)
+    }
+
+    /// `POST /v1/pairings/sign-in` (a parent): takes the code a signing-in device shows, typed
+    /// (`code`) or read from its QR code (`qrPayload`). The answer's emoji are those the device
+    /// will show; confirm with `confirmPairing` once they match.
+    public func takeSignIn(code: String? = nil, qrPayload: String? = nil) async throws(FamilySyncError) -> PairingBody {
+        try await send(.POST, "/v1/pairings/sign-in", body: TakeSignInRequest(code: code, qrPayload: qrPayload), as: PairingBody.self)
+    }
+
     // MARK: Zones, records, changes (§4–§5)
 
     public func zones() async throws(FamilySyncError) -> [ZoneBody] {

@@ -145,27 +145,41 @@ public struct PostgresPairingStore: Sendable {
             )
             return .wrongToken
         }
-        let credentialDeviceID = UUID()
-        let credential = DeviceCredential.generate(familyID: token.familyID, deviceID: credentialDeviceID)
+        let deviceID = UUID()
+        let emoji = EmojiCode.derive(token: token.token, pairingID: pairingID, parentDeviceID: pairing.createdBy, childDeviceID: deviceID)
+        return .accepted(try await registerAccepting(
+            &pairing, deviceID: deviceID, emoji: emoji, name: name, platform: platform, timeZone: timeZone, now: now, in: family, logger: logger
+        ))
+    }
+
+    /// The end of every acceptance, by token (§3) or by a sign-in's claim (§3.1): the device
+    /// registered, awaiting confirmation, with a new credential, and the pairing accepted by it
+    /// with its emoji.
+    static func registerAccepting(
+        _ pairing: inout Pairing, deviceID: UUID, emoji: [String], name: String, platform: DevicePlatform, timeZone: String, now: Date,
+        in family: LockedFamily, logger: Logger
+    ) async throws -> Acceptance {
+        let connection = family.connection
+        let credential = DeviceCredential.generate(familyID: pairing.familyID, deviceID: deviceID)
         let device = Device(
-            id: credentialDeviceID, familyID: token.familyID, role: pairing.role, name: name, childName: pairing.childName,
+            id: deviceID, familyID: pairing.familyID, role: pairing.role, name: name, childName: pairing.childName,
             platform: platform, timeZone: timeZone, status: .awaitingConfirmation, registeredAt: now, lastSeenAt: now, lastSyncAt: nil
         )
         // A new device: parents' polls wake to show the emoji.
         let sequence = try await family.advance()
         try await PostgresDeviceStore.insert(device, credentialHash: credential.hash, changedSequence: sequence, on: connection, logger: logger)
-        try await family.publish([.device(device.id, of: token.familyID)])
+        try await family.publish([.device(device.id, of: pairing.familyID)])
         pairing.storedStatus = .accepted
         pairing.deviceID = device.id
-        pairing.verificationEmoji = EmojiCode.derive(token: token.token, pairingID: pairingID, parentDeviceID: pairing.createdBy, childDeviceID: device.id)
+        pairing.verificationEmoji = emoji
         try await connection.query(
             """
-            UPDATE pairings SET status = 'accepted', device_id = \(device.id), verification_emoji = \(pairing.verificationEmoji)
-            WHERE family_id = \(token.familyID) AND pairing_id = \(pairingID)
+            UPDATE pairings SET status = 'accepted', device_id = \(device.id), verification_emoji = \(emoji)
+            WHERE family_id = \(pairing.familyID) AND pairing_id = \(pairing.id)
             """,
             logger: logger
         )
-        return .accepted(Acceptance(pairing: pairing, device: device, credential: credential))
+        return Acceptance(pairing: pairing, device: device, credential: credential)
     }
 
     /// Confirms or rejects an accepted pairing, or revokes a pending one. Confirming activates the

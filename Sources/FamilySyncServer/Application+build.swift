@@ -51,6 +51,10 @@ public func buildApplication(
         PeriodicJobService(name: "purged tombstones", interval: .seconds(3600), logger: logger) {
             try await dependencies.records.purgeTombstones(olderThan: clock.now().addingTimeInterval(-configuration.tombstoneHorizon))
         },
+        PeriodicJobService(name: "expired sign-ins", interval: .seconds(3600), logger: logger) {
+            // A day after they ended: long enough to tell a late claim that it expired.
+            try await dependencies.signIns.purgeExpired(before: clock.now().addingTimeInterval(-86_400))
+        },
         PeriodicJobService(name: "expired usage records", interval: .seconds(3600), logger: logger) {
             try await dependencies.usage.expireUsage(before: clock.now().addingTimeInterval(-configuration.usageRetention))
         },
@@ -104,11 +108,13 @@ func buildRouter(configuration: ServerConfiguration, dependencies: ServerDepende
         recoveryFailures: RateLimiter(limit: configuration.recoveryFailureLimit, clock: clock)
     )
     let pairings = PairingController(pairings: dependencies.pairings, clock: clock, publicURL: configuration.publicURL)
+    let signIns = SignInController(signIns: dependencies.signIns, clock: clock, publicURL: configuration.publicURL)
     let v1 = routes.group("v1")
     // Without a credential, and so limited per client address.
     let open = v1.group().add(middleware: RateLimitMiddleware(limiter: RateLimiter(limit: configuration.unauthenticatedRateLimit, clock: clock)))
     families.addOpenRoutes(to: open)
     pairings.addOpenRoutes(to: open)
+    signIns.addOpenRoutes(to: open)
     let authenticated = v1.group().add(middleware: AuthenticationMiddleware(devices: dependencies.devices))
     families.addAuthenticatedRoutes(to: authenticated)
     DeviceController(devices: dependencies.devices).addRoutes(to: authenticated)
@@ -119,6 +125,7 @@ func buildRouter(configuration: ServerConfiguration, dependencies: ServerDepende
     ParentPINController(pins: dependencies.parentPINs).addRoutes(to: authenticated)
     PushController(pushes: dependencies.pushes).addRoutes(to: authenticated)
     pairings.addAuthenticatedRoutes(to: authenticated)
+    signIns.addAuthenticatedRoutes(to: authenticated)
     ZoneController(records: dependencies.records, devices: dependencies.devices, keyring: keyring).addRoutes(to: authenticated)
     RecordController(records: dependencies.records, keyring: keyring).addRoutes(to: authenticated)
     CommandController(commands: dependencies.commands).addRoutes(to: authenticated)

@@ -120,6 +120,12 @@ struct PairingController {
     }
 
     private func serverURL(_ request: Request) -> String {
+        Self.serverURL(request, publicURL: publicURL)
+    }
+
+    /// The base URL devices reach this server at, for QR payloads: the configured public URL,
+    /// else `http://` and the request's Host.
+    static func serverURL(_ request: Request, publicURL: String?) -> String {
         if let publicURL { return publicURL }
         return "http://" + (request.head.authority ?? "127.0.0.1")
     }

@@ -25,6 +25,18 @@ extension AcceptPairingRequest: DeclaresMembers {
     ])
 }
 
+extension StartSignInRequest: DeclaresMembers {
+    static let members = MemberTree.object(["device": DeviceRegistration.members])
+}
+
+extension TakeSignInRequest: DeclaresMembers {
+    static let members = MemberTree.fields("code", "qrPayload")
+}
+
+extension ClaimSignInRequest: DeclaresMembers {
+    static let members = MemberTree.fields("secret")
+}
+
 extension CreateZoneRequest: DeclaresMembers {
     static let members = MemberTree.fields("zoneName")
 }

@@ -11,6 +11,8 @@ extension CommandBody: ResponseEncodable {}
 extension CommandList: ResponseEncodable {}
 extension CreateFamilyResponse: ResponseEncodable {}
 extension CreatePairingResponse: ResponseEncodable {}
+extension StartSignInResponse: ResponseEncodable {}
+extension ClaimSignInResponse: ResponseEncodable {}
 extension CredentialResponse: ResponseEncodable {}
 extension DatabaseChangesResponse: ResponseEncodable {}
 extension DeviceBody: ResponseEncodable {}

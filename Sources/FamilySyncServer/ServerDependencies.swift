@@ -31,6 +31,8 @@ public struct ServerDependencies: Sendable {
     let families: PostgresFamilyStore
     let devices: PostgresDeviceStore
     let pairings: PostgresPairingStore
+    /// Public for harnesses and tests that run the hourly purge on demand.
+    public let signIns: PostgresSignInStore
     let records: PostgresRecordStore
     let commands: PostgresCommandStore
     let usage: PostgresUsageStore
@@ -81,6 +83,7 @@ public struct ServerDependencies: Sendable {
         families = PostgresFamilyStore(client: postgres, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
         devices = PostgresDeviceStore(client: postgres, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
         pairings = PostgresPairingStore(client: postgres, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
+        signIns = PostgresSignInStore(client: postgres, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
         records = PostgresRecordStore(client: postgres, clock: clock, logger: logger, outbox: outbox, preparedStatements: preparedStatements)
         commands = PostgresCommandStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
         usage = PostgresUsageStore(client: postgres, clock: clock, logger: logger, outbox: outbox)

@@ -105,6 +105,24 @@ enum TestTransport: CaseIterable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// A browser shows a code, the parent takes it, the browser claims its credential (§3.1).
+    @Test(arguments: TestTransport.allCases) func aDeviceSignsInByTheCodeItShows(_ via: TestTransport) async throws {
+        try await withTestServer { server in
+            let anonymous = FamilySyncClient(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!, transport: via.transport)
+            let family = try await anonymous.createFamily(.init(name: "Mom's iPhone", platform: .ios, timeZone: "UTC"))
+            let parent = anonymous.authenticated(as: family.credential)
+            let started = try await anonymous.startSignIn(device: .init(name: "Kitchen browser", platform: .web, timeZone: "UTC"))
+            #expect(try await anonymous.claimSignIn(secret: started.secret).signIn.status == .waiting)
+            let pairing = try await parent.takeSignIn(qrPayload: started.qrPayload)
+            let claimed = try await anonymous.claimSignIn(secret: started.secret)
+            #expect(claimed.pairing?.verificationEmoji == pairing.verificationEmoji)
+            let browser = anonymous.authenticated(as: try #require(claimed.credential))
+            #expect(try await parent.confirmPairing(pairing.id).status == .confirmed)
+            #expect(try await browser.me().platform == .web)
+            #expect(await failure { try await parent.takeSignIn(code: started.signIn.code) }?.code == .pairingExpired)
+        }
+    }
+
     @Test(arguments: TestTransport.allCases) func anUnreachableServerIsTryAgainLater(_ via: TestTransport) async throws {
         let port = try freePort()
         let seen = Mutex<[RequestMetrics]>([])

@@ -13,7 +13,7 @@ import Testing
     static let referenceTables: Set<String> = ["server_secrets"]
     static let coordinatorTables: Set<String> = ["schema_migrations"]
     /// From something else to a family: distributed by what is looked up.
-    static let lookupTables: [String: String] = ["recovery_codes": "code_hash", "apple_subjects": "apple_sub"]
+    static let lookupTables: [String: String] = ["recovery_codes": "code_hash", "apple_subjects": "apple_sub", "sign_ins": "code_hash"]
 
     struct Catalog {
         var tables: Set<String> = []

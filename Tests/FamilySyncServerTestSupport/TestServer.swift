@@ -108,6 +108,11 @@ public struct TestServer: Sendable {
         try await dependencies.health.detectStale()
     }
 
+    /// The hourly purge of sign-ins (§3.1), on demand.
+    public func purgeSignIns(endedBefore cutoff: Date) async throws -> Int {
+        try await dependencies.signIns.purgeExpired(before: cutoff)
+    }
+
     public func fingerprint() async throws -> [String: String] {
         try await databaseFingerprint(postgres)
     }

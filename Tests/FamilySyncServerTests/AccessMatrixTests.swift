@@ -42,6 +42,11 @@ import Testing
         Endpoint(name: "GET /v1/pairings", method: .get, uri: { _ in "/v1/pairings" }, expected: [200, 403, 403, 401, 200, 401, 403]),
         Endpoint(name: "GET /v1/pairings/{awaiting's}", method: .get, uri: { "/v1/pairings/\($0.awaitingPairingID.lowercased)" }, expected: [200, 403, 200, 401, 404, 401, 403]),
         Endpoint(name: "POST /v1/pairings/accept", method: .post, uri: { _ in "/v1/pairings/accept" }, json: { #"{"qrPayload":"\#($0.pendingQRPayload)","device":\#(device)}"# }, expected: [200, 200, 200, 200, 200, 200, 200]),
+        // §3.1: a code taken by any family's parent goes into that family; the device's claim
+        // before then says only that it waits.
+        Endpoint(name: "POST /v1/sign-ins", method: .post, uri: { _ in "/v1/sign-ins" }, json: { _ in #"{"device":\#(device)}"# }, expected: [201, 201, 201, 201, 201, 201, 201]),
+        Endpoint(name: "POST /v1/sign-ins/claim", method: .post, uri: { _ in "/v1/sign-ins/claim" }, json: { #"{"secret":"\#($0.signInSecret)"}"# }, expected: [200, 200, 200, 200, 200, 200, 200]),
+        Endpoint(name: "POST /v1/pairings/sign-in", method: .post, uri: { _ in "/v1/pairings/sign-in" }, json: { #"{"code":"\#($0.signInCode)"}"# }, expected: [201, 403, 403, 401, 201, 401, 403]),
         Endpoint(name: "POST /v1/pairings/{awaiting's}/confirm", method: .post, uri: { "/v1/pairings/\($0.awaitingPairingID.lowercased)/confirm" }, expected: [200, 403, 403, 401, 404, 401, 403]),
         Endpoint(name: "POST /v1/pairings/{awaiting's}/reject", method: .post, uri: { "/v1/pairings/\($0.awaitingPairingID.lowercased)/reject" }, expected: [200, 403, 403, 401, 404, 401, 403]),
         Endpoint(name: "DELETE /v1/pairings/{pending}", method: .delete, uri: { "/v1/pairings/\($0.pendingPairingID.lowercased)" }, expected: [200, 403, 403, 401, 404, 401, 403]),

@@ -58,6 +58,9 @@ import Testing
         try Self.check(UpdateDeviceRequest(name: "a", childName: "b", timeZone: "UTC", tracked: true))
         try Self.check(CreatePairingRequest(role: .child, childName: "a", ttlSeconds: 60, memberId: UUID()))
         try Self.check(AcceptPairingRequest(qrPayload: "q", pairingId: "p", token: "t", device: Self.device))
+        try Self.check(StartSignInRequest(device: Self.device))
+        try Self.check(TakeSignInRequest(code: "c", qrPayload: "q"))
+        try Self.check(ClaimSignInRequest(secret: "s"))
         try Self.check(CreateZoneRequest(zoneName: "z"))
         try Self.check(ModifyRecordsRequest(operations: [RecordOperation(operationType: .create, record: RecordInput(
             recordName: "r", recordType: "T", fields: ["x": .number(1)], recordChangeTag: "t", clientModifiedAt: Date()

@@ -23,6 +23,9 @@ struct FamilyFixture: Sendable {
     var childMemberID: UUID
     var sibling: TestDevice
     var siblingMemberID: UUID
+    /// A device waiting for a parent to take the code it shows (§3.1): its code and secret.
+    var signInCode: String
+    var signInSecret: String
 
     var childZone: String { "child-\(child.deviceID.lowercased)" }
 
@@ -48,10 +51,14 @@ struct FamilyFixture: Sendable {
         let siblingMemberID = try #require(try await server.send(.get, "/v1/devices/me", credential: sibling.credential).decode(DeviceBody.self).memberId)
         let otherParent = try await server.createFamily(name: "Other parent")
         let otherPending = try await server.createPairing(by: otherParent)
+        let signIn = try await server.send(
+            .post, "/v1/sign-ins", body: StartSignInRequest(device: .init(name: "A browser", platform: .web, timeZone: "UTC"))
+        ).decode(StartSignInResponse.self)
         return FamilyFixture(
             parent: parent, child: child, childPairingID: childPairingID, awaiting: awaiting, awaitingPairingID: awaitingPairingID,
             revoked: revoked, pendingPairingID: pending.pairing.id, pendingQRPayload: pending.qrPayload, otherParent: otherParent, otherPairingID: otherPending.pairing.id,
-            commandID: command.commandId, childMemberID: childMemberID, sibling: sibling, siblingMemberID: siblingMemberID
+            commandID: command.commandId, childMemberID: childMemberID, sibling: sibling, siblingMemberID: siblingMemberID,
+            signInCode: signIn.signIn.code, signInSecret: signIn.secret
         )
     }
 }
