@@ -106,6 +106,35 @@ import Glibc
         }
     }
 
+    /// `pair code` shows a code and waits; `pair sign-in` on the parent's profile takes it; the
+    /// waiting process saves its profile and, once the parent confirms, ends (§3.1).
+    @Test func aDeviceJoinsByShowingACode() async throws {
+        try await withCLISession { cli in
+            try await cli.ok(["family", "create", "--name", "Mom's iPhone", "--profile", "mom"])
+            let waiting = try await cli.start(["pair", "code", "--name", "Kitchen Mac", "--platform", "macos", "--time-zone", "UTC", "--every", "1", "--wait", "--profile", "dad"])
+            defer { waiting.signal(SIGKILL) }
+            try await waitForOutput(waiting, containing: "familysync pair sign-in ")
+            let line = try #require(waiting.stdout.split(separator: "\n").first { $0.hasPrefix("On a parent device, run: familysync pair sign-in ") })
+            let code = String(try #require(line.split(separator: " ").last))
+            #expect(code.wholeMatch(of: /[A-Z2-7]{4}-[A-Z2-7]{4}/) != nil)
+
+            // The parent types it as a person would.
+            let taken = try await cli.ok(["pair", "sign-in", code.lowercased(), "--wait", "--profile", "mom", "--json"]).json()
+            #expect(taken["role"] as? String == "parent" && taken["status"] as? String == "accepted")
+            let emoji = try #require(taken["verificationEmoji"] as? [String])
+            try await waitForOutput(waiting, containing: "Check that the parent's screen shows the same emoji: \(emoji.joined())")
+            try await cli.ok(["pair", "confirm", "--yes", "--profile", "mom"])
+            #expect(try await waiting.waitForExit() == .exited(0), "\(waiting.stderr)")
+            #expect(waiting.stdout.contains("Confirmed: this device is an active parent device."))
+
+            // The new profile is a parent device of the family.
+            let devices = try await cli.ok(["devices", "--profile", "dad"]).stdout
+            #expect(devices.contains("Kitchen Mac") && devices.contains("Mom's iPhone"))
+            let again = try await cli.run(["pair", "sign-in", code, "--profile", "mom"])
+            #expect(again.status != 0 && again.stderr.contains("already used"), "\(again.stderr)")
+        }
+    }
+
     /// `watch` holds its long poll and prints the child's new summary as the upload lands.
     @Test func theParentsWatchPrintsTheChildsSummaryAsItComes() async throws {
         try await withCLISession { cli in

@@ -11,7 +11,7 @@ struct PairCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pair",
         abstract: "Pair a device: the parent starts and confirms, the new device accepts (PROTOCOL §3).",
-        subcommands: [Start.self, Accept.self, Confirm.self, Reject.self, Show.self, List.self]
+        subcommands: [Start.self, Accept.self, ShowCode.self, TakeCode.self, Confirm.self, Reject.self, Show.self, List.self]
     )
 
     struct Start: AsyncParsableCommand {
