@@ -35,6 +35,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.0"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
+        // The web dashboard's pages (Sources/FamilySyncServer/Web).
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     ],
     targets: [
         // The domain: pure Swift + Foundation + Crypto, no I/O.
@@ -93,6 +95,12 @@ let package = Package(
                 .product(name: "CompressNIO", package: "compress-nio"),
                 // APNs over TLS: trust roots of a stand-in in tests and benchmarks.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // The web dashboard: it reads and acts through the SDK's calls, answered in
+                // process by the same routes, and renders its pages with Mustache.
+                "FamilySyncClient",
+                .product(name: "Mustache", package: "swift-mustache"),
+                // Debian's qrencode draws the sign-in page's QR code as SVG.
+                .product(name: "Subprocess", package: "swift-subprocess"),
             ]
         ),
         // The SDK a parent or child app and its extensions link: Foundation's URLSession and the

@@ -136,5 +136,11 @@ func buildRouter(configuration: ServerConfiguration, dependencies: ServerDepende
         hub: dependencies.longPolling.hub, polls: dependencies.polls, keyring: keyring, metrics: dependencies.longPolling.metrics, clock: clock,
         marksPushHolds: dependencies.push != nil, logger: dependencies.logger
     ).addRoutes(to: authenticated)
+
+    // The web dashboard, reading and acting through the routes above.
+    let api = InProcessAPI()
+    let secure = configuration.publicURL?.lowercased().hasPrefix("https://") ?? false
+    WebController(api: api, pages: WebPages(), cookies: WebCookies(secure: secure), clock: clock, publicURL: configuration.publicURL).addRoutes(to: routes)
+    api.set(routes.router.buildResponder())
     return routes
 }

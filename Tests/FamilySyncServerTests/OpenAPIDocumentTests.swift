@@ -9,7 +9,8 @@ import Testing
 /// The OpenAPI document and the server never disagree on what is served.
 @Suite struct OpenAPIDocumentTests {
     @Test func listsExactlyTheServedRoutes() throws {
-        let servedByPath = servedRoutes()
+        // The web dashboard's pages (/app/…) are HTML for a browser, not the API: docs/dashboard.md.
+        let servedByPath = servedRoutes().filter { !$0.key.hasPrefix("/app") }
         #expect(!servedByPath.isEmpty)
         #expect(OpenAPIDocument.routes == servedByPath)
     }

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The runtime image's setup (deploy/Dockerfile) on Debian 12: PostgreSQL (for the embedded default;
 # unused when DATABASE_URL is set), CA certificates (APNs, Apple's keys), time zones and libcurl
-# (FoundationNetworking's, linked by the SDK's URLSessionTransport), and the
+# (FoundationNetworking's, linked by the SDK's URLSessionTransport), qrencode (the dashboard's
+# sign-in page draws its QR code with it), and the
 # unprivileged user the server runs as, owning its data directory ($1, /var/lib/familysync).
 set -euo pipefail
 data_directory=${1:-/var/lib/familysync}
 export DEBIAN_FRONTEND=noninteractive
 needed=()
-for package in postgresql ca-certificates tzdata libcurl4; do
+for package in postgresql ca-certificates tzdata libcurl4 qrencode; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || needed+=("$package")
 done
 if [ ${#needed[@]} -gt 0 ]; then

@@ -1,9 +1,11 @@
 # Sourced by scripts/test: the Debian programs some tests start for themselves (PgBouncer, between
-# servers and their database; nginx, in front of three servers). As root with apt-get it installs what is missing; otherwise it stops
+# servers and their database; nginx, in front of three servers; qrencode, which draws the
+# dashboard's QR code). As root with apt-get it installs what is missing; otherwise it stops
 # and prints the command to run. A test is never skipped because a part is missing.
 missing_packages=()
 command -v pgbouncer >/dev/null 2>&1 || [ -x /usr/sbin/pgbouncer ] || missing_packages+=(pgbouncer)
 [ -x /usr/sbin/nginx ] || missing_packages+=(nginx)
+command -v qrencode >/dev/null 2>&1 || missing_packages+=(qrencode)
 
 if [ ${#missing_packages[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

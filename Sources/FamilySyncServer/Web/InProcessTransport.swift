@@ -1,0 +1,69 @@
+import FamilySyncClient
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import Synchronization
+
+/// The API's routes, as the web dashboard reaches them: the router's responder, set once the
+/// router is built.
+final class InProcessAPI: Sendable {
+    private let responder = Mutex<RouterResponder<FamilySyncRequestContext>?>(nil)
+
+    func set(_ responder: RouterResponder<FamilySyncRequestContext>) {
+        self.responder.withLock { $0 = responder }
+    }
+
+    func get() throws(TransportFailure) -> RouterResponder<FamilySyncRequestContext> {
+        guard let responder = responder.withLock({ $0 }) else { throw TransportFailure(.nothingSent, "the API's routes are not built yet") }
+        return responder
+    }
+}
+
+/// The SDK's requests answered by the API's own routes in this process, middleware and all: the
+/// dashboard uses the endpoints and access rules of every other client, without a socket. The
+/// context is the browser's request's (its address, its request id), with no device: the
+/// request's own `Authorization` decides that.
+struct InProcessTransport: HTTPTransport {
+    let api: InProcessAPI
+    let context: FamilySyncRequestContext
+
+    func exchange(_ request: TransportRequest) async throws(TransportFailure) -> TransportResponse {
+        let responder = try api.get()
+        guard let method = HTTPRequest.Method(request.method),
+            let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
+        else { throw TransportFailure(.nothingSent, "not a request: \(request.method) \(request.url)") }
+        var fields = HTTPFields()
+        // Nothing to gain from compressing within one process.
+        for (name, value) in request.headers where name.lowercased() != "accept-encoding" {
+            if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
+        }
+        let body = request.body.map { ByteBuffer(bytes: $0) } ?? ByteBuffer()
+        fields[.contentLength] = String(body.readableBytes)
+        let path = components.percentEncodedPath + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
+        let head = HTTPRequest(method: method, scheme: "http", authority: "localhost", path: path, headerFields: fields)
+        var context = context
+        context.device = nil
+        do {
+            let response = try await responder.respond(to: Request(head: head, body: RequestBody(buffer: body)), context: context)
+            let collected = CollectedBody()
+            try await response.body.write(collected)
+            var headers: [String: String] = [:]
+            for field in response.headers { headers[field.name.canonicalName] = field.value }
+            return TransportResponse(status: response.status.code, headers: headers, body: Data(collected.bytes.withLock { $0.readableBytesView }))
+        } catch {
+            throw TransportFailure(.noAnswer, "\(error)")
+        }
+    }
+}
+
+/// A response body, written into memory.
+private final class CollectedBody: ResponseBodyWriter, Sendable {
+    let bytes = Mutex(ByteBuffer())
+
+    func write(_ buffer: ByteBuffer) async throws {
+        bytes.withLock { $0.writeImmutableBuffer(buffer) }
+    }
+
+    func finish(_ trailingHeaders: HTTPFields?) async throws {}
+}

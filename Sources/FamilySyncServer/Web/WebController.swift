@@ -1,0 +1,216 @@
+import FamilySyncClient
+import FamilySyncCore
+import FamilySyncProtocol
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// `/app/…`: the parent's web dashboard. The browser is a parent device of the family, signed in
+/// by showing a code (PROTOCOL §3.1); its credential lives in an `HttpOnly` cookie. Every read and
+/// every action is a call of the SDK, answered in process by the API's own routes
+/// (`InProcessTransport`): the dashboard can do nothing a parent device cannot.
+struct WebController {
+    typealias Context = FamilySyncRequestContext
+
+    let api: InProcessAPI
+    let pages: WebPages
+    let cookies: WebCookies
+    let clock: any WallClock
+    /// The server's base URL for QR payloads; nil: from the request's Host header.
+    let publicURL: String?
+
+    /// A browser's session lasts 30 days unless it signs out; its device stays until revoked.
+    static let sessionSeconds = 30 * 86_400
+    /// How often the sign-in pages look again while they wait: the claim counts against the
+    /// per-address limit of calls without a credential (20 a minute by default).
+    static let refreshSeconds = 4
+
+    func addRoutes(to router: MethodAwareRouter<Context>) {
+        let app = router.group("app").add(middleware: WebSecurityHeadersMiddleware(pages: pages))
+        app.get("", use: home)
+            .get("app.css", use: styles)
+            .post("sign-in", use: startSignIn)
+            .get("sign-in", use: signInPage)
+            .post("sign-out", use: signOut)
+            .post("pairings/:id/confirm", use: confirmPairing)
+    }
+
+    // MARK: - Pages
+
+    /// `GET /app/`: the family, or the sign-in page.
+    @Sendable func home(_ request: Request, context: Context) async throws -> Response {
+        var session = WebSession(request, cookies)
+        guard let client = session.client(api, context) else {
+            return pages.render("signIn", WebPages.SignIn(frame: session.frame("Sign in")), headers: session.setCookies)
+        }
+        let me: DeviceBody
+        switch await Self.outcome({ () async throws(FamilySyncError) in try await client.me() }) {
+        case .success(let device): me = device
+        case .failure(let error) where error.code == .authenticationRequired:
+            // Revoked, rejected, or the family deleted: this browser is no longer a device.
+            session.signOut()
+            let page = WebPages.SignIn(frame: session.frame("Sign in"), message: "This browser is no longer a device of a family. Sign in again.")
+            return pages.render("signIn", page, headers: session.setCookies)
+        case .failure(let error): throw error
+        }
+        guard me.status == .active else { return session.redirect("/app/sign-in") }
+        return pages.render("family", try await familyPage(client, me, session.frame("Your family", signedIn: true)), headers: session.setCookies)
+    }
+
+    /// `GET /app/app.css`.
+    @Sendable func styles(_ request: Request, context: Context) async throws -> Response {
+        Response(status: .ok, headers: [.contentType: "text/css; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: WebStyles.css)))
+    }
+
+    /// `POST /app/sign-in`: a sign-in code for this browser (§3.1), its secret in a cookie.
+    @Sendable func startSignIn(_ request: Request, context: Context) async throws -> Response {
+        var session = WebSession(request, cookies)
+        try await session.checkForm(request, context)
+        let anonymous = FamilySyncClient(serverURL: InProcessTransport.baseURL, transport: InProcessTransport(api: api, context: context))
+        let started = try await anonymous.startSignIn(
+            device: DeviceRegistration(name: Self.deviceName(userAgent: request.headers[.userAgent]), platform: .web, timeZone: "UTC")
+        )
+        session.set(WebCookies.signIn, started.secret, maxAge: SignIn.ttlSeconds)
+        return session.redirect("/app/sign-in")
+    }
+
+    /// `GET /app/sign-in`: the code while no parent has taken it, then the emoji until a parent
+    /// confirms; each looks again every few seconds.
+    @Sendable func signInPage(_ request: Request, context: Context) async throws -> Response {
+        var session = WebSession(request, cookies)
+        if let client = session.client(api, context) {
+            return try await awaitingConfirmation(client, &session)
+        }
+        guard let secret = session.cookie(WebCookies.signIn) else { return session.redirect("/app/") }
+        return try await awaitingParent(secret, request, context, &session)
+    }
+
+    /// Signed in: the emoji until a parent confirms, then the family.
+    private func awaitingConfirmation(_ client: FamilySyncClient, _ session: inout WebSession) async throws -> Response {
+        let me: DeviceBody
+        switch await Self.outcome({ () async throws(FamilySyncError) in try await client.me() }) {
+        case .success(let device): me = device
+        case .failure(let error) where error.code == .authenticationRequired:
+            session.signOut()
+            return session.redirect("/app/")
+        case .failure(let error): throw error
+        }
+        if me.status == .active { return session.redirect("/app/") }
+        let pairingID = session.cookie(WebCookies.pairing).flatMap(UUID.init(uuidString:))
+        var emoji = ""
+        if let pairingID { emoji = try await client.pairing(pairingID).verificationEmoji?.joined() ?? "" }
+        let page = WebPages.SignInEmoji(
+            frame: session.frame("Compare the emoji", refreshSeconds: Self.refreshSeconds), emoji: emoji, pairingID: pairingID?.lowercased ?? ""
+        )
+        return pages.render("signInEmoji", page, headers: session.setCookies)
+    }
+
+    /// Showing a code: the code and its QR code while no parent has taken it; once one has, the
+    /// credential goes into the session cookie.
+    private func awaitingParent(_ secret: String, _ request: Request, _ context: Context, _ session: inout WebSession) async throws -> Response {
+        let anonymous = FamilySyncClient(serverURL: InProcessTransport.baseURL, transport: InProcessTransport(api: api, context: context))
+        let claim: ClaimSignInResponse
+        switch await Self.outcome({ () async throws(FamilySyncError) in try await anonymous.claimSignIn(secret: secret) }) {
+        case .success(let answer): claim = answer
+        case .failure(let error) where error.code == .pairingExpired || error.code == .notFound:
+            session.clear(WebCookies.signIn)
+            let page = WebPages.SignIn(frame: session.frame("Sign in"), message: "That code was not used in time. Show a new one.")
+            return pages.render("signIn", page, headers: session.setCookies)
+        case .failure(let error): throw error
+        }
+        if let credential = claim.credential {
+            session.clear(WebCookies.signIn)
+            session.set(WebCookies.session, credential, maxAge: Self.sessionSeconds)
+            if let pairing = claim.pairing { session.set(WebCookies.pairing, pairing.id.lowercased, maxAge: SignIn.ttlSeconds) }
+            return session.redirect("/app/sign-in")
+        }
+        var qr: String?
+        if let code = SignInCode(parsing: claim.signIn.code) {
+            qr = await QRCodeSVG.draw(SignInQRPayload(serverURL: PairingController.serverURL(request, publicURL: publicURL), code: code).string)
+        }
+        let page = WebPages.SignInCode(
+            frame: session.frame("Sign-in code", refreshSeconds: Self.refreshSeconds), code: claim.signIn.code, qrSVG: qr,
+            expiresAt: Instant.format(claim.signIn.expiresAt)
+        )
+        return pages.render("signInCode", page, headers: session.setCookies)
+    }
+
+    /// A call's answer or its failure, to branch on the failure's code.
+    static func outcome<Value>(_ body: () async throws(FamilySyncError) -> Value) async -> Result<Value, FamilySyncError> {
+        do {
+            return .success(try await body())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    // MARK: - Actions
+
+    /// `POST /app/sign-out`: the browser's device is revoked, its cookies cleared.
+    @Sendable func signOut(_ request: Request, context: Context) async throws -> Response {
+        var session = WebSession(request, cookies)
+        try await session.checkForm(request, context)
+        if let client = session.client(api, context) {
+            let revoked = await Self.outcome { () async throws(FamilySyncError) in try await client.revokeDevice(try await client.me().id) }
+            // Already no device (401): nothing left to revoke.
+            if case .failure(let error) = revoked, error.code != .authenticationRequired { throw error }
+        }
+        session.signOut()
+        return session.redirect("/app/")
+    }
+
+    /// `POST /app/pairings/{id}/confirm`: a parent lets in a device whose emoji match.
+    @Sendable func confirmPairing(_ request: Request, context: Context) async throws -> Response {
+        let session = WebSession(request, cookies)
+        try await session.checkForm(request, context)
+        guard let client = session.client(api, context) else { return session.redirect("/app/") }
+        _ = try await client.confirmPairing(try context.pathID())
+        return session.redirect("/app/")
+    }
+
+    // MARK: - The family page
+
+    func familyPage(_ client: FamilySyncClient, _ me: DeviceBody, _ frame: WebPages.Frame) async throws -> WebPages.Family {
+        async let devicesAsked = client.devices()
+        async let membersAsked = client.members()
+        async let pairingsAsked = client.pairings(status: .accepted)
+        let (devices, members, pairings) = try await (devicesAsked, membersAsked, pairingsAsked)
+        let now = clock.now()
+        let memberNames = Dictionary(members.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        var rows: [WebPages.Family.Device] = []
+        for device in devices where device.status == .active {
+            // A device that records usage has a tracking health (§10) and takes commands.
+            let tracks = device.role == .child || device.tracked
+            let health = tracks ? try await client.health(of: device.id).status : nil
+            let pending = device.role == .child ? try await client.commands(of: device.id, status: .pending).count : 0
+            rows.append(WebPages.Family.Device(
+                id: device.id.lowercased, name: device.name, isThis: device.id == me.id, memberName: device.memberId.flatMap { memberNames[$0] } ?? "-",
+                platform: device.platform.rawValue, lastSync: WebFormat.ago(device.lastSyncAt, now: now), health: health, pendingCommands: pending
+            ))
+        }
+        let waiting = pairings.map { pairing in
+            WebPages.Family.Pairing(
+                id: pairing.id.lowercased, deviceName: devices.first { $0.id == pairing.deviceId }?.name ?? "A device",
+                emoji: pairing.verificationEmoji?.joined() ?? ""
+            )
+        }
+        return WebPages.Family(
+            frame: frame, pairings: waiting,
+            members: members.map { WebPages.Family.Member(name: $0.name, role: $0.role.rawValue, deviceCount: $0.deviceIds.count) }, devices: rows
+        )
+    }
+
+    /// "Firefox on Mac", from the browser's User-Agent: how the family sees this device.
+    static func deviceName(userAgent: String?) -> String {
+        let agent = userAgent ?? ""
+        let browser = [("Edg/", "Edge"), ("Firefox/", "Firefox"), ("Chrome/", "Chrome"), ("Safari/", "Safari")].first { agent.contains($0.0) }?.1 ?? "A web browser"
+        let system = [("iPhone", "iPhone"), ("iPad", "iPad"), ("Android", "Android"), ("Mac OS X", "Mac"), ("Windows", "Windows"), ("Linux", "Linux")]
+            .first { agent.contains($0.0) }?.1
+        return system.map { "\(browser) on \($0)" } ?? browser
+    }
+}
+
+extension InProcessTransport {
+    /// Requests in process name no real host.
+    static let baseURL = URL(string: "http://localhost")!
+}

@@ -1,0 +1,58 @@
+import Crypto
+import FamilySyncCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The dashboard's cookies. Every one is `HttpOnly` (no script reads it), `SameSite=Strict` (no
+/// other site's page sends it), `Path=/app/`, and `Secure` when the server is reached over TLS
+/// (its public URL is https://). The session cookie holds the browser's device credential,
+/// exactly what any other device keeps in its Keychain.
+struct WebCookies {
+    static let session = "fs_session"
+    /// The device's secret while it waits for a parent to take its code (§3.1).
+    static let signIn = "fs_sign_in"
+    /// The pairing the browser accepted, to show its emoji until the parent confirms.
+    static let pairing = "fs_pairing"
+    /// The form token every state-changing request must carry (`csrf`), equal to this cookie.
+    static let csrf = "fs_csrf"
+
+    let secure: Bool
+
+    /// The cookies the browser sent, by name (the first of a name wins).
+    static func read(_ request: Request) -> [String: String] {
+        var cookies: [String: String] = [:]
+        for header in request.headers[values: .cookie] {
+            for pair in header.split(separator: ";") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                guard parts.count == 2 else { continue }
+                let name = parts[0].trimmingCharacters(in: .whitespaces)
+                if cookies[name] == nil { cookies[name] = parts[1].trimmingCharacters(in: .whitespaces) }
+            }
+        }
+        return cookies
+    }
+
+    /// `Set-Cookie` for `value`, living `maxAge` seconds (nil: the browser's session).
+    func set(_ name: String, _ value: String, maxAge: Int? = nil) -> HTTPField {
+        var text = "\(name)=\(value); Path=/app/; HttpOnly; SameSite=Strict"
+        if let maxAge { text += "; Max-Age=\(maxAge)" }
+        if secure { text += "; Secure" }
+        return HTTPField(name: .setCookie, value: text)
+    }
+
+    func clear(_ name: String) -> HTTPField {
+        set(name, "", maxAge: 0)
+    }
+
+    /// A new form token: 256 random bits.
+    static func newCSRFToken() -> String { SecretToken.randomSecret() }
+
+    /// Whether a form's token is the cookie's: a page of another site can neither read the cookie
+    /// nor make the browser send it (`SameSite=Strict`).
+    static func checkCSRF(form token: String?, cookies: [String: String]) throws(FamilySyncError) {
+        guard let token, let cookie = cookies[csrf], !cookie.isEmpty, constantTimeEquals(Array(token.utf8), Array(cookie.utf8)) else {
+            throw FamilySyncError(.accessDenied, "This form is out of date or came from another site; reload the page and try again.")
+        }
+    }
+}

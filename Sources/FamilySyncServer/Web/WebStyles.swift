@@ -1,0 +1,26 @@
+/// The dashboard's one style sheet, served as `/app/app.css` (the CSP allows no inline style).
+enum WebStyles {
+    static let css = """
+        :root { --ink: #1d2330; --muted: #5b6475; --line: #d9dee8; --bg: #f6f7fb; --card: #fff;
+                --learning: #2f7d5b; --reward: #c7622a; --other: #6b6fc2; --ok: #2f7d5b; --warn: #c79a1f; --bad: #b3372f; }
+        * { box-sizing: border-box; }
+        body { margin: 0; font: 16px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink); background: var(--bg); }
+        header { display: flex; justify-content: space-between; align-items: center; padding: 12px 24px; background: var(--card); border-bottom: 1px solid var(--line); }
+        header a { color: inherit; text-decoration: none; font-weight: 600; }
+        main { max-width: 960px; margin: 0 auto; padding: 24px; }
+        section { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 16px 20px; margin-bottom: 20px; }
+        h1 { font-size: 1.6rem; margin: 0 0 16px; } h2 { font-size: 1.15rem; margin: 0 0 12px; }
+        table { width: 100%; border-collapse: collapse; } th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); }
+        th { color: var(--muted); font-weight: 500; font-size: .9rem; }
+        .code { font: 600 2.6rem/1.2 ui-monospace, monospace; letter-spacing: .12em; }
+        .emoji { font-size: 2.4rem; letter-spacing: .2em; }
+        .muted { color: var(--muted); }
+        .light { display: inline-block; width: .8em; height: .8em; border-radius: 50%; margin-right: .4em; vertical-align: -.05em; }
+        .light.healthy { background: var(--ok); } .light.degraded { background: var(--warn); } .light.stale, .light.unknown { background: var(--bad); }
+        .qr svg { width: 220px; height: 220px; }
+        button { font: inherit; padding: 6px 14px; border-radius: 6px; border: 1px solid var(--line); background: var(--card); cursor: pointer; }
+        button.primary { background: var(--ink); color: #fff; border-color: var(--ink); }
+        form.inline { display: inline; }
+        .error { border-color: var(--bad); }
+        """
+}

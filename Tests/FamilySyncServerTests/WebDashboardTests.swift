@@ -1,0 +1,184 @@
+import AsyncHTTPClient
+import FamilySyncCore
+import FamilySyncProtocol
+@testable import FamilySyncServer
+import FamilySyncServerTestSupport
+import FamilySyncTestSupport
+import Foundation
+import HTTPTypes
+import NIOCore
+import Synchronization
+import Testing
+
+/// A browser as HTTP sees it: it keeps cookies, follows no redirect by itself, and sends forms.
+final class CookieBrowser: Sendable {
+    let base: String
+    let jar = Mutex<[String: String]>([:])
+    static let http: HTTPClient = {
+        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(5), read: .seconds(30)))
+        configuration.redirectConfiguration = .disallow
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    struct Page {
+        var status: Int
+        /// Names in lower case.
+        var headers: [(name: String, value: String)]
+        var html: String
+        var setCookies: [String] { headers.filter { $0.name == "set-cookie" }.map(\.value) }
+        var location: String? { header("location") }
+        func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
+    }
+
+    init(port: Int) { base = "http://127.0.0.1:\(port)" }
+
+    func get(_ path: String) async throws -> Page { try await send("GET", path, form: nil) }
+
+    /// A form posted as a browser posts it; `csrf` nil sends the page's token, "" none at all.
+    func post(_ path: String, csrf: String? = nil) async throws -> Page {
+        let token = csrf ?? jar.withLock { $0[WebCookies.csrf] } ?? ""
+        return try await send("POST", path, form: token.isEmpty ? "" : "csrf=\(token)")
+    }
+
+    func send(_ method: String, _ path: String, form: String?) async throws -> Page {
+        var request = HTTPClientRequest(url: base + path)
+        request.method = .init(rawValue: method)
+        request.headers.add(name: "User-Agent", value: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0 Safari/537.36")
+        let cookie = jar.withLock { $0.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") }
+        if !cookie.isEmpty { request.headers.add(name: "Cookie", value: cookie) }
+        if let form {
+            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            request.body = .bytes(ByteBuffer(string: form))
+        }
+        let response = try await Self.http.execute(request, timeout: .seconds(30))
+        let page = Page(status: Int(response.status.code), headers: response.headers.map { ($0.name.lowercased(), $0.value) }, html: String(buffer: try await response.body.collect(upTo: 8 << 20)))
+        jar.withLock { jar in
+            for header in page.setCookies {
+                let pair = header.split(separator: ";")[0].split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let name = String(pair[0]), value = pair.count > 1 ? String(pair[1]) : ""
+                if value.isEmpty || header.contains("Max-Age=0") { jar[name] = nil } else { jar[name] = value }
+            }
+        }
+        return page
+    }
+
+    func cookie(_ name: String) -> String? { jar.withLock { $0[name] } }
+}
+
+/// The web dashboard over HTTP: sign-in by a shown code, the cookie's flags, the CSP, CSRF
+/// refusals, and the family page built from the API's own answers.
+@Suite struct WebDashboardTests {
+    @Test func aBrowserSignsInAsAParentAndSeesItsFamily() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, child) = try await server.pair(by: parent)
+            let browser = CookieBrowser(port: server.port)
+
+            let start = try await browser.get("/app/")
+            #expect(start.status == 200)
+            #expect(start.html.contains("Show a sign-in code"))
+            #expect(start.header("content-security-policy") == WebSecurityHeadersMiddleware.contentSecurityPolicy)
+            #expect(start.setCookies.contains { $0.hasPrefix("fs_csrf=") && $0.contains("HttpOnly") && $0.contains("SameSite=Strict") && $0.contains("Path=/app") })
+            #expect(!start.setCookies.contains { $0.contains("Secure") }, "plain HTTP: no Secure flag")
+
+            let started = try await browser.post("/app/sign-in")
+            #expect(started.status == 303 && started.location == "/app/sign-in")
+            #expect(started.setCookies.contains { $0.hasPrefix("fs_sign_in=fw1.") && $0.contains("HttpOnly") && $0.contains("Max-Age=600") })
+
+            let waiting = try await browser.get("/app/sign-in")
+            #expect(waiting.status == 200)
+            let code = String(try #require(waiting.html.firstMatch(of: /id="code">([A-Z2-7]{4}-[A-Z2-7]{4})</)).1)
+            #expect(waiting.html.contains(#"<meta http-equiv="refresh" content="4">"#))
+            #expect(waiting.html.contains("<svg"), "qrencode draws the QR code")
+
+            // The parent takes the code from its device.
+            let pairing = try await server.send(.post, "/v1/pairings/sign-in", credential: parent.credential, body: TakeSignInRequest(code: code)).decode(PairingBody.self)
+            let claimed = try await browser.get("/app/sign-in")
+            #expect(claimed.status == 303 && claimed.location == "/app/sign-in")
+            let credential = try #require(browser.cookie(WebCookies.session))
+            #expect(claimed.setCookies.contains { $0.hasPrefix("fs_session=fs1.") && $0.contains("HttpOnly") && $0.contains("SameSite=Strict") })
+            #expect(browser.cookie(WebCookies.signIn) == nil)
+            let emojiPage = try await browser.get("/app/sign-in")
+            #expect(emojiPage.html.contains(try #require(pairing.verificationEmoji).joined()))
+
+            // Confirmed on the parent's device: the family page.
+            _ = try await server.send(.post, "/v1/pairings/\(pairing.id.lowercased)/confirm", credential: parent.credential)
+            #expect(try await browser.get("/app/sign-in").location == "/app/")
+            let family = try await browser.get("/app/")
+            #expect(family.status == 200)
+            #expect(family.html.contains("Your family"))
+            let me = try await server.send(.get, "/v1/devices/me", credential: credential).decode(DeviceBody.self)
+            #expect(me.platform == .web && me.role == .parent && me.status == .active)
+            // Every device the API lists to the parent, this browser among them.
+            let devices = try await server.send(.get, "/v1/devices", credential: parent.credential).decode(DeviceList.self).devices
+            #expect(Set(devices.map(\.id)) == [parent.deviceID, child.deviceID, me.id])
+            for device in devices {
+                #expect(family.html.contains(device.name.replacingOccurrences(of: "'", with: "&#39;")), "\(device.name)")
+            }
+            #expect(family.html.contains("Chrome on Linux"))
+
+            // Signing out revokes the browser's device and clears its cookies.
+            let signedOut = try await browser.post("/app/sign-out")
+            #expect(signedOut.status == 303 && signedOut.location == "/app/")
+            #expect(browser.cookie(WebCookies.session) == nil)
+            #expect(try await server.send(.get, "/v1/devices/me", credential: credential).status == .unauthorized)
+        }
+    }
+
+    /// The browser shows a code, the parent takes it, the browser claims its credential.
+    static func signIn(_ browser: CookieBrowser, _ server: TestServer, by parent: TestDevice) async throws -> PairingBody {
+        _ = try await browser.get("/app/")
+        _ = try await browser.post("/app/sign-in")
+        let code = String(try #require(try await browser.get("/app/sign-in").html.firstMatch(of: /id="code">([A-Z2-7]{4}-[A-Z2-7]{4})</)).1)
+        let pairing = try await server.send(.post, "/v1/pairings/sign-in", credential: parent.credential, body: TakeSignInRequest(code: code)).decode(PairingBody.self)
+        _ = try await browser.get("/app/sign-in")
+        return pairing
+    }
+
+    @Test func aFormWithoutTheTokenChangesNothing() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let browser = CookieBrowser(port: server.port)
+            let pairing = try await Self.signIn(browser, server, by: parent)
+            _ = try await server.send(.post, "/v1/pairings/\(pairing.id.lowercased)/confirm", credential: parent.credential)
+            let credential = try #require(browser.cookie(WebCookies.session))
+
+            let before = try await server.fingerprint()
+            for token in ["", "forged", String(repeating: "A", count: 43)] {
+                let refused = try await browser.post("/app/sign-out", csrf: token)
+                #expect(refused.status == 403, "token '\(token)'")
+                #expect(refused.html.contains("came from another site"))
+                #expect(refused.header("content-security-policy") == WebSecurityHeadersMiddleware.contentSecurityPolicy)
+                #expect(refused.header("content-type")?.hasPrefix("text/html") == true)
+            }
+            #expect(try await server.fingerprint() == before, "a refused form changes nothing")
+            #expect(try await server.send(.get, "/v1/devices/me", credential: credential).status == .ok)
+        }
+    }
+
+    @Test func behindTLSTheCookiesAreSecure() async throws {
+        let configuration = ServerConfiguration(port: 0, publicURL: "https://sync.example.com", unauthenticatedRateLimit: RateLimit(burst: 1000, perMinute: 1000))
+        try await withTestServer(configuration: configuration) { server in
+            let browser = CookieBrowser(port: server.port)
+            let start = try await browser.get("/app/")
+            #expect(start.setCookies.allSatisfy { $0.contains("; Secure") } && !start.setCookies.isEmpty)
+            let started = try await browser.post("/app/sign-in")
+            #expect(started.setCookies.contains { $0.hasPrefix("fs_sign_in=") && $0.contains("; Secure") })
+            let waiting = try await browser.get("/app/sign-in")
+            #expect(waiting.html.contains("id=\"code\""))
+        }
+    }
+
+    @Test func aRevokedBrowserIsSignedOut() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let browser = CookieBrowser(port: server.port)
+            let pairing = try await Self.signIn(browser, server, by: parent)
+            // The parent turns the browser away instead.
+            _ = try await server.send(.post, "/v1/pairings/\(pairing.id.lowercased)/reject", credential: parent.credential)
+            let page = try await browser.get("/app/")
+            #expect(page.status == 200 && page.html.contains("no longer a device of a family"))
+            #expect(browser.cookie(WebCookies.session) == nil)
+        }
+    }
+}
