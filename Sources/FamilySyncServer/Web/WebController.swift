@@ -33,6 +33,7 @@ struct WebController {
             .get("sign-in", use: signInPage)
             .post("sign-out", use: signOut)
             .post("pairings/:id/confirm", use: confirmPairing)
+        addMemberRoutes(to: app)
     }
 
     // MARK: - Pages
@@ -59,7 +60,7 @@ struct WebController {
 
     /// `GET /app/app.css`.
     @Sendable func styles(_ request: Request, context: Context) async throws -> Response {
-        Response(status: .ok, headers: [.contentType: "text/css; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: WebStyles.css)))
+        Response(status: .ok, headers: [.contentType: "text/css; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: WebStyles.css + WebStyles.chartCSS)))
     }
 
     /// `POST /app/sign-in`: a sign-in code for this browser (§3.1), its secret in a cookie.
@@ -196,7 +197,8 @@ struct WebController {
         }
         return WebPages.Family(
             frame: frame, pairings: waiting,
-            members: members.map { WebPages.Family.Member(name: $0.name, role: $0.role.rawValue, deviceCount: $0.deviceIds.count) }, devices: rows
+            members: members.map { WebPages.Family.Member(id: $0.id.lowercased, name: $0.name, role: $0.role.rawValue, deviceCount: $0.deviceIds.count) },
+            devices: rows
         )
     }
 

@@ -51,6 +51,7 @@ struct WebPages: Sendable {
         }
 
         struct Member {
+            var id: String
             var name: String
             var role: String
             var deviceCount: Int
@@ -72,6 +73,71 @@ struct WebPages: Sendable {
         var pairings: [Pairing]
         var hasPairings: Bool { !pairings.isEmpty }
         var members: [Member]
+        var devices: [Device]
+    }
+
+    struct MemberPage {
+        struct Series {
+            var series: String
+            var label: String
+        }
+
+        struct Day {
+            var date: String
+            var label: String
+            var cells: [String]
+            var totalSeconds: Int
+            var total: String
+        }
+
+        struct Category {
+            var category: String
+            var seconds: Int
+            var time: String
+            var points: Int
+        }
+
+        struct App {
+            var logicalID: String
+            var displayName: String
+            var category: String
+            var time: String
+        }
+
+        struct Budget {
+            var budgetID: String
+            var category: String
+            var remaining: String
+            var budget: String
+            var over: Bool
+        }
+
+        struct Alert {
+            var id: String
+            var message: String
+            var when: String
+        }
+
+        struct Device {
+            var id: String
+            var name: String
+            var platform: String
+            var lastSync: String
+            var shielded: String
+        }
+
+        var frame: Frame
+        var memberID: String
+        var name: String
+        var platformSplit: String
+        var weekChart: String
+        var platforms: [Series]
+        var days: [Day]
+        var categoryChart: String
+        var categories: [Category]
+        var apps: [App]
+        var budgets: [Budget]
+        var alerts: [Alert]
         var devices: [Device]
     }
 

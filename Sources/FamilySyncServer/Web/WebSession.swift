@@ -60,14 +60,17 @@ struct WebSession {
         return Response(status: .seeOther, headers: fields)
     }
 
-    /// A state-changing form must carry the cookie's token (`csrf`), or nothing is done.
-    func checkForm(_ request: Request, _ context: FamilySyncRequestContext) async throws {
+    /// A state-changing form's fields. It must carry the cookie's token (`csrf`), or nothing is done.
+    @discardableResult
+    func checkForm(_ request: Request, _ context: FamilySyncRequestContext) async throws -> [String: String] {
         var request = request
         let body = try await request.collectBody(upTo: 16 << 10)
         var items = URLComponents()
         items.percentEncodedQuery = String(buffer: body).replacingOccurrences(of: "+", with: "%20")
-        let token = items.queryItems?.first { $0.name == "csrf" }?.value
-        try WebCookies.checkCSRF(form: token, cookies: jar)
+        var fields: [String: String] = [:]
+        for item in items.queryItems ?? [] where fields[item.name] == nil { fields[item.name] = item.value ?? "" }
+        try WebCookies.checkCSRF(form: fields["csrf"], cookies: jar)
+        return fields
     }
 }
 

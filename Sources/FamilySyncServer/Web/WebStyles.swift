@@ -24,3 +24,20 @@ enum WebStyles {
         .error { border-color: var(--bad); }
         """
 }
+
+extension WebStyles {
+    /// The charts' colours, by series; the series of one chart never share a colour.
+    static let chartCSS = """
+        svg.chart { width: 100%; height: auto; max-width: 560px; }
+        svg.chart .axis { stroke: #9aa3b5; stroke-width: 1; }
+        svg.chart text { font: 12px system-ui, sans-serif; fill: #1d2330; }
+        svg.chart .label { fill: #5b6475; }
+        .series-ios, .series-ipados { fill: #3a6fd8; } .series-macos { fill: #8a5cc7; } .series-watchos { fill: #2aa198; }
+        .series-android { fill: #5c9a36; } .series-web { fill: #7a8194; } .series-other { fill: #b0b6c3; }
+        .series-learning { fill: #2f7d5b; } .series-reward { fill: #c7622a; } .series-neutral { fill: #3a6fd8; }
+        .key span { display: inline-block; width: .8em; height: .8em; border-radius: 2px; margin: 0 .3em 0 .8em; vertical-align: -.05em; }
+        .key .series-ios, .key .series-ipados { background: #3a6fd8; } .key .series-macos { background: #8a5cc7; } .key .series-watchos { background: #2aa198; }
+        .key .series-android { background: #5c9a36; } .key .series-web { background: #7a8194; } .key .series-other { background: #b0b6c3; }
+        .split { font-size: 1.2rem; font-weight: 600; }
+        """
+}

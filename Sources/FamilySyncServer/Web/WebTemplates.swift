@@ -2,7 +2,7 @@
 /// SVG, which the server draws itself. No inline script or style anywhere (the CSP forbids both).
 enum WebTemplates {
     static let all: [String: String] = [
-        "head": head, "foot": foot, "signIn": signIn, "signInCode": signInCode, "signInEmoji": signInEmoji, "family": family, "error": error,
+        "head": head, "foot": foot, "signIn": signIn, "signInCode": signInCode, "signInEmoji": signInEmoji, "family": family, "member": member, "error": error,
     ]
 
     static let head = """
@@ -57,12 +57,46 @@ enum WebTemplates {
         </table></section>{{/hasPairings}}
         <section id="members"><h2>Members</h2><table>
         <tr><th>Name</th><th>Role</th><th>Devices</th></tr>
-        {{#members}}<tr><td>{{name}}</td><td>{{role}}</td><td>{{deviceCount}}</td></tr>{{/members}}
+        {{#members}}<tr><td><a href="/app/members/{{id}}">{{name}}</a></td><td>{{role}}</td><td>{{deviceCount}}</td></tr>{{/members}}
         </table></section>
         <section id="devices"><h2>Devices</h2><table>
         <tr><th>Device</th><th>Member</th><th>Platform</th><th>Last sync</th><th>Tracking</th><th>Pending commands</th></tr>
         {{#devices}}<tr data-device="{{id}}"><td>{{name}}{{#isThis}} <span class="muted">(this browser)</span>{{/isThis}}</td><td>{{memberName}}</td><td>{{platform}}</td><td>{{lastSync}}</td>
         <td>{{#health}}<span class="light {{health}}" aria-hidden="true"></span>{{health}}{{/health}}{{^health}}<span class="muted">not tracked</span>{{/health}}</td><td>{{pendingCommands}}</td></tr>{{/devices}}
+        </table></section>
+        {{> foot}}
+        """
+
+    static let member = """
+        {{> head}}
+        <h1 id="member-name">{{name}}</h1>
+        <p class="split" id="platform-split">Today: {{platformSplit}}</p>
+        <section id="week"><h2>The week, by day and platform</h2>
+        {{{weekChart}}}
+        <p class="key" aria-hidden="true">{{#platforms}}<span class="series-{{series}}"></span>{{label}}{{/platforms}}</p>
+        <table id="week-table"><tr><th>Day</th>{{#platforms}}<th>{{label}}</th>{{/platforms}}<th>Total</th></tr>
+        {{#days}}<tr data-date="{{date}}"><td>{{label}}</td>{{#cells}}<td>{{.}}</td>{{/cells}}<td class="total" data-seconds="{{totalSeconds}}">{{total}}</td></tr>{{/days}}
+        </table></section>
+        <section id="today"><h2>Today, by category</h2>
+        {{{categoryChart}}}
+        <table id="category-table"><tr><th>Category</th><th>Time</th><th>Points</th></tr>
+        {{#categories}}<tr data-category="{{category}}"><td>{{category}}</td><td data-seconds="{{seconds}}">{{time}}</td><td>{{points}}</td></tr>{{/categories}}
+        </table></section>
+        <section id="apps"><h2>Top apps this week</h2><table><tr><th>App</th><th>Category</th><th>Time</th><th>On every device of {{name}}</th></tr>
+        {{#apps}}<tr data-app="{{logicalID}}"><td>{{displayName}}</td><td>{{category}}</td><td>{{time}}</td><td>
+        <form class="inline" method="post" action="/app/members/{{memberID}}/apps"><input type="hidden" name="csrf" value="{{frame.csrf}}"><input type="hidden" name="app" value="{{logicalID}}">
+        <button type="submit" name="action" value="block" id="block-{{logicalID}}">Block</button> <button type="submit" name="action" value="unblock" id="unblock-{{logicalID}}">Unblock</button></form></td></tr>{{/apps}}
+        </table>{{^apps}}<p class="muted">No usage this week.</p>{{/apps}}</section>
+        <section id="budgets"><h2>Budgets today</h2>
+        {{#budgets}}<p data-budget="{{budgetID}}"><strong>{{remaining}}</strong> left of {{budget}} ({{category}}{{#over}}, over budget{{/over}})</p>{{/budgets}}
+        {{^budgets}}<p class="muted">No budget set.</p>{{/budgets}}</section>
+        <section id="alerts"><h2>Alerts</h2>
+        {{#alerts}}<div data-alert="{{id}}"><p>{{message}} <span class="muted">{{when}}</span></p>
+        <form class="inline" method="post" action="/app/alerts/{{id}}/dismiss"><input type="hidden" name="csrf" value="{{frame.csrf}}"><input type="hidden" name="member" value="{{memberID}}"><button type="submit" id="dismiss-{{id}}">Dismiss</button></form></div>{{/alerts}}
+        {{^alerts}}<p class="muted" id="no-alerts">No alerts.</p>{{/alerts}}</section>
+        <section id="member-devices"><h2>Devices</h2><table><tr><th>Device</th><th>Platform</th><th>Last sync</th><th>Shielded now</th><th></th></tr>
+        {{#devices}}<tr data-device="{{id}}"><td>{{name}}</td><td>{{platform}}</td><td>{{lastSync}}</td><td>{{shielded}}</td><td>
+        <form class="inline" method="post" action="/app/devices/{{id}}/sync"><input type="hidden" name="csrf" value="{{frame.csrf}}"><input type="hidden" name="member" value="{{memberID}}"><button type="submit">Request sync</button></form></td></tr>{{/devices}}
         </table></section>
         {{> foot}}
         """

@@ -1,0 +1,193 @@
+import FamilySyncClient
+import FamilySyncCore
+import FamilySyncProtocol
+import Foundation
+import Hummingbird
+
+/// `/app/members/{id}`: a member's week and day, and what a parent does from there.
+extension WebController {
+    func addMemberRoutes(to app: RouterGroup<Context>) {
+        app.get("members/:id", use: memberPage)
+            .post("members/:id/apps", use: blockApp)
+            .post("alerts/:id/dismiss", use: dismissAlert)
+            .post("devices/:id/sync", use: requestSync)
+    }
+
+    /// The member's last seven days (ending today in the time zone of its first device): bars by
+    /// day split by platform, today by category, the week's top apps, budgets, alerts, devices.
+    @Sendable func memberPage(_ request: Request, context: Context) async throws -> Response {
+        let session = WebSession(request, cookies)
+        guard let client = session.client(api, context) else { return session.redirect("/app/") }
+        let memberID = try context.pathID()
+        async let membersAsked = client.members()
+        async let devicesAsked = client.devices()
+        let (members, allDevices) = try await (membersAsked, devicesAsked)
+        guard let member = members.first(where: { $0.id == memberID }) else { throw FamilySyncError.notFound("No such member.") }
+        let devices = allDevices.filter { member.deviceIds.contains($0.id) && $0.status == .active }
+        let now = clock.now()
+        let timeZone = devices.first.flatMap { TimeZone(identifier: $0.timeZone) } ?? TimeZone(identifier: "UTC")!
+        let dates = Self.lastSevenDays(endingAt: now, in: timeZone)
+        let today = dates.last!
+
+        async let summariesAsked = client.memberSummaries(of: memberID, from: dates.first!, to: today)
+        async let budgetsAsked = client.budgetStatus(of: memberID, date: today)
+        async let alertsAsked = client.alerts(of: memberID, from: dates.first!, to: today)
+        let (summaries, budgets, alerts) = try await (summariesAsked, budgetsAsked, alertsAsked)
+        var shields: [UUID: ShieldStateBody] = [:]
+        for device in devices where device.role == .child { shields[device.id] = try await client.shieldState(of: device.id) }
+
+        let page = Self.memberPage(
+            member: member, devices: devices, dates: dates, summaries: summaries, budgets: budgets, alerts: alerts, shields: shields, now: now,
+            frame: session.frame(member.name, signedIn: true)
+        )
+        return pages.render("member", page, headers: session.setCookies)
+    }
+
+    /// What the member page shows, from the API's answers (no I/O: `WebMemberPageTests` checks it).
+    static func memberPage(
+        member: MemberBody, devices: [DeviceBody], dates: [String], summaries: [MemberDayBody], budgets: BudgetStatusResponse, alerts: [AlertBody],
+        shields: [UUID: ShieldStateBody], now: Date, frame: WebPages.Frame
+    ) -> WebPages.MemberPage {
+        let byDate = Dictionary(summaries.map { ($0.date, $0) }, uniquingKeysWith: { first, _ in first })
+        // The platforms of the member's devices, and any its days name, in a fixed order.
+        let named = Set(devices.map(\.platform)).union(summaries.flatMap { $0.byPlatform.map(\.platform) })
+        let platforms = DevicePlatform.allCases.filter(named.contains)
+        let series = platforms.map { WebPages.MemberPage.Series(series: $0.rawValue, label: platformLabel($0)) }
+        var days: [WebPages.MemberPage.Day] = []
+        var bars: [BarChartSVG.Bar] = []
+        for date in dates {
+            let day = byDate[date]
+            let seconds = platforms.map { platform in day?.byPlatform.first { $0.platform == platform }?.seconds ?? 0 }
+            let label = dayLabel(date)
+            days.append(WebPages.MemberPage.Day(
+                date: date, label: label, cells: seconds.map(BarChartSVG.duration), totalSeconds: day?.totalSeconds ?? 0,
+                total: BarChartSVG.duration(day?.totalSeconds ?? 0)
+            ))
+            bars.append(BarChartSVG.Bar(label: label, segments: zip(platforms, seconds).map {
+                BarChartSVG.Segment(series: $0.0.rawValue, label: platformLabel($0.0), seconds: $0.1)
+            }))
+        }
+        let todayDay = byDate[dates.last!]
+        let split = platforms.map { platform in "\(platformLabel(platform)) \(BarChartSVG.duration(todayDay?.byPlatform.first { $0.platform == platform }?.seconds ?? 0))" }
+        let categories = (todayDay?.byCategory ?? []).sorted { $0.seconds > $1.seconds }
+        let categoryBars = categories.map { category in
+            BarChartSVG.Bar(label: category.category, segments: [BarChartSVG.Segment(
+                series: (CategoryID.builtIn[category.category] ?? CategoryKind.neutral).rawValue, label: category.category, seconds: category.seconds
+            )])
+        }
+        // The week's apps, summed over its days, most used first.
+        var apps: [String: (app: MemberDayBody.App, seconds: Int)] = [:]
+        for app in summaries.flatMap(\.byApp) { apps[app.logicalID, default: (app, 0)].seconds += app.seconds }
+        let topApps = apps.values.sorted { $0.seconds != $1.seconds ? $0.seconds > $1.seconds : $0.app.logicalID < $1.app.logicalID }.prefix(10)
+        let total = bars.reduce(0) { $0 + $1.total }
+        return WebPages.MemberPage(
+            frame: frame, memberID: member.id.lowercased, name: member.name, platformSplit: split.isEmpty ? "no devices" : split.joined(separator: " | "),
+            weekChart: BarChartSVG(
+                id: "week-chart", title: "\(member.name)'s screen time, \(dayLabel(dates.first!)) to \(dayLabel(dates.last!))",
+                description: "Bars by day, split by platform; \(BarChartSVG.duration(total)) in all. The table below has the same figures.", bars: bars
+            ).render(),
+            platforms: series, days: days,
+            categoryChart: BarChartSVG(
+                id: "category-chart", title: "\(member.name)'s screen time today by category",
+                description: categories.isEmpty ? "No usage today." : categories.map { "\($0.category) \(BarChartSVG.duration($0.seconds))" }.joined(separator: ", "),
+                bars: categoryBars
+            ).render(),
+            categories: categories.map { WebPages.MemberPage.Category(category: $0.category, seconds: $0.seconds, time: BarChartSVG.duration($0.seconds), points: $0.points) },
+            apps: topApps.map { WebPages.MemberPage.App(logicalID: $0.app.logicalID, displayName: $0.app.displayName, category: $0.app.category, time: BarChartSVG.duration($0.seconds)) },
+            budgets: budgets.budgets.map {
+                WebPages.MemberPage.Budget(
+                    budgetID: $0.budgetID, category: $0.category == "*" ? "all screen time" : $0.category, remaining: "\($0.remainingMinutes) min",
+                    budget: "\($0.budgetMinutes) min", over: $0.isOverBudget
+                )
+            },
+            alerts: alerts.filter { $0.dismissedAt == nil }.map {
+                WebPages.MemberPage.Alert(id: $0.alertID.lowercased, message: $0.message, when: WebFormat.ago($0.createdAt, now: now))
+            },
+            devices: devices.map { device in
+                WebPages.MemberPage.Device(
+                    id: device.id.lowercased, name: device.name, platform: platformLabel(device.platform), lastSync: WebFormat.ago(device.lastSyncAt, now: now),
+                    shielded: shields[device.id].map(shieldedText) ?? "-"
+                )
+            }
+        )
+    }
+
+    /// `POST /app/members/{id}/apps` (`app`, `action` block or unblock): the command to each of
+    /// the member's child devices.
+    @Sendable func blockApp(_ request: Request, context: Context) async throws -> Response {
+        let session = WebSession(request, cookies)
+        let form = try await session.checkForm(request, context)
+        guard let client = session.client(api, context) else { return session.redirect("/app/") }
+        let memberID = try context.pathID()
+        guard let app = form["app"], !app.isEmpty else { throw FamilySyncError.badRequest("Name the app.", field: "app") }
+        guard let action = form["action"], ["block", "unblock"].contains(action) else {
+            throw FamilySyncError.badRequest("The action is block or unblock.", field: "action")
+        }
+        guard let member = try await client.members().first(where: { $0.id == memberID }) else { throw FamilySyncError.notFound("No such member.") }
+        for device in try await client.devices() where member.deviceIds.contains(device.id) && device.role == .child && device.status == .active {
+            _ = try await client.sendCommand(to: device.id, CreateCommandRequest(commandType: action, payload: ["apps": .array([.string(app)])]))
+        }
+        return session.redirect("/app/members/\(memberID.lowercased)")
+    }
+
+    /// `POST /app/alerts/{id}/dismiss` (`member`: the page to go back to).
+    @Sendable func dismissAlert(_ request: Request, context: Context) async throws -> Response {
+        let session = WebSession(request, cookies)
+        let form = try await session.checkForm(request, context)
+        guard let client = session.client(api, context) else { return session.redirect("/app/") }
+        let alert = try await client.dismissAlert(try context.pathID())
+        _ = form
+        return session.redirect("/app/members/\(alert.memberId.lowercased)")
+    }
+
+    /// `POST /app/devices/{id}/sync`: a `request_sync` command to the device.
+    @Sendable func requestSync(_ request: Request, context: Context) async throws -> Response {
+        let session = WebSession(request, cookies)
+        let form = try await session.checkForm(request, context)
+        guard let client = session.client(api, context) else { return session.redirect("/app/") }
+        _ = try await client.sendCommand(to: try context.pathID(), CreateCommandRequest(commandType: "request_sync"))
+        let back = form["member"].flatMap(UUID.init(uuidString:)).map { "/app/members/\($0.lowercased)" } ?? "/app/"
+        return session.redirect(back)
+    }
+
+    /// The seven dates (`YYYY-MM-DD`) ending with `now`'s in `timeZone`.
+    static func lastSevenDays(endingAt now: Date, in timeZone: TimeZone) -> [String] {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        return (0..<7).reversed().map { back in
+            let day = calendar.date(byAdding: .day, value: -back, to: now)!
+            let parts = calendar.dateComponents([.year, .month, .day], from: day)
+            return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+        }
+    }
+
+    /// "Mon 23" for `2026-11-23`.
+    static func dayLabel(_ date: String) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = date.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3, let day = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])) else { return date }
+        let weekday = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"][calendar.component(.weekday, from: day) - 1]
+        return "\(weekday) \(parts[2])"
+    }
+
+    static func platformLabel(_ platform: DevicePlatform) -> String {
+        switch platform {
+        case .ios: "iOS"
+        case .ipados: "iPadOS"
+        case .macos: "Mac"
+        case .watchos: "Watch"
+        case .android: "Android"
+        case .web: "Web"
+        case .other: "Other"
+        }
+    }
+
+    /// "Games until 07:00", "the whole device", or "nothing".
+    static func shieldedText(_ state: ShieldStateBody) -> String {
+        if state.deviceBlocked { return "the whole device (blocked)" }
+        var parts: [String] = state.activeSchedules.map { "\($0.name) until \(Instant.format($0.until))" }
+        if !state.blockedApps.isEmpty { parts.append("blocked: " + state.blockedApps.joined(separator: ", ")) }
+        return parts.isEmpty ? "nothing" : parts.joined(separator: "; ")
+    }
+}

@@ -1,0 +1,104 @@
+import FamilySyncCore
+import FamilySyncProtocol
+@testable import FamilySyncServer
+import FamilySyncServerTestSupport
+import FamilySyncTestSupport
+import Foundation
+import Testing
+
+/// A member's page: a child with an iPad and a Mac, a week of usage. The page's figures are the
+/// API's (`GET /v1/members/{id}/summaries`); its forms dismiss an alert and block an app through
+/// the API's own calls.
+@Suite struct WebMemberPageTests {
+    /// One session of `minutes` of `app`, `daysAgo` days before the test clock's now.
+    static func upload(_ server: TestServer, _ device: TestDevice, _ app: String, _ category: String, minutes: Int, daysAgo: Int) async throws {
+        let end = server.clock.now().addingTimeInterval(TimeInterval(-3600 - daysAgo * 86_400))
+        let start = end.addingTimeInterval(TimeInterval(-minutes * 60))
+        let record = UsageRecordBody(
+            recordID: UUID().lowercased, logicalID: app, displayName: app.capitalized, category: category, sessionStart: start, sessionEnd: end,
+            totalSeconds: minutes * 60
+        )
+        let reply = try await server.send(.post, "/v1/usage", credential: device.credential, body: UsageUploadRequest(timeZone: "UTC", records: [record]))
+        #expect(reply.status == .ok, "\(String(buffer: reply.body))")
+    }
+
+    @Test func aMemberWithTwoDevicesShowsItsWeekAsTheAPIDoes() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, tablet) = try await server.pair(by: parent)
+            let member = try await server.memberID(of: tablet)
+            let mac = try await server.pair(into: member, by: parent, platform: .macos, timeZone: "UTC")
+            for (device, app, category, minutes, daysAgo) in [
+                (tablet, "khan", "learning", 130, 0), (mac, "duolingo", "learning", 60, 0), (mac, "brawl", "reward", 32, 0),
+                (tablet, "khan", "learning", 45, 2), (mac, "brawl", "reward", 75, 5),
+            ] {
+                try await Self.upload(server, device, app, category, minutes: minutes, daysAgo: daysAgo)
+            }
+            let alert = try await server.send(
+                .post, "/v1/alerts", credential: tablet.credential,
+                body: ReportAlertRequest(clientAlertID: UUID(), category: "reward", usedMinutes: 30, message: "Half an hour of games")
+            ).decode(AlertBody.self)
+
+            let browser = CookieBrowser(port: server.port)
+            let pairing = try await WebDashboardTests.signIn(browser, server, by: parent)
+            _ = try await server.send(.post, "/v1/pairings/\(pairing.id.lowercased)/confirm", credential: parent.credential)
+            let family = try await browser.get("/app/")
+            #expect(family.html.contains("href=\"/app/members/\(member.lowercased)\""))
+
+            let page = try await browser.get("/app/members/\(member.lowercased)")
+            #expect(page.status == 200, "\(page.html)")
+            // The week table, day by day, against the API's summaries of the same days.
+            let rows = page.html.matches(of: /<tr data-date="(\d{4}-\d{2}-\d{2})">.*?<td class="total" data-seconds="(\d+)">/.dotMatchesNewlines())
+            let dates = rows.map { String($0.1) }
+            #expect(dates.count == 7)
+            let api = try await server.send(
+                .get, "/v1/members/\(member.lowercased)/summaries?from=\(dates.first!)&to=\(dates.last!)", credential: parent.credential
+            ).decode(MemberSummaryList.self).summaries
+            let expected = dates.map { date in api.first { $0.date == date }?.totalSeconds ?? 0 }
+            #expect(rows.map { Int($0.2)! } == expected)
+            let uploaded = (130 + 60 + 32 + 45 + 75) * 60
+            let inTheWeek = expected.reduce(0, +)
+            #expect(inTheWeek == uploaded, "every upload is in the week")
+            // The chart's bars carry the same totals, and text for a screen reader.
+            let bars = page.html.matches(of: /<g class="bar" data-label="[^"]*" data-seconds="(\d+)">/).map { Int($0.1)! }
+            #expect(bars.prefix(7) == expected[...])
+            #expect(page.html.contains(#"role="img" aria-labelledby="week-chart-title week-chart-desc""#))
+            // Today's platform split, as seed 000 writes it.
+            let today = api.first { $0.date == dates.last! }
+            let split = [DevicePlatform.ipados, .macos].map { platform in
+                "\(WebController.platformLabel(platform)) \(BarChartSVG.duration(today?.byPlatform.first { $0.platform == platform }?.seconds ?? 0))"
+            }.joined(separator: " | ")
+            #expect(page.html.contains("Today: \(split)"), "\(split)")
+
+            // Dismissing the alert from the page dismisses it in the API.
+            #expect(page.html.contains("Half an hour of games"))
+            let dismissed = try await browser.post("/app/alerts/\(alert.alertID.lowercased)/dismiss")
+            #expect(dismissed.status == 303 && dismissed.location == "/app/members/\(member.lowercased)")
+            let alerts = try await server.send(
+                .get, "/v1/members/\(member.lowercased)/alerts?from=\(dates.first!)&to=\(dates.last!)&includeDismissed=true", credential: parent.credential
+            ).decode(AlertList.self).alerts
+            #expect(alerts.first { $0.alertID == alert.alertID }?.dismissedAt != nil)
+            #expect(try await browser.get("/app/members/\(member.lowercased)").html.contains("id=\"no-alerts\""))
+
+            // Blocking an app sends the command to each of the member's devices.
+            let blocked = try await browser.send("POST", "/app/members/\(member.lowercased)/apps", form: "csrf=\(browser.cookie(WebCookies.csrf)!)&app=brawl&action=block")
+            #expect(blocked.status == 303)
+            for device in [tablet, mac] {
+                let commands = try await server.send(.get, "/v1/devices/\(device.deviceID.lowercased)/commands?status=pending", credential: parent.credential)
+                    .decode(CommandList.self).commands
+                #expect(commands.map(\.commandType) == ["block"])
+                #expect(commands.first?.payload["apps"] == .array([.string("brawl")]))
+            }
+        }
+    }
+
+    @Test func theChartsTextIsEscaped() {
+        let svg = BarChartSVG(id: "c", title: "<b>&", description: "\"quoted\"", bars: [
+            .init(label: "Tom's <day>", segments: [.init(series: "ios", label: "iOS", seconds: 4000)]),
+        ]).render()
+        #expect(svg.contains("<title id=\"c-title\">&lt;b&gt;&amp;</title>"))
+        #expect(svg.contains("data-label=\"Tom&#39;s &lt;day&gt;\""))
+        #expect(!svg.contains("<day>"))
+        #expect(BarChartSVG.duration(7800) == "2h 10m" && BarChartSVG.duration(2700) == "45m" && BarChartSVG.duration(0) == "0m")
+    }
+}
