@@ -1,0 +1,126 @@
+import AsyncHTTPClient
+import FamilySyncTestSupport
+import Foundation
+import NIOCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Debian's Chromium, headless, driven by Debian's `chromedriver` over the W3C WebDriver protocol
+/// (plain HTTP and JSON): open a page, find and click, read text and the page's source, run a
+/// line of script, take a screenshot.
+final class HeadlessChromium: Sendable {
+    let driver: ServerProcess
+    /// `http://127.0.0.1:<port>/session/<id>`.
+    let session: String
+
+    static let http: HTTPClient = {
+        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(5), read: .seconds(60)))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    private init(driver: ServerProcess, session: String) {
+        self.driver = driver
+        self.session = session
+    }
+
+    /// Starts chromedriver and a browser whose profile (cookies) lives in `directory`.
+    static func start(directory: String) async throws -> HeadlessChromium {
+        let port = try freePort()
+        let driver = try await ServerProcess.start(["--port=\(port)"], executable: "/usr/bin/chromedriver", port: port, workingDirectory: directory)
+        let base = "http://127.0.0.1:\(port)"
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ((try? await call("GET", base + "/status")) as? [String: Any])?["ready"] as? Bool != true {
+            guard ContinuousClock.now < deadline else {
+                driver.signal(SIGKILL)
+                throw TestFailure("chromedriver did not start: \(driver.stderr)")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let options: [String: Any] = [
+            "binary": "/usr/bin/chromium",
+            // As root (CI) Chromium needs --no-sandbox; a container's /dev/shm is small.
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1600", "--lang=en-US",
+                     "--user-data-dir=\(directory)/chromium-profile"],
+        ]
+        let created = try await call("POST", base + "/session", ["capabilities": ["alwaysMatch": ["browserName": "chrome", "goog:chromeOptions": options]]])
+        guard let id = (created as? [String: Any])?["sessionId"] as? String else {
+            driver.signal(SIGKILL)
+            throw TestFailure("no WebDriver session: \(String(describing: created))")
+        }
+        return HeadlessChromium(driver: driver, session: base + "/session/" + id)
+    }
+
+    func open(_ url: String) async throws {
+        _ = try await Self.call("POST", session + "/url", ["url": url])
+    }
+
+    var currentURL: String {
+        get async throws { try await Self.call("GET", session + "/url") as? String ?? "" }
+    }
+
+    var source: String {
+        get async throws { try await Self.call("GET", session + "/source") as? String ?? "" }
+    }
+
+    /// The element `css` selects, waiting for it up to `timeout` (pages refresh themselves).
+    func element(_ css: String, using strategy: String = "css selector", timeout: Duration = .seconds(20)) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let found = try? await Self.call("POST", session + "/element", ["using": strategy, "value": css]) as? [String: Any],
+                let id = found.first(where: { $0.key.hasPrefix("element-") })?.value as? String
+            {
+                return id
+            }
+            guard ContinuousClock.now < deadline else { throw TestFailure("no \(css) on \(try await currentURL):\n\(try await source)") }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    func click(_ css: String, using strategy: String = "css selector") async throws {
+        let id = try await element(css, using: strategy)
+        _ = try await Self.call("POST", session + "/element/\(id)/click", [String: Any]())
+    }
+
+    func text(_ css: String) async throws -> String {
+        let id = try await element(css)
+        return try await Self.call("GET", session + "/element/\(id)/text") as? String ?? ""
+    }
+
+    /// Runs `script` in the page (synchronously) and returns its value.
+    func run(_ script: String) async throws -> Any? {
+        try await Self.call("POST", session + "/execute/sync", ["script": script, "args": [Any]()])
+    }
+
+    /// A PNG of the window, written to `path`.
+    func screenshot(to path: String) async throws {
+        guard let encoded = try await Self.call("GET", session + "/screenshot") as? String, let png = Data(base64Encoded: encoded) else {
+            throw TestFailure("no screenshot")
+        }
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try png.write(to: URL(fileURLWithPath: path))
+    }
+
+    func quit() async {
+        _ = try? await Self.call("DELETE", session)
+        driver.signal(SIGTERM)
+        _ = try? await driver.waitForExit(timeout: .seconds(10))
+    }
+
+    /// One WebDriver command: its `value`, or its error as a failure.
+    @discardableResult
+    static func call(_ method: String, _ url: String, _ body: Any? = nil) async throws -> Any? {
+        var request = HTTPClientRequest(url: url)
+        request.method = .init(rawValue: method)
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
+        }
+        let response = try await http.execute(request, timeout: .seconds(60))
+        let data = Data((try await response.body.collect(upTo: 32 << 20)).readableBytesView)
+        let value = (try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) as? [String: Any])?["value"]
+        guard response.status.code < 300 else { throw TestFailure("WebDriver \(method) \(url): \(response.status.code) \(String(describing: value))") }
+        return value is NSNull ? nil : value
+    }
+}
