@@ -156,6 +156,32 @@ final class CookieBrowser: Sendable {
         }
     }
 
+    /// A page that cannot be shown is an HTML page with §1.1's status and the same headers; another
+    /// family's member is as unknown as one that does not exist.
+    @Test func failuresArePagesAndAnotherFamilyIsUnknown() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let other = try await server.createFamily(name: "Another parent")
+            let (_, otherChild) = try await server.pair(by: other)
+            let otherMember = try await server.memberID(of: otherChild)
+            let browser = CookieBrowser(port: server.port)
+            let pairing = try await Self.signIn(browser, server, by: parent)
+            _ = try await server.send(.post, "/v1/pairings/\(pairing.id.lowercased)/confirm", credential: parent.credential)
+            for (path, status) in [("/app/members/not-a-uuid", 400), ("/app/members/\(UUID().lowercased)", 404), ("/app/members/\(otherMember.lowercased)", 404)] {
+                let page = try await browser.get(path)
+                #expect(page.status == status, "\(path)")
+                #expect(page.header("content-type")?.hasPrefix("text/html") == true)
+                #expect(page.header("content-security-policy") == WebSecurityHeadersMiddleware.contentSecurityPolicy)
+                #expect(!page.html.contains(otherMember.lowercased), "nothing of the other family")
+            }
+            // Blocking an app of another family's member sends nothing.
+            let before = try await server.fingerprint()
+            let refused = try await browser.send("POST", "/app/members/\(otherMember.lowercased)/apps", form: "csrf=\(browser.cookie(WebCookies.csrf)!)&app=tiktok&action=block")
+            #expect(refused.status == 404)
+            #expect(try await server.fingerprint() == before)
+        }
+    }
+
     @Test func behindTLSTheCookiesAreSecure() async throws {
         let configuration = ServerConfiguration(port: 0, publicURL: "https://sync.example.com", unauthenticatedRateLimit: RateLimit(burst: 1000, perMinute: 1000))
         try await withTestServer(configuration: configuration) { server in

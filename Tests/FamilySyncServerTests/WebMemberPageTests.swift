@@ -39,6 +39,14 @@ import Testing
                 body: ReportAlertRequest(clientAlertID: UUID(), category: "reward", usedMinutes: 30, message: "Half an hour of games")
             ).decode(AlertBody.self)
 
+            // Bedtime and a games budget, in the member's zone.
+            let zone = Member.zoneName(of: member)
+            let budget = #"{"budgetID":"games","category":"reward","period":"daily","dailyMinutes":60,"alertAtPercent":[100],"enabled":true}"#
+            for (type, name, fields) in [("Schedule", "schedule-bedtime", ScheduleRecordTests.schedule), ("Budget", "budget-games", budget)] {
+                let reply = try await server.send(.post, "/v1/zones/\(zone)/records/modify", credential: parent.credential, json: BudgetRecordTests.write(type, name, fields))
+                #expect(reply.status == .ok, "\(String(buffer: reply.body))")
+            }
+
             let browser = CookieBrowser(port: server.port)
             let pairing = try await WebDashboardTests.signIn(browser, server, by: parent)
             _ = try await server.send(.post, "/v1/pairings/\(pairing.id.lowercased)/confirm", credential: parent.credential)
@@ -69,6 +77,13 @@ import Testing
                 "\(WebController.platformLabel(platform)) \(BarChartSVG.duration(today?.byPlatform.first { $0.platform == platform }?.seconds ?? 0))"
             }.joined(separator: " | ")
             #expect(page.html.contains("Today: \(split)"), "\(split)")
+
+            // The schedule as a line; the budget's minutes left are the API's.
+            #expect(page.html.contains("<strong>Bedtime</strong> every day, 21:00–07:00: shields tiktok, youtube, gaming"))
+            let status = try await server.send(.get, "/v1/members/\(member.lowercased)/budget-status?date=\(dates.last!)", credential: parent.credential)
+                .decode(BudgetStatusResponse.self)
+            let games = try #require(status.budgets.first { $0.budgetID == "games" })
+            #expect(page.html.contains(#"<p data-budget="games"><strong>\#(games.remainingMinutes) min</strong> left of 60 min"#))
 
             // Dismissing the alert from the page dismisses it in the API.
             #expect(page.html.contains("Half an hour of games"))

@@ -32,12 +32,13 @@ extension WebController {
         async let summariesAsked = client.memberSummaries(of: memberID, from: dates.first!, to: today)
         async let budgetsAsked = client.budgetStatus(of: memberID, date: today)
         async let alertsAsked = client.alerts(of: memberID, from: dates.first!, to: today)
-        let (summaries, budgets, alerts) = try await (summariesAsked, budgetsAsked, alertsAsked)
+        async let schedulesAsked = client.schedules(of: memberID)
+        let (summaries, budgets, alerts, schedules) = try await (summariesAsked, budgetsAsked, alertsAsked, schedulesAsked)
         var shields: [UUID: ShieldStateBody] = [:]
         for device in devices where device.role == .child { shields[device.id] = try await client.shieldState(of: device.id) }
 
         let page = Self.memberPage(
-            member: member, devices: devices, dates: dates, summaries: summaries, budgets: budgets, alerts: alerts, shields: shields, now: now,
+            member: member, devices: devices, dates: dates, summaries: summaries, budgets: budgets, alerts: alerts, schedules: schedules, shields: shields, now: now,
             frame: session.frame(member.name, signedIn: true)
         )
         return pages.render("member", page, headers: session.setCookies)
@@ -46,7 +47,7 @@ extension WebController {
     /// What the member page shows, from the API's answers (no I/O: `WebMemberPageTests` checks it).
     static func memberPage(
         member: MemberBody, devices: [DeviceBody], dates: [String], summaries: [MemberDayBody], budgets: BudgetStatusResponse, alerts: [AlertBody],
-        shields: [UUID: ShieldStateBody], now: Date, frame: WebPages.Frame
+        schedules: [Schedule], shields: [UUID: ShieldStateBody], now: Date, frame: WebPages.Frame
     ) -> WebPages.MemberPage {
         let byDate = Dictionary(summaries.map { ($0.date, $0) }, uniquingKeysWith: { first, _ in first })
         // The platforms of the member's devices, and any its days name, in a fixed order.
@@ -103,6 +104,7 @@ extension WebController {
             alerts: alerts.filter { $0.dismissedAt == nil }.map {
                 WebPages.MemberPage.Alert(id: $0.alertID.lowercased, message: $0.message, when: WebFormat.ago($0.createdAt, now: now))
             },
+            schedules: schedules.sorted { $0.name < $1.name }.map(scheduleRow),
             devices: devices.map { device in
                 WebPages.MemberPage.Device(
                     id: device.id.lowercased, name: device.name, platform: platformLabel(device.platform), lastSync: WebFormat.ago(device.lastSyncAt, now: now),
@@ -148,6 +150,20 @@ extension WebController {
         _ = try await client.sendCommand(to: try context.pathID(), CreateCommandRequest(commandType: "request_sync"))
         let back = form["member"].flatMap(UUID.init(uuidString:)).map { "/app/members/\($0.lowercased)" } ?? "/app/"
         return session.redirect(back)
+    }
+
+    /// A schedule as a line: its days, its hours and what it shields or allows.
+    static func scheduleRow(_ schedule: Schedule) -> WebPages.MemberPage.Schedule {
+        let names = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+        let days = schedule.weekdays.count == 7 ? "every day" : schedule.weekdays.sorted().map { names[$0 - 1] }.joined(separator: " ")
+        let targets = schedule.applications + schedule.categories.map(\.rawValue)
+        let list = targets.isEmpty ? "everything" : targets.joined(separator: ", ")
+        let what = schedule.mode == .allowOnly ? "allows only \(list)" : "shields \(list)"
+        func time(_ value: Schedule.TimeOfDay) -> String { String(format: "%02d:%02d", value.hour, value.minute) }
+        return WebPages.MemberPage.Schedule(
+            scheduleID: schedule.scheduleID, name: schedule.name, enabled: schedule.enabled, days: days, start: time(schedule.start), end: time(schedule.end),
+            what: what
+        )
     }
 
     /// The seven dates (`YYYY-MM-DD`) ending with `now`'s in `timeZone`.

@@ -126,6 +126,17 @@ struct WebPages: Sendable {
             var shielded: String
         }
 
+        struct Schedule {
+            var scheduleID: String
+            var name: String
+            var enabled: Bool
+            var days: String
+            var start: String
+            var end: String
+            /// "shields Games, TikTok" or "allows only Khan Academy".
+            var what: String
+        }
+
         var frame: Frame
         var memberID: String
         var name: String
@@ -138,6 +149,7 @@ struct WebPages: Sendable {
         var apps: [App]
         var budgets: [Budget]
         var alerts: [Alert]
+        var schedules: [Schedule]
         var devices: [Device]
     }
 

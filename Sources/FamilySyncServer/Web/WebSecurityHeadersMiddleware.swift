@@ -18,8 +18,11 @@ struct WebSecurityHeadersMiddleware: RouterMiddleware {
         var response: Response
         do {
             response = try await next(request, context)
-        } catch let error as FamilySyncError {
-            response = pages.errorPage(error)
+        } catch {
+            // As the API's error middleware maps it, as a page.
+            let failure = ErrorMiddleware.translate(error, request: request)
+            if failure.code == .internalError { context.logger.error("dashboard request failed", metadata: ["error": "\(String(reflecting: error))"]) }
+            response = pages.errorPage(failure)
         }
         response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
         response.headers[.xContentTypeOptions] = "nosniff"

@@ -94,6 +94,9 @@ enum WebTemplates {
         {{#alerts}}<div data-alert="{{id}}"><p>{{message}} <span class="muted">{{when}}</span></p>
         <form class="inline" method="post" action="/app/alerts/{{id}}/dismiss"><input type="hidden" name="csrf" value="{{frame.csrf}}"><input type="hidden" name="member" value="{{memberID}}"><button type="submit" id="dismiss-{{id}}">Dismiss</button></form></div>{{/alerts}}
         {{^alerts}}<p class="muted" id="no-alerts">No alerts.</p>{{/alerts}}</section>
+        <section id="schedules"><h2>Schedules</h2>
+        {{#schedules}}<p data-schedule="{{scheduleID}}"><strong>{{name}}</strong> {{days}}, {{start}}–{{end}}: {{what}}{{^enabled}} <span class="muted">(off)</span>{{/enabled}}</p>{{/schedules}}
+        {{^schedules}}<p class="muted">No schedule.</p>{{/schedules}}</section>
         <section id="member-devices"><h2>Devices</h2><table><tr><th>Device</th><th>Platform</th><th>Last sync</th><th>Shielded now</th><th></th></tr>
         {{#devices}}<tr data-device="{{id}}"><td>{{name}}</td><td>{{platform}}</td><td>{{lastSync}}</td><td>{{shielded}}</td><td>
         <form class="inline" method="post" action="/app/devices/{{id}}/sync"><input type="hidden" name="csrf" value="{{frame.csrf}}"><input type="hidden" name="member" value="{{memberID}}"><button type="submit">Request sync</button></form></td></tr>{{/devices}}
