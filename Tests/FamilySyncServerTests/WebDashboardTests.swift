@@ -182,6 +182,19 @@ final class CookieBrowser: Sendable {
         }
     }
 
+    @Test func aBrowserNotConfirmedInTimeStartsAgain() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let browser = CookieBrowser(port: server.port)
+            _ = try await Self.signIn(browser, server, by: parent)
+            #expect(try await browser.get("/app/sign-in").html.contains("id=\"emoji\""))
+            server.clock.advance(by: 601)
+            let page = try await browser.get("/app/sign-in")
+            #expect(page.html.contains("not confirmed in time"))
+            #expect(browser.cookie(WebCookies.session) == nil)
+        }
+    }
+
     @Test func behindTLSTheCookiesAreSecure() async throws {
         let configuration = ServerConfiguration(port: 0, publicURL: "https://sync.example.com", unauthenticatedRateLimit: RateLimit(burst: 1000, perMinute: 1000))
         try await withTestServer(configuration: configuration) { server in

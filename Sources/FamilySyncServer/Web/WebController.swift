@@ -99,7 +99,16 @@ struct WebController {
         if me.status == .active { return session.redirect("/app/") }
         let pairingID = session.cookie(WebCookies.pairing).flatMap(UUID.init(uuidString:))
         var emoji = ""
-        if let pairingID { emoji = try await client.pairing(pairingID).verificationEmoji?.joined() ?? "" }
+        if let pairingID {
+            let pairing = try await client.pairing(pairingID)
+            // Not confirmed in time: the credential will never work; start again.
+            guard pairing.status == .accepted else {
+                session.signOut()
+                let page = WebPages.SignIn(frame: session.frame("Sign in"), message: "This browser was not confirmed in time. Show a new code.")
+                return pages.render("signIn", page, headers: session.setCookies)
+            }
+            emoji = pairing.verificationEmoji?.joined() ?? ""
+        }
         let page = WebPages.SignInEmoji(
             frame: session.frame("Compare the emoji", refreshSeconds: Self.refreshSeconds), emoji: emoji, pairingID: pairingID?.lowercased ?? ""
         )
