@@ -12,6 +12,7 @@ import Foundation
 //   familysync-bench push [changes] [families]
 //   familysync-bench afterload [burst seconds] [connections]
 //   familysync-bench concurrency [seconds a phase] [clients]
+//   familysync-bench dashboard [rounds]
 var arguments = Array(CommandLine.arguments.dropFirst())
 var harness = "records"
 if let first = arguments.first, Int(first) == nil {
@@ -41,10 +42,12 @@ case "concurrency":
     try await ConcurrencyBenchmark.run(arguments)
 case "afterload":
     try await AfterLoadBenchmark.run(arguments)
+case "dashboard":
+    try await DashboardBenchmark.run(arguments)
 case "serve":
     // The server in a process of its own, so that its memory and CPU are measured alone.
     try await BenchServer.run(arguments)
 default:
-    print("usage: familysync-bench [records|polls|usage|sync|recovery|soak|health|pin|push|afterload|concurrency] [sizes…]")
+    print("usage: familysync-bench [records|polls|usage|sync|recovery|soak|health|pin|push|afterload|concurrency|dashboard] [sizes…]")
     exit(2)
 }
