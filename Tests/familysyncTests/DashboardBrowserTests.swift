@@ -75,7 +75,8 @@ extension ReliabilitySuites {
                     #expect(try await browser.source.contains("<svg"), "the QR code")
                     try await browser.screenshot(to: Self.artifacts + "/2-sign-in-code.png")
                     let taken = try await cli.ok(["pair", "sign-in", code, "--profile", "mom", "--json"]).json()
-                    let emoji = try #require(taken["verificationEmoji"] as? [String]).joined()
+                    let emojiList = try #require(taken["verificationEmoji"] as? [String])
+                    let emoji: String = emojiList.joined()
                     #expect(try await browser.text("#emoji") == emoji)
                     try await browser.screenshot(to: Self.artifacts + "/3-sign-in-emoji.png")
                     // The session cookie is out of the page's reach (HttpOnly).
@@ -99,6 +100,9 @@ extension ReliabilitySuites {
                     ) as? [String: Any])["summaries"] as? [[String: Any]] ?? []
                     let expected = rows.map { row in summaries.first { $0["date"] as? String == String(row.1) }?["totalSeconds"] as? Int ?? 0 }
                     #expect(rows.map { Int($0.2)! } == expected)
+                    // The week's bars, as the browser holds them, carry the same totals.
+                    let bars = page.matches(of: /<g class="bar" data-label="[^"]*" data-seconds="(\d+)">/).map { Int($0.1)! }
+                    #expect(Array(bars.prefix(7)) == expected)
                     let inTheWeek = expected.reduce(0, +)
                     let uploaded = (130 + 40 + 92 + 25) * 60
                     #expect(inTheWeek == uploaded)
