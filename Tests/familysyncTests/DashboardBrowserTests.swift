@@ -86,6 +86,9 @@ extension ReliabilitySuites {
                     let family = try await browser.source
                     #expect(family.contains("Johnny&#39;s Mac") || family.contains("Johnny's Mac"))
                     try await browser.screenshot(to: Self.artifacts + "/4-family.png")
+                    // The dashboard's address without its slash is the same page: the cookies' path is /app.
+                    try await browser.open("http://127.0.0.1:\(cli.server.port)/app")
+                    _ = try await browser.element("#members")
 
                     // Johnny's week: the page's figures are the API's.
                     try await browser.click("//a[text()='Johnny']", using: "xpath")

@@ -5,9 +5,9 @@ import HTTPTypes
 import Hummingbird
 
 /// The dashboard's cookies. Every one is `HttpOnly` (no script reads it), `SameSite=Strict` (no
-/// other site's page sends it), `Path=/app/`, and `Secure` when the server is reached over TLS
-/// (its public URL is https://). The session cookie holds the browser's device credential,
-/// exactly what any other device keeps in its Keychain.
+/// other site's page sends it), `Path=/app` (the dashboard, with or without its slash), and
+/// `Secure` when the server is reached over TLS (its public URL is https://). The session cookie
+/// holds the browser's device credential, exactly what any other device keeps in its Keychain.
 struct WebCookies {
     static let session = "fs_session"
     /// The device's secret while it waits for a parent to take its code (§3.1).
@@ -35,7 +35,7 @@ struct WebCookies {
 
     /// `Set-Cookie` for `value`, living `maxAge` seconds (nil: the browser's session).
     func set(_ name: String, _ value: String, maxAge: Int? = nil) -> HTTPField {
-        var text = "\(name)=\(value); Path=/app/; HttpOnly; SameSite=Strict"
+        var text = "\(name)=\(value); Path=/app; HttpOnly; SameSite=Strict"
         if let maxAge { text += "; Max-Age=\(maxAge)" }
         if secure { text += "; Secure" }
         return HTTPField(name: .setCookie, value: text)
