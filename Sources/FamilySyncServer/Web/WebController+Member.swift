@@ -118,7 +118,7 @@ extension WebController {
     /// the member's child devices.
     @Sendable func blockApp(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
-        let form = try await session.checkForm(request, context)
+        let form = try await session.checkForm(request)
         guard let client = session.client(api, context) else { return session.redirect("/app/") }
         let memberID = try context.pathID()
         guard let app = form["app"], !app.isEmpty else { throw FamilySyncError.badRequest("Name the app.", field: "app") }
@@ -132,20 +132,19 @@ extension WebController {
         return session.redirect("/app/members/\(memberID.lowercased)")
     }
 
-    /// `POST /app/alerts/{id}/dismiss` (`member`: the page to go back to).
+    /// `POST /app/alerts/{id}/dismiss`, back to the alert's member.
     @Sendable func dismissAlert(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
-        let form = try await session.checkForm(request, context)
+        try await session.checkForm(request)
         guard let client = session.client(api, context) else { return session.redirect("/app/") }
         let alert = try await client.dismissAlert(try context.pathID())
-        _ = form
         return session.redirect("/app/members/\(alert.memberId.lowercased)")
     }
 
     /// `POST /app/devices/{id}/sync`: a `request_sync` command to the device.
     @Sendable func requestSync(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
-        let form = try await session.checkForm(request, context)
+        let form = try await session.checkForm(request)
         guard let client = session.client(api, context) else { return session.redirect("/app/") }
         _ = try await client.sendCommand(to: try context.pathID(), CreateCommandRequest(commandType: "request_sync"))
         let back = form["member"].flatMap(UUID.init(uuidString:)).map { "/app/members/\($0.lowercased)" } ?? "/app/"

@@ -66,7 +66,7 @@ struct WebController {
     /// `POST /app/sign-in`: a sign-in code for this browser (§3.1), its secret in a cookie.
     @Sendable func startSignIn(_ request: Request, context: Context) async throws -> Response {
         var session = WebSession(request, cookies)
-        try await session.checkForm(request, context)
+        try await session.checkForm(request)
         let anonymous = FamilySyncClient(serverURL: InProcessTransport.baseURL, transport: InProcessTransport(api: api, context: context))
         let started = try await anonymous.startSignIn(
             device: DeviceRegistration(name: Self.deviceName(userAgent: request.headers[.userAgent]), platform: .web, timeZone: "UTC")
@@ -159,7 +159,7 @@ struct WebController {
     /// `POST /app/sign-out`: the browser's device is revoked, its cookies cleared.
     @Sendable func signOut(_ request: Request, context: Context) async throws -> Response {
         var session = WebSession(request, cookies)
-        try await session.checkForm(request, context)
+        try await session.checkForm(request)
         if let client = session.client(api, context) {
             let revoked = await Self.outcome { () async throws(FamilySyncError) in try await client.revokeDevice(try await client.me().id) }
             // Already no device (401): nothing left to revoke.
@@ -172,7 +172,7 @@ struct WebController {
     /// `POST /app/pairings/{id}/confirm`: a parent lets in a device whose emoji match.
     @Sendable func confirmPairing(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
-        try await session.checkForm(request, context)
+        try await session.checkForm(request)
         guard let client = session.client(api, context) else { return session.redirect("/app/") }
         _ = try await client.confirmPairing(try context.pathID())
         return session.redirect("/app/")

@@ -62,7 +62,7 @@ struct WebSession {
 
     /// A state-changing form's fields. It must carry the cookie's token (`csrf`), or nothing is done.
     @discardableResult
-    func checkForm(_ request: Request, _ context: FamilySyncRequestContext) async throws -> [String: String] {
+    func checkForm(_ request: Request) async throws -> [String: String] {
         var request = request
         let body = try await request.collectBody(upTo: 16 << 10)
         var items = URLComponents()

@@ -92,7 +92,7 @@ enum WebTemplates {
         {{^budgets}}<p class="muted">No budget set.</p>{{/budgets}}</section>
         <section id="alerts"><h2>Alerts</h2>
         {{#alerts}}<div data-alert="{{id}}"><p>{{message}} <span class="muted">{{when}}</span></p>
-        <form class="inline" method="post" action="/app/alerts/{{id}}/dismiss"><input type="hidden" name="csrf" value="{{frame.csrf}}"><input type="hidden" name="member" value="{{memberID}}"><button type="submit" id="dismiss-{{id}}">Dismiss</button></form></div>{{/alerts}}
+        <form class="inline" method="post" action="/app/alerts/{{id}}/dismiss"><input type="hidden" name="csrf" value="{{frame.csrf}}"><button type="submit" id="dismiss-{{id}}">Dismiss</button></form></div>{{/alerts}}
         {{^alerts}}<p class="muted" id="no-alerts">No alerts.</p>{{/alerts}}</section>
         <section id="schedules"><h2>Schedules</h2>
         {{#schedules}}<p data-schedule="{{scheduleID}}"><strong>{{name}}</strong> {{days}}, {{start}}–{{end}}: {{what}}{{^enabled}} <span class="muted">(off)</span>{{/enabled}}</p>{{/schedules}}
