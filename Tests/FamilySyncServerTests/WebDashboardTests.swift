@@ -195,6 +195,36 @@ final class CookieBrowser: Sendable {
         }
     }
 
+    /// Every form with a bad field or an unknown target: §1.1's status as a page, nothing changed.
+    @Test func badFormsAreRefusedAndChangeNothing() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, child) = try await server.pair(by: parent)
+            let member = try await server.memberID(of: child).lowercased
+            let browser = CookieBrowser(port: server.port)
+            let pairing = try await Self.signIn(browser, server, by: parent)
+            _ = try await server.send(.post, "/v1/pairings/\(pairing.id.lowercased)/confirm", credential: parent.credential)
+            let csrf = try #require(browser.cookie(WebCookies.csrf))
+            let cases: [(path: String, form: String, status: Int, reason: String)] = [
+                ("/app/members/\(member)/apps", "csrf=\(csrf)&action=block", 400, "Name the app."),
+                ("/app/members/\(member)/apps", "csrf=\(csrf)&app=tiktok&action=delete", 400, "The action is block or unblock."),
+                ("/app/members/\(UUID().lowercased)/apps", "csrf=\(csrf)&app=tiktok&action=block", 404, "No such member."),
+                ("/app/alerts/\(UUID().lowercased)/dismiss", "csrf=\(csrf)", 404, "No such alert."),
+                ("/app/devices/not-a-uuid/sync", "csrf=\(csrf)", 400, "&#39;not-a-uuid&#39; is not a UUID."),
+                ("/app/pairings/\(UUID().lowercased)/confirm", "csrf=\(csrf)", 404, "No such pairing."),
+            ]
+            let before = try await server.fingerprint()
+            for testCase in cases {
+                let page = try await browser.send("POST", testCase.path, form: testCase.form)
+                #expect(page.status == testCase.status, "\(testCase.path) \(testCase.form)")
+                #expect(page.header("content-type")?.hasPrefix("text/html") == true)
+                #expect(page.header("content-security-policy") == WebSecurityHeadersMiddleware.contentSecurityPolicy)
+                #expect(page.html.contains(testCase.reason), "\(testCase.path)")
+            }
+            #expect(try await server.fingerprint() == before, "a refused form changes nothing")
+        }
+    }
+
     @Test func behindTLSTheCookiesAreSecure() async throws {
         let configuration = ServerConfiguration(port: 0, publicURL: "https://sync.example.com", unauthenticatedRateLimit: RateLimit(burst: 1000, perMinute: 1000))
         try await withTestServer(configuration: configuration) { server in

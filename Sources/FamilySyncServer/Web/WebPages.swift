@@ -169,6 +169,7 @@ struct WebPages: Sendable {
 
     func errorPage(_ error: FamilySyncError) -> Response {
         let title = switch error.code {
+        case .badRequest: "That was not a valid request"
         case .authenticationRequired: "Please sign in again"
         case .accessDenied: "Not allowed"
         case .notFound: "Not found"
