@@ -135,12 +135,18 @@ final class CookieBrowser: Sendable {
         return pairing
     }
 
+    /// A browser signed in as a parent device of `parent`'s family, confirmed by `parent`.
+    static func signedIn(_ server: TestServer, by parent: TestDevice) async throws -> CookieBrowser {
+        let browser = CookieBrowser(port: server.port)
+        let pairing = try await signIn(browser, server, by: parent)
+        _ = try await server.send(.post, "/v1/pairings/\(pairing.id.lowercased)/confirm", credential: parent.credential)
+        return browser
+    }
+
     @Test func aFormWithoutTheTokenChangesNothing() async throws {
         try await withTestServer { server in
             let parent = try await server.createFamily()
-            let browser = CookieBrowser(port: server.port)
-            let pairing = try await Self.signIn(browser, server, by: parent)
-            _ = try await server.send(.post, "/v1/pairings/\(pairing.id.lowercased)/confirm", credential: parent.credential)
+            let browser = try await Self.signedIn(server, by: parent)
             let credential = try #require(browser.cookie(WebCookies.session))
 
             let before = try await server.fingerprint()
@@ -164,9 +170,7 @@ final class CookieBrowser: Sendable {
             let other = try await server.createFamily(name: "Another parent")
             let (_, otherChild) = try await server.pair(by: other)
             let otherMember = try await server.memberID(of: otherChild)
-            let browser = CookieBrowser(port: server.port)
-            let pairing = try await Self.signIn(browser, server, by: parent)
-            _ = try await server.send(.post, "/v1/pairings/\(pairing.id.lowercased)/confirm", credential: parent.credential)
+            let browser = try await Self.signedIn(server, by: parent)
             for (path, status) in [("/app/members/not-a-uuid", 400), ("/app/members/\(UUID().lowercased)", 404), ("/app/members/\(otherMember.lowercased)", 404)] {
                 let page = try await browser.get(path)
                 #expect(page.status == status, "\(path)")
@@ -179,6 +183,31 @@ final class CookieBrowser: Sendable {
             let refused = try await browser.send("POST", "/app/members/\(otherMember.lowercased)/apps", form: "csrf=\(browser.cookie(WebCookies.csrf)!)&app=tiktok&action=block")
             #expect(refused.status == 404)
             #expect(try await server.fingerprint() == before)
+        }
+    }
+
+    /// The family page lists a device that accepted a pairing and waits for a parent, with its
+    /// emoji and a Confirm button; the button lets it in.
+    @Test func aDeviceWaitingToJoinIsListedAndConfirmed() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let browser = try await Self.signedIn(server, by: parent)
+            #expect(!(try await browser.get("/app/")).html.contains(#"id="pairings""#), "nobody waits yet")
+
+            let (pairingID, device) = try await server.pair(by: parent, confirm: false)
+            let pairing = try await server.send(.get, "/v1/pairings/\(pairingID.lowercased)", credential: parent.credential).decode(PairingBody.self)
+            let family = try await browser.get("/app/")
+            #expect(family.status == 200)
+            #expect(family.html.contains(#"<section id="pairings"><h2>Waiting to join</h2>"#))
+            #expect(family.html.contains("<td>Johnny&#39;s iPad</td>"))
+            #expect(family.html.contains(try #require(pairing.verificationEmoji).joined()))
+            #expect(family.html.contains(#"action="/app/pairings/\#(pairingID.lowercased)/confirm""#))
+            #expect(family.html.contains(#"<button type="submit">Confirm</button>"#))
+
+            let confirmed = try await browser.post("/app/pairings/\(pairingID.lowercased)/confirm")
+            #expect(confirmed.status == 303 && confirmed.location == "/app/")
+            #expect(try await server.send(.get, "/v1/devices/me", credential: device.credential).decode(DeviceBody.self).status == .active)
+            #expect(!(try await browser.get("/app/")).html.contains(#"id="pairings""#), "no longer waiting")
         }
     }
 
@@ -201,9 +230,7 @@ final class CookieBrowser: Sendable {
             let parent = try await server.createFamily()
             let (_, child) = try await server.pair(by: parent)
             let member = try await server.memberID(of: child).lowercased
-            let browser = CookieBrowser(port: server.port)
-            let pairing = try await Self.signIn(browser, server, by: parent)
-            _ = try await server.send(.post, "/v1/pairings/\(pairing.id.lowercased)/confirm", credential: parent.credential)
+            let browser = try await Self.signedIn(server, by: parent)
             let csrf = try #require(browser.cookie(WebCookies.csrf))
             let cases: [(path: String, form: String, status: Int, reason: String)] = [
                 ("/app/members/\(member)/apps", "csrf=\(csrf)&action=block", 400, "Name the app."),

@@ -8,9 +8,10 @@ import Mustache
 struct WebPages: Sendable {
     let library: MustacheLibrary
 
-    init() {
+    /// `templates`: the dashboard's, or (in `WebTemplateTests`) the same marked section by section.
+    init(templates texts: [String: String] = WebTemplates.all) {
         var templates: [String: MustacheTemplate] = [:]
-        for (name, text) in WebTemplates.all {
+        for (name, text) in texts {
             // The templates are this file's constants: one that does not parse is a programming error.
             templates[name] = try! MustacheTemplate(string: text)
         }
@@ -70,10 +71,19 @@ struct WebPages: Sendable {
         }
 
         var frame: Frame
-        var pairings: [Pairing]
-        var hasPairings: Bool { !pairings.isEmpty }
+        let pairings: [Pairing]
+        /// Stored, not computed: Mustache's reflection sees stored properties only.
+        let hasPairings: Bool
         var members: [Member]
         var devices: [Device]
+
+        init(frame: Frame, pairings: [Pairing], members: [Member], devices: [Device]) {
+            self.frame = frame
+            self.pairings = pairings
+            hasPairings = !pairings.isEmpty
+            self.members = members
+            self.devices = devices
+        }
     }
 
     struct MemberPage {
@@ -160,11 +170,16 @@ struct WebPages: Sendable {
     }
 
     func render(_ template: String, _ object: Any, status: HTTPResponse.Status = .ok, headers: [HTTPField] = []) -> Response {
-        // A page's fields live beside its frame's: both are on the context stack.
-        let html = library.render(object, withTemplate: template) ?? ""
         var fields = HTTPFields(headers)
         fields[.contentType] = "text/html; charset=utf-8"
-        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(string: html(template, object))))
+    }
+
+    /// A page's HTML. Mustache reads `object` by reflection: stored properties only, so a
+    /// template may read no computed property, method or extension's var (`WebTemplateTests`).
+    func html(_ template: String, _ object: Any) -> String {
+        // A page's fields live beside its frame's: both are on the context stack.
+        library.render(object, withTemplate: template) ?? ""
     }
 
     func errorPage(_ error: FamilySyncError) -> Response {

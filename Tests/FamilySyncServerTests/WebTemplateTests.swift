@@ -1,0 +1,246 @@
+@testable import FamilySyncServer
+import Foundation
+import Testing
+
+/// Mustache reads a page's model by reflection, which sees stored properties only: a template
+/// that reads a computed property, a method or an extension's var finds nothing, and its section
+/// never shows (the family page's devices waiting to join did not, issue 34). So every name every
+/// template reads must be a stored property of a model in scope, and every section of every page
+/// must show when its guard holds.
+@Suite struct WebTemplateTests {
+    typealias Pages = WebPages
+
+    /// For each page, models that between them make every section's guard true and false: every
+    /// list full and empty, every optional set and nil, every flag true and false.
+    static var samples: [String: [Any]] {
+        let full = Pages.Frame(title: "Title", csrf: "token", signedIn: true, refreshSeconds: 4)
+        let bare = Pages.Frame(title: "Title", csrf: "token")
+        typealias Family = Pages.Family
+        typealias Member = Pages.MemberPage
+        let schedule = Member.Schedule(scheduleID: "s1", name: "Bedtime", enabled: true, days: "every day", start: "21:00", end: "07:00", what: "shields tiktok")
+        var off = schedule
+        off.enabled = false
+        let budget = Member.Budget(budgetID: "b1", category: "games", remaining: "5 min", budget: "60 min", over: true)
+        var under = budget
+        under.over = false
+        func member(_ frame: Pages.Frame, full: Bool, schedules: [Member.Schedule], budgets: [Member.Budget]) -> Member {
+            Member(
+                frame: frame, memberID: "m1", name: "Johnny", platformSplit: "iPadOS 1h", weekChart: "<svg id=\"week\"></svg>",
+                platforms: full ? [.init(series: "ipados", label: "iPadOS")] : [],
+                days: full ? [.init(date: "2026-11-23", label: "Mon 23", cells: ["1h"], totalSeconds: 3600, total: "1h")] : [],
+                categoryChart: "<svg id=\"categories\"></svg>",
+                categories: full ? [.init(category: "games", seconds: 60, time: "1m", points: 1)] : [],
+                apps: full ? [.init(logicalID: "tiktok", displayName: "TikTok", category: "social", time: "1h")] : [],
+                budgets: budgets, alerts: full ? [.init(id: "a1", message: "Over budget", when: "just now")] : [], schedules: schedules,
+                devices: full ? [.init(id: "d1", name: "iPad", platform: "iPadOS", lastSync: "just now", shielded: "nothing")] : []
+            )
+        }
+        return [
+            "signIn": [Pages.SignIn(frame: full, message: "A message"), Pages.SignIn(frame: bare)],
+            "signInCode": [
+                Pages.SignInCode(frame: full, code: "K7QF-M2XA", qrSVG: "<svg></svg>", expiresAt: "later"),
+                Pages.SignInCode(frame: bare, code: "K7QF-M2XA", expiresAt: "later"),
+            ],
+            "signInEmoji": [Pages.SignInEmoji(frame: full, emoji: "🐶🐱", pairingID: "p1")],
+            "family": [
+                Family(
+                    frame: full, pairings: [.init(id: "p1", deviceName: "Johnny's iPad", emoji: "🐶🐱")],
+                    members: [.init(id: "m1", name: "Johnny", role: "child", deviceCount: 1)],
+                    devices: [.init(id: "d1", name: "iPad", isThis: true, memberName: "Johnny", platform: "ipados", lastSync: "just now", health: "healthy", pendingCommands: 1)]
+                ),
+                Family(
+                    frame: bare, pairings: [], members: [],
+                    devices: [.init(id: "d1", name: "iPad", isThis: false, memberName: "-", platform: "ipados", lastSync: "never", health: nil, pendingCommands: 0)]
+                ),
+            ],
+            "member": [
+                member(full, full: true, schedules: [schedule], budgets: [budget]),
+                member(bare, full: false, schedules: [], budgets: []),
+                member(bare, full: true, schedules: [off], budgets: [under]),
+            ],
+            "error": [Pages.Failure(frame: bare, code: "NOT_FOUND", reason: "No such member."), Pages.Failure(frame: full, code: "NOT_FOUND", reason: "Gone.")],
+        ]
+    }
+
+    /// The pages: every template no other template includes.
+    static var pageNames: Set<String> {
+        let included = WebTemplates.all.values.flatMap { text in
+            MustacheTags.scan(text).compactMap { $0.sigil == ">" ? $0.name : nil }
+        }
+        return Set(WebTemplates.all.keys).subtracting(included)
+    }
+
+    @Test func everyPageHasSamples() {
+        #expect(Set(Self.samples.keys) == Self.pageNames, "a page without samples goes unchecked")
+    }
+
+    /// Every `{{name}}`, `{{#name}}` and `{{^name}}`, at the top or in a section, is a stored
+    /// property of the page's model or of what an enclosing section holds.
+    @Test(arguments: Array(pageNames).sorted())
+    func everyNameATemplateReadsIsStored(page: String) throws {
+        let template = try MustacheTags.tree(page)
+        var problems: Set<String> = []
+        for sample in Self.samples[page] ?? [] {
+            MustacheTags.walk(template, stack: [sample], problems: &problems)
+        }
+        #expect(problems.isEmpty, "\(page) reads what Mustache's reflection cannot see: \(problems.sorted())")
+    }
+
+    /// Each section, and each inverted section, of each page shows for one of its samples: the
+    /// templates are rendered with a marker at the start of every section.
+    @Test(arguments: Array(pageNames).sorted())
+    func everySectionOfEveryPageShows(page: String) throws {
+        var marked: [String: String] = [:]
+        var markers: [String: [String]] = [:]
+        for (name, text) in WebTemplates.all { (marked[name], markers[name]) = MustacheTags.markSections(text, template: name) }
+        let pages = WebPages(templates: marked)
+        let html = (Self.samples[page] ?? []).map { pages.html(page, $0) }.joined()
+        let expected = try MustacheTags.included(page).flatMap { markers[$0] ?? [] }
+        #expect(!expected.isEmpty)
+        let missing = expected.filter { !html.contains($0) }
+        #expect(missing.isEmpty, "sections of \(page) that no sample shows: \(missing)")
+    }
+}
+
+/// Enough of Mustache's syntax to read the dashboard's templates: variables (`{{x}}`, `{{{x}}}`,
+/// `{{&x}}`), sections, inverted sections, partials and comments. Anything else fails the test.
+enum MustacheTags {
+    struct Tag {
+        var range: Range<String.Index>
+        /// "" for a variable, else one of `# ^ / > !`.
+        var sigil: String
+        var name: String
+    }
+
+    indirect enum Node {
+        case variable(String)
+        case section(String, inverted: Bool, [Node])
+        case partial(String)
+    }
+
+    struct Unsupported: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func scan(_ text: String) -> [Tag] {
+        var tags: [Tag] = []
+        var rest = text.startIndex
+        while let open = text.range(of: "{{", range: rest..<text.endIndex) {
+            let triple = text[open.upperBound...].hasPrefix("{")
+            guard let close = text.range(of: triple ? "}}}" : "}}", range: open.upperBound..<text.endIndex) else { break }
+            var inside = text[(triple ? text.index(after: open.upperBound) : open.upperBound)..<close.lowerBound].trimmingCharacters(in: .whitespaces)
+            var sigil = ""
+            if !triple, let first = inside.first, !first.isLetter, !first.isNumber, first != "." {
+                sigil = String(first)
+                inside = String(inside.dropFirst()).trimmingCharacters(in: .whitespaces)
+            }
+            tags.append(Tag(range: open.lowerBound..<close.upperBound, sigil: sigil == "&" ? "" : sigil, name: inside))
+            rest = close.upperBound
+        }
+        return tags
+    }
+
+    /// The template as a tree of what it reads, its partials expanded.
+    static func tree(_ template: String) throws -> [Node] {
+        guard let text = WebTemplates.all[template] else { throw Unsupported(description: "no template \(template)") }
+        var levels: [(name: String, inverted: Bool, nodes: [Node])] = [("", false, [])]
+        for tag in scan(text) {
+            if tag.name.contains("(") { throw Unsupported(description: "\(template): a transform, \(tag.name); teach this test transforms") }
+            switch tag.sigil {
+            case "": levels[levels.count - 1].nodes.append(.variable(tag.name))
+            case "#", "^": levels.append((tag.name, tag.sigil == "^", []))
+            case "/":
+                let level = levels.removeLast()
+                guard level.name == tag.name, !levels.isEmpty else { throw Unsupported(description: "\(template): {{/\(tag.name)}} closes {{\(level.name)}}") }
+                levels[levels.count - 1].nodes.append(.section(level.name, inverted: level.inverted, level.nodes))
+            case ">": levels[levels.count - 1].nodes.append(contentsOf: try self.tree(tag.name))
+            case "!": break
+            default: throw Unsupported(description: "\(template): {{\(tag.sigil)…}} is not supported by this test")
+            }
+        }
+        guard levels.count == 1 else { throw Unsupported(description: "\(template): {{#\(levels.last!.name)}} is not closed") }
+        return levels[0].nodes
+    }
+
+    /// The template and every template it includes.
+    static func included(_ template: String) throws -> [String] {
+        guard let text = WebTemplates.all[template] else { throw Unsupported(description: "no template \(template)") }
+        return try [template] + scan(text).filter { $0.sigil == ">" }.flatMap { try included($0.name) }
+    }
+
+    /// The template with a comment at the start of each section, and those comments.
+    static func markSections(_ text: String, template: String) -> (String, [String]) {
+        var marked = ""
+        var markers: [String] = []
+        var rest = text.startIndex
+        for tag in scan(text) where tag.sigil == "#" || tag.sigil == "^" {
+            let marker = "<!--\(template) \(tag.sigil)\(tag.name) \(markers.count)-->"
+            marked += text[rest..<tag.range.upperBound] + marker
+            markers.append(marker)
+            rest = tag.range.upperBound
+        }
+        return (marked + text[rest...], markers)
+    }
+
+    /// A stored property's value as swift-mustache reads it: nil for no such property, `.some(nil)`
+    /// for an optional that holds nothing.
+    static func stored(_ name: Substring, of object: Any) -> Any?? {
+        guard let child = Mirror(reflecting: object).children.first(where: { $0.label == String(name) }) else { return nil }
+        let mirror = Mirror(reflecting: child.value)
+        guard mirror.displayStyle == .optional else { return .some(child.value) }
+        return .some(mirror.children.first?.value)
+    }
+
+    /// What `name` reads, as swift-mustache looks it up: the innermost context whose property holds
+    /// a value, then down the name's dots. nil: no context stores it.
+    static func resolve(_ name: String, in stack: [Any]) -> Any?? {
+        let parts = name.split(separator: ".")
+        var found = false
+        for object in stack.reversed() {
+            guard let value = stored(parts[0], of: object) else { continue }
+            found = true
+            guard var value else { continue }
+            for part in parts.dropFirst() {
+                guard let next = stored(part, of: value) else { return nil }
+                guard let unwrapped = next else { return .some(nil) }
+                value = unwrapped
+            }
+            return .some(value)
+        }
+        return found ? .some(nil) : nil
+    }
+
+    static func walk(_ nodes: [Node], stack: [Any], problems: inout Set<String>) {
+        for node in nodes {
+            switch node {
+            case .partial: break
+            case .variable(let name):
+                if name != ".", resolve(name, in: stack) == nil { problems.insert(name) }
+            case .section(let name, let inverted, let body):
+                guard let value = resolve(name, in: stack) else {
+                    problems.insert(name)
+                    continue
+                }
+                // What the section renders its body with, as swift-mustache decides it.
+                var contexts: [Any] = []
+                var shows = false
+                switch value {
+                case .none: shows = false
+                case .some(let flag as Bool): shows = flag
+                case .some(let list) where Mirror(reflecting: list).displayStyle == .collection:
+                    contexts = Mirror(reflecting: list).children.map(\.value)
+                    shows = !contexts.isEmpty
+                case .some(let object):
+                    contexts = [object]
+                    shows = true
+                }
+                if inverted {
+                    if !shows { walk(body, stack: stack, problems: &problems) }
+                } else if shows {
+                    if contexts.isEmpty { walk(body, stack: stack, problems: &problems) }
+                    for context in contexts { walk(body, stack: stack + [context], problems: &problems) }
+                }
+            }
+        }
+    }
+}
