@@ -95,6 +95,9 @@ func buildRouter(configuration: ServerConfiguration, dependencies: ServerDepende
     routes.add(middleware: MetricsMiddleware())
     routes.add(middleware: ResponseCompressionMiddleware())
     routes.add(middleware: ErrorMiddleware(routes: routes.table))
+    // Under /app, every answer (unknown paths, 405s and 413s too) is a dashboard page with its headers.
+    let pages = WebPages()
+    routes.add(middleware: WebSecurityHeadersMiddleware(pages: pages, routes: routes.table))
     routes.add(middleware: BodyLimitMiddleware(maxBodyBytes: configuration.limits.maxBodyBytes))
     routes.add(middleware: ForwardedClientMiddleware(proxies: configuration.trustedProxies))
 
@@ -140,7 +143,7 @@ func buildRouter(configuration: ServerConfiguration, dependencies: ServerDepende
     // The web dashboard, reading and acting through the routes above.
     let api = InProcessAPI()
     let secure = configuration.publicURL?.lowercased().hasPrefix("https://") ?? false
-    WebController(api: api, pages: WebPages(), cookies: WebCookies(secure: secure), clock: clock, publicURL: configuration.publicURL).addRoutes(to: routes)
+    WebController(api: api, pages: pages, cookies: WebCookies(secure: secure), clock: clock, publicURL: configuration.publicURL).addRoutes(to: routes)
     api.set(routes.router.buildResponder())
     return routes
 }

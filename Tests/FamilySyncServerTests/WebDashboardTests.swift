@@ -211,6 +211,44 @@ final class CookieBrowser: Sendable {
         }
     }
 
+    /// Every answer under `/app/` is a page with the dashboard's headers, at §1.1's status: an
+    /// unknown path (404), a method a known path does not serve (405, with `Allow`), a body past
+    /// the limit (413). The API's own unknown paths still answer JSON.
+    @Test func everyAnswerUnderAppIsAPage() async throws {
+        let configuration = ServerConfiguration(port: 0, limits: Limits(maxBodyBytes: 1024))
+        try await withTestServer(configuration: configuration) { server in
+            let browser = CookieBrowser(port: server.port)
+            _ = try await browser.get("/app/")
+            let csrf = try #require(browser.cookie(WebCookies.csrf))
+            let cases: [(method: String, path: String, form: String?, status: Int, allow: String?)] = [
+                ("GET", "/app/nowhere", nil, 404, nil),
+                ("GET", "/app/members/\(UUID().lowercased)/nowhere", nil, 404, nil),
+                ("POST", "/app/nowhere", "csrf=\(csrf)", 404, nil),
+                ("GET", "/app/sign-out", nil, 405, "POST"),
+                ("DELETE", "/app/", nil, 405, "GET"),
+                ("PUT", "/app/members/\(UUID().lowercased)", "csrf=\(csrf)", 405, "GET"),
+                ("POST", "/app/sign-in", "csrf=\(csrf)&pad=" + String(repeating: "x", count: 2000), 413, nil),
+            ]
+            for testCase in cases {
+                let page = try await browser.send(testCase.method, testCase.path, form: testCase.form)
+                let what = "\(testCase.method) \(testCase.path)"
+                #expect(page.status == testCase.status, "\(what)")
+                #expect(page.header("content-type") == "text/html; charset=utf-8", "\(what)")
+                #expect(page.html.hasPrefix("<!doctype html>") && page.html.contains(#"<p class="muted">"#), "\(what): \(page.html.prefix(200))")
+                #expect(page.header("allow") == testCase.allow, "\(what)")
+                #expect(page.header("content-security-policy") == WebSecurityHeadersMiddleware.contentSecurityPolicy, "\(what)")
+                #expect(page.header("x-frame-options") == "DENY" && page.header("x-content-type-options") == "nosniff", "\(what)")
+                #expect(page.header("referrer-policy") == "no-referrer" && page.header("cache-control") == "no-store", "\(what)")
+            }
+            for (method, path, status) in [("GET", "/v1/nowhere", 404), ("GET", "/application", 404), ("DELETE", "/health/live", 405)] {
+                let answer = try await browser.send(method, path, form: nil)
+                #expect(answer.status == status, "\(method) \(path)")
+                #expect(answer.header("content-type")?.hasPrefix("application/json") == true, "\(method) \(path)")
+                #expect(answer.header("content-security-policy") == nil, "\(method) \(path)")
+            }
+        }
+    }
+
     @Test func aBrowserNotConfirmedInTimeStartsAgain() async throws {
         try await withTestServer { server in
             let parent = try await server.createFamily()

@@ -25,8 +25,10 @@ struct WebController {
     /// per-address limit of calls without a credential (20 a minute by default).
     static let refreshSeconds = 4
 
+    /// The routes under `/app`; `WebSecurityHeadersMiddleware`, on the whole router
+    /// (`buildRouter`), gives their answers the dashboard's headers and makes failures pages.
     func addRoutes(to router: MethodAwareRouter<Context>) {
-        let app = router.group("app").add(middleware: WebSecurityHeadersMiddleware(pages: pages))
+        let app = router.group("app")
         app.get("", use: home)
             .get("app.css", use: styles)
             .post("sign-in", use: startSignIn)

@@ -182,7 +182,7 @@ struct WebPages: Sendable {
         library.render(object, withTemplate: template) ?? ""
     }
 
-    func errorPage(_ error: FamilySyncError) -> Response {
+    func errorPage(_ error: FamilySyncError, headers: [HTTPField] = []) -> Response {
         let title = switch error.code {
         case .badRequest: "That was not a valid request"
         case .authenticationRequired: "Please sign in again"
@@ -191,6 +191,6 @@ struct WebPages: Sendable {
         case .pairingExpired: "This code has expired"
         default: "Something went wrong"
         }
-        return render("error", Failure(frame: Frame(title: title, csrf: ""), code: error.code.rawValue, reason: error.reason), status: error.code.httpStatus)
+        return render("error", Failure(frame: Frame(title: title, csrf: ""), code: error.code.rawValue, reason: error.reason), status: error.code.httpStatus, headers: headers)
     }
 }

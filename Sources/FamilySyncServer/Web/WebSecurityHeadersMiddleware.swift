@@ -2,22 +2,42 @@ import FamilySyncCore
 import HTTPTypes
 import Hummingbird
 
-/// Every dashboard answer, errors included: a Content-Security-Policy that allows no inline
+/// Every answer under `/app`, errors included: a Content-Security-Policy that allows no inline
 /// script or style and nothing from another origin, no framing, no sniffing, no referrer, and
 /// no caching (pages show a family's data). A failure is a page with §1.1's code and reason, at
-/// §1.1's status, not the API's JSON.
+/// §1.1's status, not the API's JSON: an unknown path (404) and a method its path does not serve
+/// (405, with `Allow`) as well. It sits on the whole router, just inside `ErrorMiddleware`, so that
+/// no middleware below it answers a dashboard path with JSON; other paths pass through.
 struct WebSecurityHeadersMiddleware: RouterMiddleware {
     typealias Context = FamilySyncRequestContext
 
     let pages: WebPages
+    /// What the router serves, to tell a wrong method (405) from a wrong path (404).
+    let routes: RouteTable
 
     static let contentSecurityPolicy =
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
+    /// `/app` and every path under it.
+    static func isDashboard(_ path: String) -> Bool {
+        path == "/app" || path.hasPrefix("/app/")
+    }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard Self.isDashboard(request.uri.path) else { return try await next(request, context) }
         var response: Response
         do {
             response = try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            // The router found no route for this method: as `ErrorMiddleware` answers it, as a page.
+            if let (pattern, allowed) = routes.match(request.uri.path) {
+                context.coreContext.endpointPath.value = pattern
+                let list = allowed.map(\.rawValue).joined(separator: ", ")
+                let failure = FamilySyncError(.methodNotAllowed, "\(request.method) is not allowed on \(request.uri.path); allowed: \(list).")
+                response = pages.errorPage(failure, headers: [HTTPField(name: .allow, value: list)])
+            } else {
+                response = pages.errorPage(.notFound("No page at \(request.uri.path)."))
+            }
         } catch {
             // As the API's error middleware maps it, as a page.
             let failure = ErrorMiddleware.translate(error, request: request)
