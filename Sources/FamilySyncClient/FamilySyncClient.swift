@@ -91,22 +91,26 @@ public struct FamilySyncClient: Sendable {
             headers.append(("Content-Type", "application/json"))
         }
         let request = TransportRequest(method: method.rawValue, url: url, headers: headers, body: bodyData, timeout: Self.requestTimeout)
-        let started = ContinuousClock.now
-        let response: TransportResponse
-        do throws(TransportFailure) {
-            response = try await send(request, replayable: replayable)
-        } catch {
-            observer?(RequestMetrics(method: method.rawValue, path: path, status: nil, duration: ContinuousClock.now - started))
-            throw .unavailable("The server at \(serverURL.absoluteString) could not be reached: \(error)")
-        }
-        observer?(RequestMetrics(method: method.rawValue, path: path, status: response.status, duration: ContinuousClock.now - started))
-        guard (200..<300).contains(response.status) else {
+        var attempt = 1
+        while true {
+            let started = ContinuousClock.now
+            let response: TransportResponse
+            do throws(TransportFailure) {
+                response = try await send(request, replayable: replayable)
+            } catch {
+                observer?(RequestMetrics(method: method.rawValue, path: path, status: nil, duration: ContinuousClock.now - started))
+                throw .unavailable("The server at \(serverURL.absoluteString) could not be reached: \(error)")
+            }
+            observer?(RequestMetrics(method: method.rawValue, path: path, status: response.status, duration: ContinuousClock.now - started))
+            if (200..<300).contains(response.status) { return response.body }
             var failure = (try? WireCoding.makeDecoder().decode(ErrorResponse.self, from: response.body))?.familySyncError
                 ?? FamilySyncError(.internalError, "The server answered \(response.status) without an error body.")
             if failure.retryAfter == nil, let seconds = response.headers["retry-after"].flatMap(Int.init) { failure.retryAfter = seconds }
-            throw failure
+            // A server that shed the request asks for it again shortly (`OverloadRetry`).
+            guard let wait = OverloadRetry.wait(after: failure, attempt: attempt, replayable: replayable) else { throw failure }
+            do { try await Task.sleep(for: wait) } catch { throw failure }
+            attempt += 1
         }
-        return response.body
     }
 }
 
