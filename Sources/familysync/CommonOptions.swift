@@ -5,7 +5,7 @@ import Logging
 
 /// Where the database is: a URL, or the embedded default in a data directory.
 struct DatabaseOptions: ParsableArguments {
-    @Option(help: "PostgreSQL URL, postgres://user:pass@host:port/db?sslmode=disable|prefer|require. Env: DATABASE_URL. Without one, FamilySync runs its own PostgreSQL in --data-dir.")
+    @Option(help: "PostgreSQL URL as libpq reads it, postgres://user:pass@host:port/db?sslmode=disable|prefer|require|verify-full; host (a directory for a Unix socket), port, dbname, user, password, application_name and connect_timeout may be parameters too (docs/operations.md). Env: DATABASE_URL. Without one, FamilySync runs its own PostgreSQL in --data-dir.")
     var databaseURL: String?
 
     @Option(help: "Directory of the embedded database. Env: FAMILYSYNC_DATA_DIR. Default: .familysync under the working directory.")
