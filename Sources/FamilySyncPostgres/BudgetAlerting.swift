@@ -21,13 +21,13 @@ extension LockedFamily {
         }
         guard !candidates.isEmpty else { return [] }
         // Made already (by an earlier upload, or dismissed since): not again.
-        let existing = try await connection.query(
+        let existing = try await connection.rows(
             """
             SELECT record_name FROM records
             WHERE family_id = \(id) AND zone_name = \(zoneName) AND record_name = ANY(\(candidates.map(\.recordName)))
             """,
             logger: logger
-        ).collect { try $0.decode(String.self) }
+        ).map { try $0.decode(String.self) }
         let fresh = candidates.filter { !existing.contains($0.recordName) }
         guard !fresh.isEmpty else { return [] }
         try await raise(fresh, by: device, now: now)

@@ -10,30 +10,33 @@ import Synchronization
 /// that order, so two writers of a family queue instead of deadlocking, and readers see a family's
 /// changes in sequence order with no gaps (schema 0003).
 public struct ChangeLog: Sendable {
-    let client: PostgresClient
+    let database: Database
     let logger: Logger
     /// Push on (§12): the outbox rows of each change are written with it.
     let outbox: PushOutbox?
     /// This instance's credential cache: a device changed here is dropped from it on commit.
     let knownDevices: KnownDevices?
 
-    public init(client: PostgresClient, logger: Logger, outbox: PushOutbox? = nil, knownDevices: KnownDevices? = nil) {
-        self.client = client
+    public init(database: Database, logger: Logger, outbox: PushOutbox? = nil, knownDevices: KnownDevices? = nil) {
+        self.database = database
         self.logger = logger
         self.outbox = outbox
         self.knownDevices = knownDevices
     }
 
     /// Runs `body` in one transaction that holds `familyID`'s lock from the start; 404 for a
-    /// family that does not exist.
+    /// family that does not exist. The transaction starts in the family's turn of this instance
+    /// (`FamilyWriteQueue`), so its writers wait there, not on pool connections.
     public func write<Result: Sendable>(family familyID: UUID, _ body: @escaping @Sendable (LockedFamily) async throws -> Result) async throws -> Result {
-        let logger = logger, outbox = outbox
+        let logger = logger, outbox = outbox, database = database
         let published = PublishedNotices()
-        let result = try await client.inTransaction(logger: logger) { connection in
-            let family = try await LockedFamily.lock(familyID, on: connection, logger: logger, outbox: outbox, published: published)
-            let result = try await body(family)
-            try await family.queuePushes()
-            return result
+        let result = try await database.families.inTurn(of: familyID) {
+            try await database.inTransaction(logger: logger) { connection in
+                let family = try await LockedFamily.lock(familyID, on: connection, logger: logger, outbox: outbox, published: published)
+                let result = try await body(family)
+                try await family.queuePushes()
+                return result
+            }
         }
         // Committed: this instance stops trusting what it knew of a changed device before it
         // answers; the other instances do when the notices reach them.
@@ -72,14 +75,14 @@ public struct LockedFamily: Sendable {
     static func lock(
         _ familyID: UUID, on connection: PostgresConnection, logger: Logger, outbox: PushOutbox? = nil, published: PublishedNotices = PublishedNotices()
     ) async throws -> LockedFamily {
-        let rows = try await connection.query(
+        let rows = try await connection.rows(
             """
             SELECT change_seq, \(outbox != nil) AND EXISTS (SELECT 1 FROM device_push_tokens WHERE family_id = \(familyID))
             FROM families WHERE family_id = \(familyID) FOR UPDATE
             """,
             logger: logger
         )
-        guard let (sequence, pushes) = try await rows.decode((Int64, Bool).self).first(where: { _ in true }) else {
+        guard let (sequence, pushes) = try rows.decode((Int64, Bool).self).first else {
             throw FamilySyncError.notFound("No such family.")
         }
         let pending = pushes ? outbox.map(PendingPushes.init) : nil
@@ -88,10 +91,10 @@ public struct LockedFamily: Sendable {
 
     /// Takes `count` numbers of the family's change sequence and returns the last.
     public func advance(by count: Int64 = 1) async throws -> Int64 {
-        let rows = try await connection.query(
+        let rows = try await connection.rows(
             "UPDATE families SET change_seq = change_seq + \(count) WHERE family_id = \(id) RETURNING change_seq", logger: logger
         )
-        guard let sequence = try await rows.decode(Int64.self).first(where: { _ in true }) else {
+        guard let sequence = try rows.decode(Int64.self).first else {
             throw FamilySyncError.notFound("No such family.")
         }
         return sequence
@@ -145,7 +148,7 @@ public struct LockedFamily: Sendable {
             written.append((record, first + Int64(offset)))
         }
         try await write(written, into: zoneName)
-        try await connection.query("UPDATE zones SET changed_seq = \(last) WHERE family_id = \(id) AND zone_name = \(zoneName)", logger: logger)
+        try await connection.rows("UPDATE zones SET changed_seq = \(last) WHERE family_id = \(id) AND zone_name = \(zoneName)", logger: logger)
         try await publish([.zone(zoneName, of: id)], writer: records.first?.modifiedBy)
         return Commit(records: written.map(\.record), derivedCount: derived.count, sequence: last)
     }
@@ -213,8 +216,8 @@ public struct LockedFamily: Sendable {
     /// The time zone of a child zone's device; UTC for other zones.
     private func localTimeZone(of zone: Zone) async throws -> TimeZone {
         guard let child = zone.childDeviceID else { return .gmt }
-        let rows = try await connection.query("SELECT time_zone FROM devices WHERE family_id = \(id) AND device_id = \(child)", logger: logger)
-        return try await rows.decode(String.self).first(where: { _ in true }).flatMap(TimeZone.init(identifier:)) ?? .gmt
+        let rows = try await connection.rows("SELECT time_zone FROM devices WHERE family_id = \(id) AND device_id = \(child)", logger: logger)
+        return try rows.decode(String.self).first.flatMap(TimeZone.init(identifier:)) ?? .gmt
     }
 
     /// Live records of the zone that a derivation asks for, as much of them as it reads.
@@ -228,27 +231,27 @@ public struct LockedFamily: Sendable {
         }
         switch query {
         case .named(let names):
-            return try await connection.query(
+            return try await connection.rows(
                 """
                 SELECT record_name, record_type, fields, created_at FROM records
                 WHERE family_id = \(id) AND zone_name = \(zoneName) AND record_name = ANY(\(names)) AND NOT deleted
                 """,
                 logger: logger
-            ).collect(stored)
+            ).map(stored)
         case .overlapping(let type, let startField, let endField, let interval):
             // Written into the statement, not bound, so that it matches the expression index of
             // `schema/` (a partial index on the type); they are names from Core's declarations.
             guard [type, startField, endField].allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isLetter } }) else {
                 throw FamilySyncError(.internalError, "A derivation asked for an unusable field.")
             }
-            return try await connection.query(
+            return try await connection.rows(
                 """
                 SELECT record_name, record_type, fields, created_at FROM records
                 WHERE family_id = \(id) AND zone_name = \(zoneName) AND record_type = '\(unescaped: type)' AND NOT deleted
                   AND fields ->> '\(unescaped: endField)' >= \(Instant.format(interval.start)) AND fields ->> '\(unescaped: startField)' < \(Instant.format(interval.end))
                 """,
                 logger: logger
-            ).collect(stored)
+            ).map(stored)
         }
     }
 
@@ -256,7 +259,7 @@ public struct LockedFamily: Sendable {
     /// for a live one.
     public func createZone(_ name: String, now: Date) async throws -> Zone {
         let sequence = try await advance()
-        let rows = try await connection.query(
+        let rows = try await connection.rows(
             """
             INSERT INTO zones (family_id, zone_name, child_device_id, created_at, incarnation, changed_seq)
             VALUES (\(id), \(name), NULL, \(now), gen_random_uuid(), \(sequence))
@@ -267,7 +270,7 @@ public struct LockedFamily: Sendable {
             """,
             logger: logger
         )
-        guard let incarnation = try await rows.decode(UUID.self).first(where: { _ in true }) else {
+        guard let incarnation = try rows.decode(UUID.self).first else {
             throw FamilySyncError(.exists, "A zone named '\(name)' exists.")
         }
         try await publish([.zone(name, of: id)])
@@ -293,7 +296,7 @@ public struct LockedFamily: Sendable {
     /// A zone a device or a member owns: a change of the database only when it is new or revived.
     private func createOwnedZone(_ name: String, device: UUID?, member: UUID?, now: Date) async throws {
         let sequence = try await advance()
-        let rows = try await connection.query(
+        let rows = try await connection.rows(
             """
             INSERT INTO zones (family_id, zone_name, child_device_id, member_id, created_at, changed_seq)
             VALUES (\(id), \(name), \(device), \(member), \(now), \(sequence))
@@ -304,22 +307,22 @@ public struct LockedFamily: Sendable {
             """,
             logger: logger
         )
-        if try await rows.first(where: { _ in true }) != nil { try await publish([.zone(name, of: id)]) }
+        if !rows.isEmpty { try await publish([.zone(name, of: id)]) }
     }
 
     /// Shows a zone again in the database change feeds of those who see it (a device moved into
     /// its member, §8): it is stamped with a new number of the family's sequence.
     public func touchZone(_ name: String) async throws {
         let sequence = try await advance()
-        try await connection.query("UPDATE zones SET changed_seq = \(sequence) WHERE family_id = \(id) AND zone_name = \(name)", logger: logger)
+        try await connection.rows("UPDATE zones SET changed_seq = \(sequence) WHERE family_id = \(id) AND zone_name = \(name)", logger: logger)
         try await publish([.zone(name, of: id)])
     }
 
     /// Deletes a zone's records; the zone stays as a tombstone for the database change feed.
     public func tombstoneZone(_ name: String, now: Date) async throws {
         let sequence = try await advance()
-        try await connection.query("DELETE FROM records WHERE family_id = \(id) AND zone_name = \(name)", logger: logger)
-        try await connection.query(
+        try await connection.rows("DELETE FROM records WHERE family_id = \(id) AND zone_name = \(name)", logger: logger)
+        try await connection.rows(
             "UPDATE zones SET deleted_at = \(now), changed_seq = \(sequence) WHERE family_id = \(id) AND zone_name = \(name)", logger: logger
         )
         try await publish([.zone(name, of: id)])
@@ -329,7 +332,7 @@ public struct LockedFamily: Sendable {
     /// and tells the polls that can see it.
     public func deviceChanged(_ deviceID: UUID) async throws {
         let sequence = try await advance()
-        try await connection.query("UPDATE devices SET changed_seq = \(sequence) WHERE family_id = \(id) AND device_id = \(deviceID)", logger: logger)
+        try await connection.rows("UPDATE devices SET changed_seq = \(sequence) WHERE family_id = \(id) AND device_id = \(deviceID)", logger: logger)
         try await publish([.device(deviceID, of: id)])
     }
 
@@ -345,7 +348,7 @@ public struct LockedFamily: Sendable {
     /// overwriting stored ones and tombstones.
     private func write(_ records: [(record: Record, sequence: Int64)], into zoneName: String) async throws {
         let list = records.map(\.record)
-        try await connection.query(
+        try await connection.rows(
             """
             INSERT INTO records (family_id, zone_name, record_name, record_type, fields, change_tag, deleted, created_at, created_by,
                                  modified_at, modified_by, modified_role, client_modified_at, seq)

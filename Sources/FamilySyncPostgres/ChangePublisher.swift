@@ -13,6 +13,6 @@ public enum ChangePublisher {
     static func publish(_ notices: [ChangeNotice], on connection: PostgresConnection, logger: Logger) async throws {
         guard !notices.isEmpty else { return }
         let payloads = notices.map(\.payload)
-        try await connection.query("SELECT pg_notify(\(channel), payload) FROM unnest(\(payloads)::text[]) AS payload", logger: logger)
+        try await connection.rows("SELECT pg_notify(\(channel), payload) FROM unnest(\(payloads)::text[]) AS payload", logger: logger)
     }
 }

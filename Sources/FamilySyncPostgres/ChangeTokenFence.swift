@@ -17,11 +17,11 @@ public enum ChangeTokenFence {
     /// Moves every family; returns how many there are.
     @discardableResult
     public static func raise(on connection: PostgresConnection, logger: Logger) async throws -> Int {
-        let rows = try await connection.query(
+        let rows = try await connection.rows(
             "UPDATE families SET change_seq = change_seq + \(gap), horizon_seq = change_seq + \(gap) RETURNING family_id", logger: logger
         )
         var count = 0
-        for try await _ in rows { count += 1 }
+        for _ in rows { count += 1 }
         return count
     }
 }

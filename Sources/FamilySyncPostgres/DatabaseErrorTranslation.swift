@@ -23,18 +23,18 @@ public enum DatabaseErrorTranslation {
         // The pool's own errors (it is shutting down, or has given up connecting for now) reach
         // callers as they are; a cancelled lease only follows a cancelled request.
         if error is ConnectionPoolError {
-            return .unavailable("The database is unavailable.")
+            return TryAgainReason.databaseUnavailable.error
         }
         guard let error = error as? PSQLError else {
             return nil
         }
         switch error.code {
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed, .uncleanShutdown, .sslUnsupported:
-            return .unavailable("The database is unavailable.")
+            return TryAgainReason.databaseUnavailable.error
         case .server:
             let state = error.serverInfo?[.sqlState] ?? ""
             if state.hasPrefix("08") || state.hasPrefix("53") || unavailableStates.contains(state) {
-                return .unavailable("The database is unavailable.")
+                return TryAgainReason.databaseUnavailable.error
             }
             if state == "40001" || state == "40P01" {
                 return .unavailable("The request collided with another; retry it.", retryAfter: 1)

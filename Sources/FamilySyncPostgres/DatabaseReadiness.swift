@@ -5,12 +5,12 @@ import PostgresNIO
 /// Whether the database answers and carries every migration this binary knows, within a deadline:
 /// a pool whose database is gone would otherwise make a readiness probe wait for its connect timeout.
 public struct DatabaseReadiness: Sendable {
-    let client: PostgresClient
+    let database: Database
     let migrator: Migrator
     let timeout: Duration
 
-    public init(client: PostgresClient, migrator: Migrator, timeout: Duration = .seconds(2)) {
-        self.client = client
+    public init(database: Database, migrator: Migrator, timeout: Duration = .seconds(2)) {
+        self.database = database
         self.migrator = migrator
         self.timeout = timeout
     }
@@ -21,7 +21,7 @@ public struct DatabaseReadiness: Sendable {
         let applied: Int?
         do {
             applied = try await withThrowingTaskGroup(of: Int?.self) { group in
-                group.addTask { try await migrator.appliedVersion(client: client) }
+                group.addTask { try await migrator.appliedVersion(client: database.client) }
                 group.addTask {
                     try await Task.sleep(for: timeout)
                     throw FamilySyncError.unavailable("The database did not answer in time.")
@@ -32,7 +32,7 @@ public struct DatabaseReadiness: Sendable {
         } catch let error as FamilySyncError {
             throw error
         } catch {
-            throw DatabaseErrorTranslation.translate(error) ?? .unavailable("The database is unavailable.")
+            throw DatabaseErrorTranslation.translate(error) ?? TryAgainReason.databaseUnavailable.error
         }
         guard let applied, applied >= expected else {
             throw .unavailable("The database schema is at version \(applied ?? 0); this server needs \(expected).")

@@ -130,12 +130,10 @@ public actor EmbeddedPostgres {
     /// Creates a database in this cluster unless it exists.
     public func createDatabaseIfMissing(_ name: String, template: String? = nil) async throws {
         try await withAdminConnection { connection in
-            let rows = try await connection.query("SELECT 1 FROM pg_database WHERE datname = \(name)", logger: logger)
-            var exists = false
-            for try await _ in rows { exists = true }
-            guard !exists else { return }
+            let rows = try await connection.rows("SELECT 1 FROM pg_database WHERE datname = \(name)", logger: logger)
+            guard rows.isEmpty else { return }
             let templateClause = template.map { " TEMPLATE \(Self.quoteIdentifier($0))" } ?? ""
-            _ = try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(Self.quoteIdentifier(name))\(templateClause)"), logger: logger)
+            try await connection.run(PostgresQuery(unsafeSQL: "CREATE DATABASE \(Self.quoteIdentifier(name))\(templateClause)"), logger: logger)
         }
     }
 

@@ -30,14 +30,14 @@ public struct Migrator: Sendable {
 
     @discardableResult
     public func migrate(connection: PostgresConnection) async throws -> [Int] {
-        _ = try await connection.query("SELECT pg_advisory_lock(\(Self.advisoryLockKey))", logger: logger)
+        _ = try await connection.rows("SELECT pg_advisory_lock(\(Self.advisoryLockKey))", logger: logger)
         do {
             let applied = try await migrateHoldingLock(connection)
-            _ = try await connection.query("SELECT pg_advisory_unlock(\(Self.advisoryLockKey))", logger: logger)
+            _ = try await connection.rows("SELECT pg_advisory_unlock(\(Self.advisoryLockKey))", logger: logger)
             return applied
         } catch {
             // The lock is the session's: release it, or the connection's return to the pool keeps it.
-            _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.advisoryLockKey))", logger: logger)
+            _ = try? await connection.rows("SELECT pg_advisory_unlock(\(Self.advisoryLockKey))", logger: logger)
             throw error
         }
     }
@@ -45,16 +45,16 @@ public struct Migrator: Sendable {
     /// The newest migration applied to the database, or nil if none is (or the table is missing).
     public func appliedVersion(client: PostgresClient) async throws -> Int? {
         try await client.withConnection { connection in
-            let exists = try await connection.query("SELECT to_regclass('schema_migrations') IS NOT NULL", logger: logger)
+            let exists = try await connection.rows("SELECT to_regclass('schema_migrations') IS NOT NULL", logger: logger)
                 .decode(Bool.self).first { _ in true } ?? false
             guard exists else { return nil }
-            return try await connection.query("SELECT max(version) FROM schema_migrations", logger: logger)
+            return try await connection.rows("SELECT max(version) FROM schema_migrations", logger: logger)
                 .decode(Int?.self).first { _ in true } ?? nil
         }
     }
 
     private func migrateHoldingLock(_ connection: PostgresConnection) async throws -> [Int] {
-        _ = try await connection.query(
+        _ = try await connection.rows(
             """
             CREATE TABLE IF NOT EXISTS schema_migrations (
                 version    integer     NOT NULL PRIMARY KEY,
@@ -66,8 +66,8 @@ public struct Migrator: Sendable {
             logger: logger
         )
         var recorded: [Int: (name: String, checksum: String)] = [:]
-        let rows = try await connection.query("SELECT version, name, checksum FROM schema_migrations", logger: logger)
-        for try await (version, name, checksum) in rows.decode((Int, String, String).self) {
+        let rows = try await connection.rows("SELECT version, name, checksum FROM schema_migrations", logger: logger)
+        for (version, name, checksum) in try rows.decode((Int, String, String).self) {
             recorded[version] = (name, checksum)
         }
         if let newest = recorded.keys.max(), newest > latestVersion {
@@ -107,6 +107,6 @@ public struct Migrator: Sendable {
     }
 
     private func md5(_ text: String, on connection: PostgresConnection) async throws -> String {
-        try await connection.query("SELECT md5(\(text))", logger: logger).decode(String.self).first { _ in true } ?? ""
+        try await connection.rows("SELECT md5(\(text))", logger: logger).decode(String.self).first { _ in true } ?? ""
     }
 }

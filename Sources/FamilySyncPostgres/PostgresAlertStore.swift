@@ -6,15 +6,15 @@ import PostgresNIO
 /// Budgets' status and alerts (PROTOCOL §9.3–§9.4), read from and written into members' zones.
 /// Every query is bounded by the caller's family; a member of another family is not found.
 public struct PostgresAlertStore: Sendable {
-    let client: PostgresClient
+    let database: Database
     let changeLog: ChangeLog
     let clock: any WallClock
     let logger: Logger
 
     /// `outbox`: push on (§12), the outbox rows of each change written with it.
-    public init(client: PostgresClient, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil) {
-        self.client = client
-        self.changeLog = ChangeLog(client: client, logger: logger, outbox: outbox)
+    public init(database: Database, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil) {
+        self.database = database
+        self.changeLog = ChangeLog(database: database, logger: logger, outbox: outbox)
         self.clock = clock
         self.logger = logger
     }
@@ -23,7 +23,7 @@ public struct PostgresAlertStore: Sendable {
     /// time zone's), in one snapshot.
     public func budgetStatus(familyID: UUID, memberID: UUID, date: String) async throws -> [BudgetStatus] {
         let logger = logger
-        return try await client.inSnapshot(logger: logger) { connection in
+        return try await database.inSnapshot(logger: logger) { connection in
             try await PostgresMemberStore.checkLive(memberID, of: familyID, on: connection, logger: logger)
             let budgets = try await RecordRow.fields(ofType: "Budget", inZone: Member.zoneName(of: memberID), family: familyID, on: connection, logger: logger)
                 .compactMap(Budget.init(fields:))
@@ -35,17 +35,17 @@ public struct PostgresAlertStore: Sendable {
     /// The member's alerts of the days `from`…`to`, newest first; dismissed ones only if asked.
     public func alerts(familyID: UUID, memberID: UUID, from: String, to: String, includeDismissed: Bool) async throws -> [Alert] {
         let logger = logger
-        return try await client.inSnapshot(logger: logger) { connection in
+        return try await database.inSnapshot(logger: logger) { connection in
             try await PostgresMemberStore.checkLive(memberID, of: familyID, on: connection, logger: logger)
             // Only the days asked for: a member's alerts add up over the year.
-            let alerts = try await connection.query(
+            let alerts = try await connection.rows(
                 """
                 SELECT fields FROM records
                 WHERE family_id = \(familyID) AND zone_name = \(Member.zoneName(of: memberID)) AND record_type = 'Alert' AND NOT deleted
                   AND fields ->> 'date' >= \(from) AND fields ->> 'date' <= \(to)
                 """,
                 logger: logger
-            ).collect { try $0.decode(RecordFields.self).value }.compactMap(Alert.init(fields:))
+            ).map { try $0.decode(RecordFields.self).value }.compactMap(Alert.init(fields:))
             return alerts.filter { includeDismissed || $0.dismissedAt == nil }
                 .sorted { ($0.createdAt, $0.alertID.uuidString) > ($1.createdAt, $1.alertID.uuidString) }
         }
@@ -56,7 +56,7 @@ public struct PostgresAlertStore: Sendable {
         let logger = logger
         let now = clock.now()
         return try await changeLog.write(family: familyID) { family in
-            let rows = try await family.connection.query(
+            let rows = try await family.connection.rows(
                 """
                 SELECT zone_name, \(unescaped: RecordRow.columns) FROM records
                 WHERE family_id = \(familyID) AND record_name = \(Alert.recordName(alertID)) AND record_type = 'Alert' AND NOT deleted
@@ -64,7 +64,7 @@ public struct PostgresAlertStore: Sendable {
                 """,
                 logger: logger
             )
-            let found = try await rows.collect { row in (try row.makeRandomAccess()["zone_name"].decode(String.self), try RecordRow.decode(row)) }
+            let found = try rows.map { row in (try row.makeRandomAccess()["zone_name"].decode(String.self), try RecordRow.decode(row)) }
             guard let (zone, record) = found.first, var alert = Alert(fields: record.fields) else { throw FamilySyncError.notFound("No such alert.") }
             guard alert.dismissedAt == nil else { return alert }
             alert.dismissedAt = now
@@ -90,19 +90,19 @@ public struct PostgresAlertStore: Sendable {
             let connection = family.connection
             let zone = Member.zoneName(of: member)
             let id = Alert.thresholdAlertID(device: device.deviceID, clientAlertID: report.clientAlertID)
-            let stored = try await connection.query(
+            let stored = try await connection.rows(
                 "SELECT fields FROM records WHERE family_id = \(device.familyID) AND zone_name = \(zone) AND record_name = \(Alert.recordName(id))",
                 logger: logger
-            ).collect { try $0.decode(RecordFields.self).value }.first.flatMap(Alert.init(fields:))
+            ).map { try $0.decode(RecordFields.self).value }.first.flatMap(Alert.init(fields:))
             if let stored {
                 guard report.isReported(by: stored) else {
                     throw FamilySyncError(.conflict, "clientAlertID \(report.clientAlertID.lowercased) was reported before with other content.", field: "clientAlertID")
                 }
                 return (stored, false)
             }
-            let timeZone = try await connection.query(
+            let timeZone = try await connection.rows(
                 "SELECT time_zone FROM devices WHERE family_id = \(device.familyID) AND device_id = \(device.deviceID)", logger: logger
-            ).decode(String.self).first(where: { _ in true }).flatMap(TimeZone.init(identifier:)) ?? .gmt
+            ).decode(String.self).first.flatMap(TimeZone.init(identifier:)) ?? .gmt
             let alert = report.alert(device: device.deviceID, member: member, date: DailySummaryCalculator.day(of: now, in: timeZone), at: now)
             try await family.raise([alert], by: device.deviceID, role: WriterRole(device.role), now: now)
             return (alert, true)

@@ -12,8 +12,8 @@ public struct PostgresCommandStore: Sendable {
     let logger: Logger
 
     /// `outbox`: push on (§12), the outbox rows of each change written with it.
-    public init(client: PostgresClient, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil) {
-        self.changeLog = ChangeLog(client: client, logger: logger, outbox: outbox)
+    public init(database: Database, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil) {
+        self.changeLog = ChangeLog(database: database, logger: logger, outbox: outbox)
         self.clock = clock
         self.logger = logger
     }
@@ -61,7 +61,7 @@ public struct PostgresCommandStore: Sendable {
         return try await changeLog.write(family: caller.familyID) { family in
             let connection = family.connection
             let zone = try await ZoneRows.childZone(childID, of: family.id, for: .readHistory, on: connection, logger: logger)
-            let rows = try await connection.query(
+            let rows = try await connection.rows(
                 """
                 SELECT \(unescaped: RecordRow.columns) FROM records
                 WHERE family_id = \(caller.familyID) AND zone_name = \(zone) AND record_type = 'ConfigurationCommand' AND NOT deleted
@@ -71,7 +71,7 @@ public struct PostgresCommandStore: Sendable {
             )
             var changed: [Record] = []
             var commands: [Command] = []
-            for record in try await rows.collect(RecordRow.decode) {
+            for record in try rows.map(RecordRow.decode) {
                 guard let stored = Command(fields: record.fields) else { continue }
                 var command = stored
                 command.expireIfDue(at: now)
@@ -95,7 +95,7 @@ public struct PostgresCommandStore: Sendable {
         let now = clock.now()
         let logger = logger
         return try await changeLog.write(family: caller.familyID) { family in
-            let rows = try await family.connection.query(
+            let rows = try await family.connection.rows(
                 """
                 SELECT zone_name, \(unescaped: RecordRow.columns) FROM records
                 WHERE family_id = \(caller.familyID) AND record_name = \(Command.recordName(commandID))
@@ -104,7 +104,7 @@ public struct PostgresCommandStore: Sendable {
                 """,
                 logger: logger
             )
-            let found = try await rows.collect { row in (try row.makeRandomAccess()["zone_name"].decode(String.self), try RecordRow.decode(row)) }
+            let found = try rows.map { row in (try row.makeRandomAccess()["zone_name"].decode(String.self), try RecordRow.decode(row)) }
             // Another device's command is none of a child's business: as if it did not exist.
             guard let (zone, record) = found.first, let stored = Command(fields: record.fields),
                 caller.role == .parent || stored.targetDeviceID == caller.deviceID
@@ -134,7 +134,7 @@ public struct PostgresCommandStore: Sendable {
     ) async throws -> [Record] {
         guard !configuration.isEmpty else { return [] }
         let ids = configuration.compactMap { fields -> String? in if case .string(let id)? = fields["logicalID"] { id } else { nil } }
-        let rows = try await connection.query(
+        let rows = try await connection.rows(
             """
             SELECT fields ->> 'logicalID' AS logical_id, \(unescaped: RecordRow.columns) FROM records
             WHERE family_id = \(parent.familyID) AND zone_name = \(zone) AND record_type = 'AppConfiguration'
@@ -143,7 +143,7 @@ public struct PostgresCommandStore: Sendable {
             logger: logger
         )
         var existing: [String: Record] = [:]
-        for (id, record) in try await rows.collect({ row in (try row.makeRandomAccess()["logical_id"].decode(String.self), try RecordRow.decode(row)) }) {
+        for (id, record) in try rows.map({ row in (try row.makeRandomAccess()["logical_id"].decode(String.self), try RecordRow.decode(row)) }) {
             existing[id] = existing[id] ?? record
         }
         return try configuration.enumerated().map { index, fields in

@@ -18,7 +18,7 @@ extension PostgresConnection {
             while !Task.isCancelled {
                 try? await TimerSleep.sleep(for: Self.closedCheckInterval)
                 if self.isClosed {
-                    resolve(.failure(FamilySyncError.unavailable("The database is unavailable.")))
+                    resolve(.failure(TryAgainReason.databaseUnavailable.error))
                     return
                 }
             }

@@ -6,7 +6,7 @@ import PostgresNIO
 /// Devices and their credentials. Every query is bounded by the caller's family: an id of another
 /// family is simply not found.
 public struct PostgresDeviceStore: Sendable {
-    let client: PostgresClient
+    let database: Database
     let changeLog: ChangeLog
     let clock: any WallClock
     let logger: Logger
@@ -17,9 +17,9 @@ public struct PostgresDeviceStore: Sendable {
     public static let lastSeenGranularity: TimeInterval = 60
 
     /// `outbox`: push on (§12), the outbox rows of each change written with it.
-    public init(client: PostgresClient, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil, knownDevices: KnownDevices? = nil) {
-        self.client = client
-        self.changeLog = ChangeLog(client: client, logger: logger, outbox: outbox, knownDevices: knownDevices)
+    public init(database: Database, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil, knownDevices: KnownDevices? = nil) {
+        self.database = database
+        self.changeLog = ChangeLog(database: database, logger: logger, outbox: outbox, knownDevices: knownDevices)
         self.clock = clock
         self.logger = logger
         self.knownDevices = knownDevices
@@ -33,7 +33,7 @@ public struct PostgresDeviceStore: Sendable {
         if let known = knownDevices?.device(for: credential, now: now) { return known }
         let epoch = knownDevices?.epoch
         let logger = logger
-        let rows = try await client.rows(
+        let rows = try await database.rows(
             """
             SELECT role, status, credential_hash, last_seen_at, member_id, tracked FROM devices
             WHERE family_id = \(credential.familyID) AND device_id = \(credential.deviceID)
@@ -47,7 +47,7 @@ public struct PostgresDeviceStore: Sendable {
         else { return nil }
         var seenAt = lastSeenAt ?? now
         if lastSeenAt.map({ now.timeIntervalSince($0) >= Self.lastSeenGranularity }) ?? true {
-            try await client.rows(
+            try await database.rows(
                 "UPDATE devices SET last_seen_at = \(now) WHERE family_id = \(credential.familyID) AND device_id = \(credential.deviceID)",
                 logger: logger
             )
@@ -65,7 +65,7 @@ public struct PostgresDeviceStore: Sendable {
         let now = clock.now()
         let granularity = Self.lastSeenGranularity
         if knownDevices?.syncMarkedRecently(familyID: familyID, deviceID: deviceID, now: now, granularity: granularity) == true { return }
-        try await client.rows(
+        try await database.rows(
             """
             UPDATE devices SET last_sync_at = \(now)
             WHERE family_id = \(familyID) AND device_id = \(deviceID)
@@ -78,7 +78,7 @@ public struct PostgresDeviceStore: Sendable {
 
     /// Every device of the family, or only `onlyDevice`; oldest first.
     public func list(familyID: UUID, onlyDevice: UUID? = nil) async throws -> [Device] {
-        try await client.rows(
+        try await database.rows(
             """
             \(unescaped: DeviceRow.select)
             WHERE family_id = \(familyID) AND (\(onlyDevice)::uuid IS NULL OR device_id = \(onlyDevice))
@@ -116,7 +116,7 @@ public struct PostgresDeviceStore: Sendable {
                 }
                 device.tracked = tracked
             }
-            try await connection.query(
+            try await connection.rows(
                 """
                 UPDATE devices SET name = \(device.name), child_name = \(device.childName), time_zone = \(device.timeZone), tracked = \(device.tracked)
                 WHERE family_id = \(familyID) AND device_id = \(deviceID)
@@ -137,7 +137,7 @@ public struct PostgresDeviceStore: Sendable {
             let connection = family.connection
             let device = try await Self.lockedDevice(familyID: familyID, deviceID: deviceID, on: connection, logger: logger)
             if device.role == .parent, device.status == .active {
-                let others = try await connection.query(
+                let others = try await connection.rows(
                     """
                     SELECT count(*)::int FROM devices
                     WHERE family_id = \(familyID) AND role = 'parent' AND status = 'active' AND device_id <> \(deviceID)
@@ -150,7 +150,7 @@ public struct PostgresDeviceStore: Sendable {
             }
             try await Self.revoke(deviceID, in: family, logger: logger)
             // An invitation it accepted and nobody decided on is decided now.
-            try await connection.query(
+            try await connection.rows(
                 """
                 UPDATE pairings SET status = 'revoked', decided_at = \(now)
                 WHERE family_id = \(familyID) AND device_id = \(deviceID) AND status = 'accepted'
@@ -171,8 +171,8 @@ public struct PostgresDeviceStore: Sendable {
         let logger = logger
         let notice = ChangeNotice.device(deviceID, of: familyID)
         defer { knownDevices?.invalidate([notice]) }
-        try await client.inTransaction(logger: logger) { connection in
-            let rows = try await connection.query(
+        try await database.inTransaction(logger: logger) { connection in
+            let rows = try await connection.rows(
                 """
                 UPDATE devices SET credential_hash = \(ByteBuffer(bytes: credential.hash))
                 WHERE family_id = \(familyID) AND device_id = \(deviceID) AND status <> 'revoked'
@@ -180,7 +180,7 @@ public struct PostgresDeviceStore: Sendable {
                 """,
                 logger: logger
             )
-            guard try await rows.first(where: { _ in true }) != nil else {
+            guard !rows.isEmpty else {
                 throw FamilySyncError(.authenticationRequired, "This device's credential is no longer valid.")
             }
             try await ChangePublisher.publish([notice], on: connection, logger: logger)
@@ -190,20 +190,20 @@ public struct PostgresDeviceStore: Sendable {
 
     /// Revoked: the credential erased, and its held polls answer 401 at once.
     static func revoke(_ deviceID: UUID, in family: LockedFamily, logger: Logger) async throws {
-        try await family.connection.query(
+        try await family.connection.rows(
             "UPDATE devices SET status = 'revoked', credential_hash = NULL WHERE family_id = \(family.id) AND device_id = \(deviceID)", logger: logger
         )
         // Nothing is pushed to a device that can no longer sync (§12).
-        try await family.connection.query("DELETE FROM device_push_tokens WHERE family_id = \(family.id) AND device_id = \(deviceID)", logger: logger)
+        try await family.connection.rows("DELETE FROM device_push_tokens WHERE family_id = \(family.id) AND device_id = \(deviceID)", logger: logger)
         try await family.deviceChanged(deviceID)
     }
 
     static func lockedDevice(familyID: UUID, deviceID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Device {
-        let rows = try await connection.query(
+        let rows = try await connection.rows(
             "\(unescaped: DeviceRow.select) WHERE family_id = \(familyID) AND device_id = \(deviceID) FOR UPDATE",
             logger: logger
         )
-        guard let device = try await rows.collect(DeviceRow.decode).first else {
+        guard let device = try rows.map(DeviceRow.decode).first else {
             throw FamilySyncError.notFound("No such device.")
         }
         return device
@@ -211,7 +211,7 @@ public struct PostgresDeviceStore: Sendable {
 
     @discardableResult
     static func insert(_ device: Device, credentialHash: [UInt8], changedSequence: Int64, on connection: PostgresConnection, logger: Logger) async throws -> Device {
-        try await connection.query(
+        try await connection.rows(
             """
             INSERT INTO devices (family_id, device_id, role, name, child_name, platform, time_zone, status, credential_hash, registered_at, last_seen_at, last_sync_at,
                                  changed_seq, member_id, tracked)

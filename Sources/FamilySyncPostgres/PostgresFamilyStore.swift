@@ -5,15 +5,15 @@ import PostgresNIO
 
 /// Families: created with their first parent device, deleted with everything they hold.
 public struct PostgresFamilyStore: Sendable {
-    let client: PostgresClient
+    let database: Database
     let changeLog: ChangeLog
     let clock: any WallClock
     let logger: Logger
 
     /// `outbox`: push on (§12), the outbox rows of each change written with it.
-    public init(client: PostgresClient, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil, knownDevices: KnownDevices? = nil) {
-        self.client = client
-        self.changeLog = ChangeLog(client: client, logger: logger, outbox: outbox, knownDevices: knownDevices)
+    public init(database: Database, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil, knownDevices: KnownDevices? = nil) {
+        self.database = database
+        self.changeLog = ChangeLog(database: database, logger: logger, outbox: outbox, knownDevices: knownDevices)
         self.clock = clock
         self.logger = logger
     }
@@ -28,15 +28,15 @@ public struct PostgresFamilyStore: Sendable {
         let recoveryCode = RecoveryCode.generate()
         let now = clock.now()
         let logger = logger
-        let device = try await client.inTransaction(logger: logger) { connection in
+        let device = try await database.inTransaction(logger: logger) { connection in
             // The family's creation is change 1 (schema 0004): a token at 0 has seen nothing.
-            try await connection.query(
+            try await connection.rows(
                 "INSERT INTO families (family_id, created_at, change_seq) VALUES (\(familyID), \(now), 1)", logger: logger
             )
-            try await connection.query(
+            try await connection.rows(
                 "INSERT INTO recovery_codes (code_hash, family_id) VALUES (\(ByteBuffer(bytes: recoveryCode.hash)), \(familyID))", logger: logger
             )
-            try await connection.query(
+            try await connection.rows(
                 "INSERT INTO zones (family_id, zone_name, child_device_id, created_at, changed_seq) VALUES (\(familyID), 'family', NULL, \(now), 1)", logger: logger
             )
             try await PostgresMemberStore.insert(memberID, familyID: familyID, name: parentName, role: .parent, now: now, sequence: 1, on: connection, logger: logger)
@@ -74,7 +74,7 @@ public struct PostgresFamilyStore: Sendable {
         let family: UUID?
         switch proof {
         case .code(let code):
-            let rows = try await client.rows(
+            let rows = try await database.rows(
                 "SELECT family_id, code_hash FROM recovery_codes WHERE code_hash = \(ByteBuffer(bytes: code.hash))", logger: logger
             )
             family = try rows.first.flatMap { row in
@@ -82,7 +82,7 @@ public struct PostgresFamilyStore: Sendable {
                 return constantTimeEquals(stored.readableBytesView, code.hash) ? family : nil
             }
         case .appleAccount(let subject):
-            let rows = try await client.rows("SELECT family_id FROM apple_subjects WHERE apple_sub = \(subject)", logger: logger)
+            let rows = try await database.rows("SELECT family_id FROM apple_subjects WHERE apple_sub = \(subject)", logger: logger)
             family = try rows.first?.decode(UUID.self)
         }
         let member: UUID? = switch (proof, family) {
@@ -90,7 +90,7 @@ public struct PostgresFamilyStore: Sendable {
             nil
         case (.code, let family?):
             // The person who was shown the code: the family's first parent member.
-            try await client.rows(
+            try await database.rows(
                 """
                 SELECT member_id FROM members WHERE family_id = \(family) AND role = 'parent' AND deleted_at IS NULL
                 ORDER BY created_at, member_id LIMIT 1
@@ -98,7 +98,7 @@ public struct PostgresFamilyStore: Sendable {
                 logger: logger
             ).first?.decode(UUID.self)
         case (.appleAccount(let subject), let family?):
-            try await client.rows(
+            try await database.rows(
                 """
                 SELECT a.member_id FROM apple_accounts a
                 JOIN members m ON m.family_id = a.family_id AND m.member_id = a.member_id AND m.deleted_at IS NULL
@@ -116,15 +116,15 @@ public struct PostgresFamilyStore: Sendable {
             let connection = family.connection
             if case .code(let code) = proof {
                 // The code is used once: a second recovery racing this one finds it changed.
-                let changed = try await connection.query(
+                let changed = try await connection.rows(
                     "DELETE FROM recovery_codes WHERE code_hash = \(ByteBuffer(bytes: code.hash)) AND family_id = \(found.family) RETURNING family_id",
                     logger: logger
                 )
-                guard try await changed.first(where: { _ in true }) != nil else { throw FamilySyncError.notFound("No family answers to this recovery.") }
+                guard !changed.isEmpty else { throw FamilySyncError.notFound("No family answers to this recovery.") }
             } else {
-                try await connection.query("DELETE FROM recovery_codes WHERE family_id = \(found.family)", logger: logger)
+                try await connection.rows("DELETE FROM recovery_codes WHERE family_id = \(found.family)", logger: logger)
             }
-            try await connection.query(
+            try await connection.rows(
                 "INSERT INTO recovery_codes (code_hash, family_id) VALUES (\(ByteBuffer(bytes: newCode.hash)), \(found.family))", logger: logger
             )
             let sequence = try await family.advance()
@@ -143,9 +143,9 @@ public struct PostgresFamilyStore: Sendable {
     public func issueRecoveryCode(familyID: UUID) async throws -> RecoveryCode {
         let code = RecoveryCode.generate()
         let logger = logger
-        try await client.inTransaction(logger: logger) { connection in
-            try await connection.query("DELETE FROM recovery_codes WHERE family_id = \(familyID)", logger: logger)
-            try await connection.query(
+        try await database.inTransaction(logger: logger) { connection in
+            try await connection.rows("DELETE FROM recovery_codes WHERE family_id = \(familyID)", logger: logger)
+            try await connection.rows(
                 "INSERT INTO recovery_codes (code_hash, family_id) VALUES (\(ByteBuffer(bytes: code.hash)), \(familyID))", logger: logger
             )
         }
@@ -158,7 +158,7 @@ public struct PostgresFamilyStore: Sendable {
         let logger = logger
         let now = clock.now()
         try await changeLog.write(family: familyID) { family in
-            let claimed = try await family.connection.query(
+            let claimed = try await family.connection.rows(
                 """
                 INSERT INTO apple_subjects (apple_sub, family_id) VALUES (\(subject), \(familyID))
                 ON CONFLICT (apple_sub) DO UPDATE SET family_id = EXCLUDED.family_id WHERE apple_subjects.family_id = EXCLUDED.family_id
@@ -166,10 +166,10 @@ public struct PostgresFamilyStore: Sendable {
                 """,
                 logger: logger
             )
-            guard try await claimed.first(where: { _ in true }) != nil else {
+            guard !claimed.isEmpty else {
                 throw FamilySyncError(.conflict, "This Apple account is linked to another family.")
             }
-            try await family.connection.query(
+            try await family.connection.rows(
                 """
                 INSERT INTO apple_accounts (family_id, apple_sub, member_id, linked_at) VALUES (\(familyID), \(subject), \(memberID), \(now))
                 ON CONFLICT (family_id, apple_sub) DO UPDATE SET member_id = EXCLUDED.member_id, linked_at = EXCLUDED.linked_at
@@ -184,10 +184,10 @@ public struct PostgresFamilyStore: Sendable {
     public func delete(familyID: UUID) async throws {
         let logger = logger
         try await changeLog.write(family: familyID) { family in
-            try await family.connection.query("DELETE FROM families WHERE family_id = \(familyID)", logger: logger)
+            try await family.connection.rows("DELETE FROM families WHERE family_id = \(familyID)", logger: logger)
             // The lookup tables hold no foreign key to the family (they are keyed by what is looked up).
-            try await family.connection.query("DELETE FROM recovery_codes WHERE family_id = \(familyID)", logger: logger)
-            try await family.connection.query("DELETE FROM apple_subjects WHERE family_id = \(familyID)", logger: logger)
+            try await family.connection.rows("DELETE FROM recovery_codes WHERE family_id = \(familyID)", logger: logger)
+            try await family.connection.rows("DELETE FROM apple_subjects WHERE family_id = \(familyID)", logger: logger)
             try await family.publish([.family(familyID)])
         }
     }

@@ -7,15 +7,15 @@ import PostgresNIO
 /// heartbeat gaps and the error log in their tables, and the `health` record in the device's zone
 /// written from them when a parent would see a difference.
 public struct PostgresHealthStore: Sendable {
-    let client: PostgresClient
+    let database: Database
     let changeLog: ChangeLog
     let clock: any WallClock
     let logger: Logger
 
     /// `outbox`: push on (§12), the outbox rows of each change written with it.
-    public init(client: PostgresClient, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil) {
-        self.client = client
-        self.changeLog = ChangeLog(client: client, logger: logger, outbox: outbox)
+    public init(database: Database, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil) {
+        self.database = database
+        self.changeLog = ChangeLog(database: database, logger: logger, outbox: outbox)
         self.clock = clock
         self.logger = logger
     }
@@ -70,7 +70,7 @@ public struct PostgresHealthStore: Sendable {
                         "memory": error.memoryUsageMB.map { .number(Double($0)) } ?? .null,
                     ])
                 }))
-                let stored = try await connection.query(
+                let stored = try await connection.rows(
                     """
                     INSERT INTO device_errors (family_id, device_id, error_id, occurred_at, event_name, action, success, description, memory_usage_mb)
                     SELECT \(device.familyID), \(device.deviceID), e.id, e.at, e.name, e.action, e.success, e.description, e.memory
@@ -79,9 +79,9 @@ public struct PostgresHealthStore: Sendable {
                     RETURNING error_id
                     """,
                     logger: logger
-                ).collect { try $0.decode(UUID.self) }
+                ).map { try $0.decode(UUID.self) }
                 fresh = report.errors.filter { stored.contains($0.id) }
-                try await connection.query(
+                try await connection.rows(
                     """
                     DELETE FROM device_errors WHERE family_id = \(device.familyID) AND device_id = \(device.deviceID) AND error_id IN (
                         SELECT error_id FROM device_errors WHERE family_id = \(device.familyID) AND device_id = \(device.deviceID)
@@ -92,7 +92,7 @@ public struct PostgresHealthStore: Sendable {
                 )
             }
             if sequence.missed > 0 || sequence.reset {
-                try await connection.query(
+                try await connection.rows(
                     """
                     INSERT INTO device_health_days (family_id, device_id, date, missed_notifications, sequence_resets)
                     VALUES (\(device.familyID), \(device.deviceID), \(date), \(sequence.missed), \(sequence.reset ? 1 : 0))
@@ -104,7 +104,7 @@ public struct PostgresHealthStore: Sendable {
                 )
             }
             if let gap {
-                try await connection.query(
+                try await connection.rows(
                     """
                     INSERT INTO device_heartbeat_gaps (family_id, device_id, started_at, ended_at)
                     VALUES (\(device.familyID), \(device.deviceID), \(gap.start), \(gap.end)) ON CONFLICT DO NOTHING
@@ -118,7 +118,7 @@ public struct PostgresHealthStore: Sendable {
             )
             let lastSequence = report.notificationSequence ?? before?.lastSequence
             let memory = report.memoryUsageMB ?? before?.memoryUsageMB
-            try await connection.query(
+            try await connection.rows(
                 """
                 INSERT INTO device_health (family_id, device_id, monitoring_active, last_heartbeat_at, memory_usage_mb, last_sequence, status, record_written_at, record_day_end)
                 VALUES (\(device.familyID), \(device.deviceID), \(report.monitoringActive), \(now), \(memory), \(lastSequence), \(statusAfter.rawValue),
@@ -157,7 +157,7 @@ public struct PostgresHealthStore: Sendable {
     /// answers from the `health` record; nil when the report needs the full path.
     func quietHeartbeat(_ report: HealthReport, by device: AuthenticatedDevice, zone: String, now: Date) async throws -> Reported? {
         let sequence = report.notificationSequence
-        let rows = try await client.query(
+        let rows = try await database.rows(
             """
             WITH before AS (
                 SELECT h.family_id, h.device_id, h.last_heartbeat_at FROM device_health h
@@ -179,7 +179,7 @@ public struct PostgresHealthStore: Sendable {
             """,
             logger: logger
         )
-        guard let (previous, memory, fields) = try await rows.decode((Date, Int?, RecordFields).self).first(where: { _ in true }),
+        guard let (previous, memory, fields) = try rows.decode((Date, Int?, RecordFields).self).first,
             var health = DeviceHealth(fields: fields.value, deviceID: device.deviceID)
         else { return nil }
         health.lastHeartbeatAt = now
@@ -196,7 +196,7 @@ public struct PostgresHealthStore: Sendable {
     public func health(of deviceID: UUID, familyID: UUID, date: String?, errorLimit: Int) async throws -> (health: DeviceHealth, deviceName: String, timeZone: String) {
         let logger = logger
         let now = clock.now()
-        return try await client.inSnapshot(logger: logger) { connection in
+        return try await database.inSnapshot(logger: logger) { connection in
             let owner = try await Self.owner(deviceID, of: familyID, on: connection, logger: logger)
             let day = date ?? DailySummaryCalculator.day(of: now, in: owner.timeZone)
             return (try await Self.day(day, of: owner, on: connection, errorLimit: errorLimit, now: now, logger: logger), owner.name, owner.timeZoneName)
@@ -214,20 +214,20 @@ public struct PostgresHealthStore: Sendable {
         let now = clock.now()
         let logger = logger
         let staleBefore = now.addingTimeInterval(-HeartbeatRules.staleAfter)
-        let families = try await client.rows(
+        let families = try await database.rows(
             "SELECT DISTINCT family_id FROM (SELECT family_id FROM device_health WHERE status = 'healthy' AND last_heartbeat_at < \(staleBefore) LIMIT \(limit)) due",
             logger: logger
         ).map { try $0.decode(UUID.self) }
         var stale = 0
         for familyID in families {
             stale += try await changeLog.write(family: familyID) { family in
-                let devices = try await family.connection.query(
+                let devices = try await family.connection.rows(
                     """
                     UPDATE device_health SET status = 'stale' WHERE family_id = \(familyID) AND status = 'healthy' AND last_heartbeat_at < \(staleBefore)
                     RETURNING device_id
                     """,
                     logger: logger
-                ).collect { try $0.decode(UUID.self) }
+                ).map { try $0.decode(UUID.self) }
                 for deviceID in devices {
                     let owner = try await Self.owner(deviceID, of: familyID, on: family.connection, logger: logger)
                     guard let zone = owner.zoneName else { continue }
@@ -235,7 +235,7 @@ public struct PostgresHealthStore: Sendable {
                     let dayEnd = DailySummaryCalculator.interval(of: date, in: owner.timeZone)?.end ?? now
                     let health = try await Self.day(date, of: owner, on: family.connection, errorLimit: 10, now: now, logger: logger)
                     try await Self.writeRecord(health, zone: zone, in: family, now: now, logger: logger)
-                    try await family.connection.query(
+                    try await family.connection.rows(
                         "UPDATE device_health SET record_written_at = \(now), record_day_end = \(dayEnd) WHERE family_id = \(familyID) AND device_id = \(deviceID)",
                         logger: logger
                     )
@@ -245,7 +245,7 @@ public struct PostgresHealthStore: Sendable {
         }
         // Stale devices not alerted today whose open gap may have passed 15 minutes.
         let gapBefore = now.addingTimeInterval(-HeartbeatRules.heartbeatGap)
-        let candidates = try await client.rows(
+        let candidates = try await database.rows(
             """
             SELECT h.family_id, h.device_id FROM device_health h JOIN devices d ON d.family_id = h.family_id AND d.device_id = h.device_id
             WHERE h.status = 'stale' AND h.monitoring_active AND h.last_heartbeat_at < \(gapBefore) AND d.status = 'active'
@@ -274,7 +274,7 @@ public struct PostgresHealthStore: Sendable {
     /// age, not only by the detector's last pass.
     public func countByStatus() async throws -> [TrackingStatus: Int] {
         let staleBefore = clock.now().addingTimeInterval(-HeartbeatRules.staleAfter)
-        let rows = try await client.rows(
+        let rows = try await database.rows(
             """
             SELECT CASE WHEN NOT monitoring_active THEN 'inactive' WHEN last_heartbeat_at < \(staleBefore) THEN 'stale' ELSE 'healthy' END AS status, count(*)::int
             FROM device_health GROUP BY 1
@@ -314,10 +314,10 @@ public struct PostgresHealthStore: Sendable {
     }
 
     static func owner(_ deviceID: UUID, of familyID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Owner {
-        let rows = try await connection.query(
+        let rows = try await connection.rows(
             "SELECT name, time_zone, member_id, role, tracked FROM devices WHERE family_id = \(familyID) AND device_id = \(deviceID)", logger: logger
         )
-        guard let (name, zone, member, role, tracked) = try await rows.decode((String, String, UUID?, String, Bool).self).first(where: { _ in true }) else {
+        guard let (name, zone, member, role, tracked) = try rows.decode((String, String, UUID?, String, Bool).self).first else {
             throw FamilySyncError.notFound("No such device.")
         }
         let zoneName = DeviceRole(rawValue: role).flatMap { Device.zoneName(of: deviceID, role: $0, tracked: tracked) }
@@ -327,14 +327,14 @@ public struct PostgresHealthStore: Sendable {
     }
 
     static func state(_ deviceID: UUID, of familyID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> State? {
-        let rows = try await connection.query(
+        let rows = try await connection.rows(
             """
             SELECT monitoring_active, last_heartbeat_at, memory_usage_mb, last_sequence, status, record_written_at, record_day_end
             FROM device_health WHERE family_id = \(familyID) AND device_id = \(deviceID) FOR UPDATE
             """,
             logger: logger
         )
-        guard let (active, last, memory, sequence, status, written, date) = try await rows.decode((Bool, Date, Int?, Int64?, String, Date, Date).self).first(where: { _ in true })
+        guard let (active, last, memory, sequence, status, written, date) = try rows.decode((Bool, Date, Int?, Int64?, String, Date, Date).self).first
         else { return nil }
         return State(
             monitoringActive: active, lastHeartbeatAt: last, memoryUsageMB: memory, lastSequence: sequence, status: TrackingStatus(rawValue: status) ?? .unknown,
@@ -346,41 +346,41 @@ public struct PostgresHealthStore: Sendable {
     static func day(_ date: String, of owner: Owner, on connection: PostgresConnection, errorLimit: Int, now: Date, logger: Logger) async throws -> DeviceHealth {
         guard let bounds = DailySummaryCalculator.interval(of: date, in: owner.timeZone) else { throw FamilySyncError.badRequest("date is a date, YYYY-MM-DD.", field: "date") }
         let (familyID, deviceID) = (owner.familyID, owner.deviceID)
-        let state = try await connection.query(
+        let state = try await connection.rows(
             "SELECT monitoring_active, last_heartbeat_at, memory_usage_mb FROM device_health WHERE family_id = \(familyID) AND device_id = \(deviceID)", logger: logger
         ).decode((Bool, Date, Int?).self).first { _ in true }
-        let counters = try await connection.query(
+        let counters = try await connection.rows(
             "SELECT missed_notifications, sequence_resets FROM device_health_days WHERE family_id = \(familyID) AND device_id = \(deviceID) AND date = \(date)",
             logger: logger
         ).decode((Int, Int).self).first { _ in true }
-        let gaps = try await connection.query(
+        let gaps = try await connection.rows(
             """
             SELECT started_at, ended_at FROM device_heartbeat_gaps
             WHERE family_id = \(familyID) AND device_id = \(deviceID) AND ended_at > \(bounds.start) AND started_at < \(bounds.end)
             """,
             logger: logger
-        ).collect { row in
+        ).map { row in
             let (start, end) = try row.decode((Date, Date).self)
             return UsageGap(start: start, end: end, method: .heartbeatStale)
         }
         var sessions: [UsageSession] = []
         if let zone = owner.zoneName {
-            sessions = try await connection.query(
+            sessions = try await connection.rows(
                 """
                 SELECT fields FROM records
                 WHERE family_id = \(familyID) AND zone_name = \(zone) AND record_type = 'UsageRecord' AND NOT deleted
                   AND fields ->> 'sessionEnd' >= \(Instant.format(bounds.start)) AND fields ->> 'sessionStart' < \(Instant.format(bounds.end))
                 """,
                 logger: logger
-            ).collect { try $0.decode(RecordFields.self).value }.compactMap(UsageSession.init(fields:))
+            ).map { try $0.decode(RecordFields.self).value }.compactMap(UsageSession.init(fields:))
         }
-        let errors = try await connection.query(
+        let errors = try await connection.rows(
             """
             SELECT error_id, occurred_at, event_name, action, success, description, memory_usage_mb FROM device_errors
             WHERE family_id = \(familyID) AND device_id = \(deviceID) AND occurred_at >= \(bounds.start) AND occurred_at < \(bounds.end)
             """,
             logger: logger
-        ).collect { row in
+        ).map { row in
             let (id, at, name, action, success, description, memory) = try row.decode((UUID, Date, String, String, Bool, String?, Int?).self)
             return ExtensionError(id: id, timestamp: at, eventName: name, action: action, success: success, errorDescription: description, memoryUsageMB: memory)
         }
@@ -409,12 +409,12 @@ public struct PostgresHealthStore: Sendable {
             let alert = Alert.tracking(member: member, device: owner.deviceID, deviceName: owner.name, date: health.date, gapMinutes: health.gapMinutesToday, at: now)
         else { return nil }
         let zone = Member.zoneName(of: member)
-        let exists = try await family.connection.query(
+        let exists = try await family.connection.rows(
             "SELECT 1 FROM records WHERE family_id = \(family.id) AND zone_name = \(zone) AND record_name = \(alert.recordName)", logger: logger
         ).decode(Int.self).first { _ in true }
         // The job looks at the device again the next day (a day already alerted needs nothing more).
         if let end = DailySummaryCalculator.interval(of: health.date, in: owner.timeZone)?.end {
-            try await family.connection.query(
+            try await family.connection.rows(
                 """
                 UPDATE device_health SET tracking_alerted_until = GREATEST(COALESCE(tracking_alerted_until, \(end)), \(end))
                 WHERE family_id = \(family.id) AND device_id = \(owner.deviceID)

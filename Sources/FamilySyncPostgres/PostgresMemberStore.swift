@@ -6,15 +6,15 @@ import PostgresNIO
 /// Members (PROTOCOL §8): the people of a family, their devices and their zones. Every query is
 /// bounded by the caller's family; a deleted member is found no more.
 public struct PostgresMemberStore: Sendable {
-    let client: PostgresClient
+    let database: Database
     let changeLog: ChangeLog
     let clock: any WallClock
     let logger: Logger
 
     /// `outbox`: push on (§12), the outbox rows of each change written with it.
-    public init(client: PostgresClient, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil, knownDevices: KnownDevices? = nil) {
-        self.client = client
-        self.changeLog = ChangeLog(client: client, logger: logger, outbox: outbox, knownDevices: knownDevices)
+    public init(database: Database, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil, knownDevices: KnownDevices? = nil) {
+        self.database = database
+        self.changeLog = ChangeLog(database: database, logger: logger, outbox: outbox, knownDevices: knownDevices)
         self.clock = clock
         self.logger = logger
     }
@@ -36,7 +36,7 @@ public struct PostgresMemberStore: Sendable {
 
     /// The family's live members, oldest first; or only `onlyMember`.
     public func list(familyID: UUID, onlyMember: UUID? = nil) async throws -> [Member] {
-        try await client.rows(
+        try await database.rows(
             """
             \(unescaped: Self.select)
             WHERE m.family_id = \(familyID) AND m.deleted_at IS NULL AND (\(onlyMember)::uuid IS NULL OR m.member_id = \(onlyMember))
@@ -66,7 +66,7 @@ public struct PostgresMemberStore: Sendable {
         let logger = logger
         return try await changeLog.write(family: familyID) { family in
             var member = try await Self.locked(memberID, in: family, logger: logger)
-            try await family.connection.query("UPDATE members SET name = \(name) WHERE family_id = \(familyID) AND member_id = \(memberID)", logger: logger)
+            try await family.connection.rows("UPDATE members SET name = \(name) WHERE family_id = \(familyID) AND member_id = \(memberID)", logger: logger)
             member.name = name
             // Those who see the member's zone learn of it there.
             try await family.touchZone(member.zoneName)
@@ -83,21 +83,21 @@ public struct PostgresMemberStore: Sendable {
             let member = try await Self.locked(memberID, in: family, logger: logger)
             try Member.checkDelete(member, by: caller)
             let connection = family.connection
-            for device in try await connection.query(
+            for device in try await connection.rows(
                 "SELECT device_id FROM devices WHERE family_id = \(familyID) AND member_id = \(memberID) AND status <> 'revoked' FOR UPDATE", logger: logger
-            ).collect({ try $0.decode(UUID.self) }) {
+            ).map({ try $0.decode(UUID.self) }) {
                 try await PostgresDeviceStore.revoke(device, in: family, logger: logger)
             }
-            let invited = try await connection.query(
+            let invited = try await connection.rows(
                 """
                 UPDATE pairings SET status = 'revoked', decided_at = \(now)
                 WHERE family_id = \(familyID) AND member_id = \(memberID) AND status IN ('pending', 'accepted')
                 RETURNING device_id
                 """,
                 logger: logger
-            ).collect { try $0.decode(UUID?.self) }
+            ).map { try $0.decode(UUID?.self) }
             for case let device? in invited { try await PostgresDeviceStore.revoke(device, in: family, logger: logger) }
-            try await connection.query("UPDATE members SET deleted_at = \(now) WHERE family_id = \(familyID) AND member_id = \(memberID)", logger: logger)
+            try await connection.rows("UPDATE members SET deleted_at = \(now) WHERE family_id = \(familyID) AND member_id = \(memberID)", logger: logger)
             try await family.tombstoneZone(member.zoneName, now: now)
         }
     }
@@ -115,7 +115,7 @@ public struct PostgresMemberStore: Sendable {
             }
             try Member.checkMove(device: device.role, to: member)
             guard previous != memberID else { return device }
-            try await family.connection.query(
+            try await family.connection.rows(
                 "UPDATE devices SET member_id = \(memberID) WHERE family_id = \(familyID) AND device_id = \(deviceID)", logger: logger
             )
             device.memberID = memberID
@@ -130,7 +130,7 @@ public struct PostgresMemberStore: Sendable {
     /// summaries, read in one snapshot.
     public func days(familyID: UUID, memberID: UUID, dates: [String]) async throws -> [MemberDay] {
         let logger = logger
-        return try await client.inSnapshot(logger: logger) { connection in
+        return try await database.inSnapshot(logger: logger) { connection in
             try await Self.checkLive(memberID, of: familyID, on: connection, logger: logger)
             return try await Self.days(familyID: familyID, memberID: memberID, dates: dates, on: connection, logger: logger)
         }
@@ -139,7 +139,7 @@ public struct PostgresMemberStore: Sendable {
     /// The member's days (every device of the member that has a zone of its own: it is, or was,
     /// tracked), on a connection whose transaction the caller runs.
     static func days(familyID: UUID, memberID: UUID, dates: [String], on connection: PostgresConnection, logger: Logger) async throws -> [MemberDay] {
-        let rows = try await connection.query(
+        let rows = try await connection.rows(
             """
             SELECT d.device_id, d.platform, r.fields
             FROM devices d
@@ -153,7 +153,7 @@ public struct PostgresMemberStore: Sendable {
         )
         var devices: [(id: UUID, platform: DevicePlatform)] = []
         var summaries: [UUID: [String: DailySummary]] = [:]
-        for try await (id, platform, fields) in rows.decode((UUID, String, RecordFields?).self) {
+        for (id, platform, fields) in try rows.decode((UUID, String, RecordFields?).self) {
             if !devices.contains(where: { $0.id == id }) { devices.append((id, DevicePlatform(rawValue: platform) ?? .other)) }
             if let summary = fields.flatMap({ DailySummary(fields: $0.value) }) { summaries[id, default: [:]][summary.date] = summary }
         }
@@ -166,22 +166,22 @@ public struct PostgresMemberStore: Sendable {
 
     /// `NOT_FOUND` unless the member is a live one of the family.
     static func checkLive(_ memberID: UUID, of familyID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
-        let exists = try await connection.query(
+        let exists = try await connection.rows(
             "SELECT 1 FROM members WHERE family_id = \(familyID) AND member_id = \(memberID) AND deleted_at IS NULL", logger: logger
         )
-        guard try await exists.first(where: { _ in true }) != nil else { throw FamilySyncError.notFound("No such member.") }
+        guard !exists.isEmpty else { throw FamilySyncError.notFound("No such member.") }
     }
 
     /// A new member and its zone, in `family`'s transaction; a family has at most
     /// `Limits.maximumMembers` live ones.
     static func create(_ memberID: UUID, name: String, role: DeviceRole, now: Date, in family: LockedFamily, logger: Logger) async throws {
-        let live = try await family.connection.query(
+        let live = try await family.connection.rows(
             "SELECT count(*)::int FROM members WHERE family_id = \(family.id) AND deleted_at IS NULL", logger: logger
         ).decode(Int.self).first { _ in true } ?? 0
         guard live < Limits.maximumMembers else {
             throw FamilySyncError.limitExceeded("A family has at most \(Limits.maximumMembers) members; delete one first.")
         }
-        try await family.connection.query(
+        try await family.connection.rows(
             "INSERT INTO members (family_id, member_id, name, role, created_at) VALUES (\(family.id), \(memberID), \(name), \(role.rawValue), \(now))",
             logger: logger
         )
@@ -190,11 +190,11 @@ public struct PostgresMemberStore: Sendable {
 
     /// A family's first member, before the family has a change log to write through (its creation).
     static func insert(_ memberID: UUID, familyID: UUID, name: String, role: DeviceRole, now: Date, sequence: Int64, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query(
+        try await connection.rows(
             "INSERT INTO members (family_id, member_id, name, role, created_at) VALUES (\(familyID), \(memberID), \(name), \(role.rawValue), \(now))",
             logger: logger
         )
-        try await connection.query(
+        try await connection.rows(
             """
             INSERT INTO zones (family_id, zone_name, child_device_id, member_id, created_at, changed_seq)
             VALUES (\(familyID), \(Member.zoneName(of: memberID)), NULL, \(memberID), \(now), \(sequence))
@@ -205,14 +205,14 @@ public struct PostgresMemberStore: Sendable {
 
     /// A live member of the family, its row locked; `NOT_FOUND` otherwise.
     static func locked(_ memberID: UUID, in family: LockedFamily, logger: Logger) async throws -> Member {
-        let rows = try await family.connection.query(
+        let rows = try await family.connection.rows(
             """
             \(unescaped: select)
             WHERE m.family_id = \(family.id) AND m.member_id = \(memberID) AND m.deleted_at IS NULL FOR UPDATE OF m
             """,
             logger: logger
         )
-        guard let member = try await rows.collect(decode).first else { throw FamilySyncError.notFound("No such member.") }
+        guard let member = try rows.map(decode).first else { throw FamilySyncError.notFound("No such member.") }
         return member
     }
 }

@@ -6,15 +6,15 @@ import PostgresNIO
 /// Pairings (PROTOCOL §3): invitations a parent creates, a new device accepts with the token, and
 /// a parent then confirms or rejects.
 public struct PostgresPairingStore: Sendable {
-    let client: PostgresClient
+    let database: Database
     let changeLog: ChangeLog
     let clock: any WallClock
     let logger: Logger
 
     /// `outbox`: push on (§12), the outbox rows of each change written with it.
-    public init(client: PostgresClient, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil, knownDevices: KnownDevices? = nil) {
-        self.client = client
-        self.changeLog = ChangeLog(client: client, logger: logger, outbox: outbox, knownDevices: knownDevices)
+    public init(database: Database, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil, knownDevices: KnownDevices? = nil) {
+        self.database = database
+        self.changeLog = ChangeLog(database: database, logger: logger, outbox: outbox, knownDevices: knownDevices)
         self.clock = clock
         self.logger = logger
     }
@@ -49,7 +49,7 @@ public struct PostgresPairingStore: Sendable {
                 let member = try await PostgresMemberStore.locked(memberID, in: family, logger: logger)
                 try Member.checkMove(device: role, to: member)
             }
-            try await family.connection.query(
+            try await family.connection.rows(
                 """
                 INSERT INTO pairings (family_id, pairing_id, role, child_name, status, created_by, token_hash, created_at, expires_at, member_id)
                 VALUES (\(familyID), \(pairing.id), \(role.rawValue), \(childName), 'pending', \(createdBy), \(ByteBuffer(bytes: token.hash)), \(now), \(pairing.expiresAt),
@@ -64,7 +64,7 @@ public struct PostgresPairingStore: Sendable {
     /// The family's pairings, newest first; with `status`, those whose status (expiry included) is it.
     public func list(familyID: UUID, status: PairingStatus?) async throws -> [Pairing] {
         let now = clock.now()
-        let all = try await client.rows(
+        let all = try await database.rows(
             "\(unescaped: Self.select) WHERE family_id = \(familyID) ORDER BY created_at DESC, pairing_id",
             logger: logger
         ).map(Self.decode)
@@ -74,7 +74,7 @@ public struct PostgresPairingStore: Sendable {
 
     /// A pairing of the family; with `acceptedBy`, only if that device accepted it.
     public func get(familyID: UUID, pairingID: UUID, acceptedBy: UUID? = nil) async throws -> Pairing? {
-        try await client.rows(
+        try await database.rows(
             """
             \(unescaped: Self.select)
             WHERE family_id = \(familyID) AND pairing_id = \(pairingID) AND (\(acceptedBy)::uuid IS NULL OR device_id = \(acceptedBy))
@@ -120,14 +120,14 @@ public struct PostgresPairingStore: Sendable {
         in family: LockedFamily, logger: Logger
     ) async throws -> Outcome {
         let connection = family.connection
-        let rows = try await connection.query(
+        let rows = try await connection.rows(
             """
             SELECT \(unescaped: Self.columns), token_hash, failed_attempts FROM pairings
             WHERE family_id = \(token.familyID) AND pairing_id = \(pairingID) FOR UPDATE
             """,
             logger: logger
         )
-        guard let row = try await rows.collect({ $0 }).first else {
+        guard let row = rows.first else {
             throw FamilySyncError.notFound("No such pairing, or the token does not match.")
         }
         var pairing = try Self.decode(row)
@@ -136,7 +136,7 @@ public struct PostgresPairingStore: Sendable {
         let attempts = try columns["failed_attempts"].decode(Int.self)
         try pairing.checkAcceptable(at: now)
         guard constantTimeEquals(storedHash.readableBytesView, token.hash), parentDeviceID.map({ $0 == pairing.createdBy }) ?? true else {
-            try await connection.query(
+            try await connection.rows(
                 """
                 UPDATE pairings SET failed_attempts = failed_attempts + 1, status = \(Pairing.statusAfterWrongToken(failedAttemptsBefore: attempts).rawValue)
                 WHERE family_id = \(token.familyID) AND pairing_id = \(pairingID)
@@ -172,7 +172,7 @@ public struct PostgresPairingStore: Sendable {
         pairing.storedStatus = .accepted
         pairing.deviceID = device.id
         pairing.verificationEmoji = emoji
-        try await connection.query(
+        try await connection.rows(
             """
             UPDATE pairings SET status = 'accepted', device_id = \(device.id), verification_emoji = \(emoji)
             WHERE family_id = \(pairing.familyID) AND pairing_id = \(pairing.id)
@@ -191,7 +191,7 @@ public struct PostgresPairingStore: Sendable {
         return try await changeLog.write(family: familyID) { family in
             let connection = family.connection
             let pairing = try await lockedPairing(familyID: familyID, pairingID: pairingID, on: connection).deciding(decision, at: now)
-            try await connection.query(
+            try await connection.rows(
                 """
                 UPDATE pairings SET status = \(pairing.storedStatus.rawValue), decided_at = \(now)
                 WHERE family_id = \(familyID) AND pairing_id = \(pairingID)
@@ -211,7 +211,7 @@ public struct PostgresPairingStore: Sendable {
                     let device = try await PostgresDeviceStore.lockedDevice(familyID: familyID, deviceID: deviceID, on: connection, logger: logger)
                     try await PostgresMemberStore.create(memberID, name: pairing.childName ?? device.name, role: pairing.role, now: now, in: family, logger: logger)
                 }
-                try await connection.query(
+                try await connection.rows(
                     "UPDATE devices SET status = 'active', member_id = \(memberID) WHERE family_id = \(familyID) AND device_id = \(deviceID)",
                     logger: logger
                 )
@@ -227,11 +227,11 @@ public struct PostgresPairingStore: Sendable {
     }
 
     private func lockedPairing(familyID: UUID, pairingID: UUID, on connection: PostgresConnection) async throws -> Pairing {
-        let rows = try await connection.query(
+        let rows = try await connection.rows(
             "\(unescaped: Self.select) WHERE family_id = \(familyID) AND pairing_id = \(pairingID) FOR UPDATE",
             logger: logger
         )
-        guard let pairing = try await rows.collect(Self.decode).first else {
+        guard let pairing = try rows.map(Self.decode).first else {
             throw FamilySyncError.notFound("No such pairing.")
         }
         return pairing

@@ -6,15 +6,15 @@ import PostgresNIO
 /// The parent PIN of a member (PROTOCOL §11): its `parent-pin` record, written only here, and the
 /// wrong tries of online checks (`parent_pin_attempts`).
 public struct PostgresParentPINStore: Sendable {
-    let client: PostgresClient
+    let database: Database
     let changeLog: ChangeLog
     let clock: any WallClock
     let logger: Logger
 
     /// `outbox`: push on (§12), the outbox rows of each change written with it.
-    public init(client: PostgresClient, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil) {
-        self.client = client
-        self.changeLog = ChangeLog(client: client, logger: logger, outbox: outbox)
+    public init(database: Database, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil) {
+        self.database = database
+        self.changeLog = ChangeLog(database: database, logger: logger, outbox: outbox)
         self.clock = clock
         self.logger = logger
     }
@@ -33,7 +33,7 @@ public struct PostgresParentPINStore: Sendable {
                 modifiedRole: WriterRole(caller.role), clientModifiedAt: now
             )
             try await family.commit([record], into: member.zoneName)
-            try await family.connection.query(
+            try await family.connection.rows(
                 "DELETE FROM parent_pin_attempts WHERE family_id = \(family.id) AND member_id = \(memberID)", logger: logger
             )
         }
@@ -54,8 +54,8 @@ public struct PostgresParentPINStore: Sendable {
     private func admit(memberID: UUID, familyID: UUID) async throws -> (ParentPIN, Date) {
         let logger = logger
         let now = clock.now()
-        return try await client.inTransaction(logger: logger) { connection in
-            try await connection.query(
+        return try await database.inTransaction(logger: logger) { connection in
+            try await connection.rows(
                 """
                 INSERT INTO parent_pin_attempts (family_id, member_id)
                 SELECT family_id, member_id FROM members WHERE family_id = \(familyID) AND member_id = \(memberID) AND deleted_at IS NULL
@@ -81,7 +81,7 @@ public struct PostgresParentPINStore: Sendable {
     private func settle(memberID: UUID, familyID: UUID, admittedAt: Date, valid: Bool) async throws {
         let logger = logger
         let now = clock.now()
-        try await client.inTransaction(logger: logger) { connection in
+        try await database.inTransaction(logger: logger) { connection in
             // Gone with its member, or reset by a new PIN meanwhile: nothing to settle.
             guard let attempts = try await Self.lockedAttempts(memberID: memberID, familyID: familyID, on: connection, logger: logger) else { return }
             let settled = attempts.settling(admittedAt: admittedAt, valid: valid, at: now)
@@ -91,7 +91,7 @@ public struct PostgresParentPINStore: Sendable {
 
     /// The member's attempts, its row locked; nil for a member that is not live (or has no row).
     static func lockedAttempts(memberID: UUID, familyID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> PINAttempts? {
-        let rows = try await connection.query(
+        let rows = try await connection.rows(
             """
             SELECT a.failures, a.pending, a.locked_until FROM parent_pin_attempts a
             JOIN members m ON m.family_id = a.family_id AND m.member_id = a.member_id AND m.deleted_at IS NULL
@@ -100,11 +100,11 @@ public struct PostgresParentPINStore: Sendable {
             """,
             logger: logger
         )
-        return try await rows.decode(([Date], [Date], Date?).self).first(where: { _ in true }).map { PINAttempts(failures: $0.0, pending: $0.1, lockedUntil: $0.2) }
+        return try rows.decode(([Date], [Date], Date?).self).first.map { PINAttempts(failures: $0.0, pending: $0.1, lockedUntil: $0.2) }
     }
 
     static func store(_ attempts: PINAttempts, memberID: UUID, familyID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query(
+        try await connection.rows(
             """
             UPDATE parent_pin_attempts SET failures = \(attempts.failures), pending = \(attempts.pending), locked_until = \(attempts.lockedUntil)
             WHERE family_id = \(familyID) AND member_id = \(memberID)

@@ -5,14 +5,14 @@ import PostgresNIO
 
 /// The read side of long polls (PROTOCOL §6): what a device can see that changed after a sequence.
 public struct PostgresPollStore: Sendable {
-    let client: PostgresClient
+    let database: Database
     let logger: Logger
     /// Whether the poll's read runs as a named prepared statement (`RowStatement.rows`).
     let preparedStatements: Bool
 
-    public init(client: PostgresClient, logger: Logger, preparedStatements: Bool = true) {
+    public init(database: Database, logger: Logger, preparedStatements: Bool = true) {
         self.preparedStatements = preparedStatements
-        self.client = client
+        self.database = database
         self.logger = logger
     }
 
@@ -44,7 +44,7 @@ public struct PostgresPollStore: Sendable {
     public func check(_ caller: AuthenticatedDevice, after: Int64?, holdUntil: Date? = nil) async throws -> Check {
         let statement = PollCheckStatement(holdUntil: holdUntil, familyID: caller.familyID, deviceID: caller.deviceID, since: after ?? Int64.max)
         let (logger, prepared) = (logger, preparedStatements)
-        let rows = try await client.leasing { connection in
+        let rows = try await database.leasing { connection in
             var rows: [PostgresRow] = []
             try await statement.forEachRow(on: connection, prepared: prepared, logger: logger) { rows.append($0) }
             return rows
@@ -77,7 +77,7 @@ public struct PostgresPollStore: Sendable {
 
     /// Ends a poll's mark on the caller's push registration, unless a newer poll marked it since.
     public func release(_ caller: AuthenticatedDevice, heldUntil: Date) async throws {
-        try await client.rows(
+        try await database.rows(
             """
             UPDATE device_push_tokens SET poll_held_until = NULL
             WHERE family_id = \(caller.familyID) AND device_id = \(caller.deviceID) AND poll_held_until = \(heldUntil)

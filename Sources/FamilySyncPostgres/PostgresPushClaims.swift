@@ -7,11 +7,11 @@ import PostgresNIO
 /// LOCKED` and a claim that expires, then settled by what became of each send. Two instances never
 /// hold the same row; a row claimed by an instance that died is claimed again once its claim ends.
 public struct PostgresPushClaims: Sendable {
-    let client: PostgresClient
+    let database: Database
     let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
-        self.client = client
+    public init(database: Database, logger: Logger) {
+        self.database = database
         self.logger = logger
     }
 
@@ -34,7 +34,7 @@ public struct PostgresPushClaims: Sendable {
     /// claimed by a live claim, and background rows only `minimumInterval` after the device's last
     /// background push (coalescing: later changes merge into the waiting row meanwhile).
     public func claim(now: Date, limit: Int, claimFor: TimeInterval, minimumInterval: TimeInterval) async throws -> [Claim] {
-        let rows = try await client.rows(
+        let rows = try await database.rows(
             """
             WITH due AS (
                 SELECT o.family_id, o.push_id, t.token, t.topic, t.environment, coalesce(t.poll_held_until > \(now), false) AS polling
@@ -93,41 +93,41 @@ public struct PostgresPushClaims: Sendable {
         let logger = logger
         switch settlement {
         case .sent(let now):
-            try await client.inTransaction(logger: logger) { connection in
+            try await database.inTransaction(logger: logger) { connection in
                 if claim.kind == .background {
-                    try await connection.query(
+                    try await connection.rows(
                         "UPDATE device_push_tokens SET last_background_at = \(now) WHERE family_id = \(claim.familyID) AND device_id = \(claim.deviceID)",
                         logger: logger
                     )
                 }
-                let deleted = try await connection.query(
+                let deleted = try await connection.rows(
                     "DELETE FROM push_outbox WHERE family_id = \(claim.familyID) AND push_id = \(claim.pushID) AND version = \(claim.version) RETURNING push_id", logger: logger
-                ).collect { _ in () }
+                )
                 if deleted.isEmpty {
-                    try await connection.query(
+                    try await connection.rows(
                         "UPDATE push_outbox SET claimed_until = NULL, attempts = 0 WHERE family_id = \(claim.familyID) AND push_id = \(claim.pushID)", logger: logger
                     )
                 }
             }
         case .tokenGone(let token):
-            try await client.inTransaction(logger: logger) { connection in
-                try await connection.query(
+            try await database.inTransaction(logger: logger) { connection in
+                try await connection.rows(
                     "DELETE FROM device_push_tokens WHERE family_id = \(claim.familyID) AND device_id = \(claim.deviceID) AND token = \(token)",
                     logger: logger
                 )
-                try await connection.query("DELETE FROM push_outbox WHERE family_id = \(claim.familyID) AND push_id = \(claim.pushID)", logger: logger)
+                try await connection.rows("DELETE FROM push_outbox WHERE family_id = \(claim.familyID) AND push_id = \(claim.pushID)", logger: logger)
             }
         case .retry(let at):
-            try await client.rows("UPDATE push_outbox SET claimed_until = NULL, not_before = \(at) WHERE family_id = \(claim.familyID) AND push_id = \(claim.pushID)", logger: logger)
+            try await database.rows("UPDATE push_outbox SET claimed_until = NULL, not_before = \(at) WHERE family_id = \(claim.familyID) AND push_id = \(claim.pushID)", logger: logger)
         case .dropped:
-            try await client.rows("DELETE FROM push_outbox WHERE family_id = \(claim.familyID) AND push_id = \(claim.pushID)", logger: logger)
+            try await database.rows("DELETE FROM push_outbox WHERE family_id = \(claim.familyID) AND push_id = \(claim.pushID)", logger: logger)
         }
     }
 
     /// Rows waiting (`familysync_push_outbox_depth`), and when the next may be claimed: its
     /// `not_before`, its device's coalescing interval, or the end of another sender's claim.
     public func depth(minimumInterval: TimeInterval) async throws -> (count: Int, nextDue: Date?) {
-        let rows = try await client.rows(
+        let rows = try await database.rows(
             """
             SELECT count(*), min(greatest(o.not_before, o.claimed_until,
                                           CASE WHEN o.kind = 'background' THEN t.last_background_at + make_interval(secs => \(minimumInterval)) END))

@@ -6,12 +6,12 @@ import PostgresNIO
 /// Push registrations (PROTOCOL §12). A token belongs to one device at a time: registering it
 /// moves it from whichever device held it, in this family or another.
 public struct PostgresPushStore: Sendable {
-    let client: PostgresClient
+    let database: Database
     let clock: any WallClock
     let logger: Logger
 
-    public init(client: PostgresClient, clock: any WallClock, logger: Logger) {
-        self.client = client
+    public init(database: Database, clock: any WallClock, logger: Logger) {
+        self.database = database
         self.clock = clock
         self.logger = logger
     }
@@ -20,8 +20,8 @@ public struct PostgresPushStore: Sendable {
     public func register(_ registration: PushRegistration, for caller: AuthenticatedDevice) async throws {
         let logger = logger
         let now = clock.now()
-        try await client.inTransaction(logger: logger) { connection in
-            try await connection.query(
+        try await database.inTransaction(logger: logger) { connection in
+            try await connection.rows(
                 """
                 DELETE FROM device_push_tokens
                 WHERE provider = \(registration.provider.rawValue) AND token = \(registration.token)
@@ -29,7 +29,7 @@ public struct PostgresPushStore: Sendable {
                 """,
                 logger: logger
             )
-            try await connection.query(
+            try await connection.rows(
                 """
                 INSERT INTO device_push_tokens (family_id, device_id, provider, token, topic, environment, registered_at)
                 VALUES (\(caller.familyID), \(caller.deviceID), \(registration.provider.rawValue), \(registration.token), \(registration.topic),
@@ -45,6 +45,6 @@ public struct PostgresPushStore: Sendable {
 
     /// The device's registration removed (none: nothing to do).
     public func unregister(_ caller: AuthenticatedDevice) async throws {
-        try await client.rows("DELETE FROM device_push_tokens WHERE family_id = \(caller.familyID) AND device_id = \(caller.deviceID)", logger: logger)
+        try await database.rows("DELETE FROM device_push_tokens WHERE family_id = \(caller.familyID) AND device_id = \(caller.deviceID)", logger: logger)
     }
 }

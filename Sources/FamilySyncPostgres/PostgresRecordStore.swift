@@ -7,7 +7,7 @@ import PostgresNIO
 /// sequence (see schema 0003) in the same transaction, so readers see changes in sequence order
 /// with no gaps.
 public struct PostgresRecordStore: Sendable {
-    let client: PostgresClient
+    let database: Database
     let changeLog: ChangeLog
     let clock: any WallClock
     let logger: Logger
@@ -15,10 +15,10 @@ public struct PostgresRecordStore: Sendable {
     let preparedStatements: Bool
 
     /// `outbox`: push on (§12), the outbox rows of each change written with it.
-    public init(client: PostgresClient, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil, preparedStatements: Bool = true) {
+    public init(database: Database, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil, preparedStatements: Bool = true) {
         self.preparedStatements = preparedStatements
-        self.client = client
-        self.changeLog = ChangeLog(client: client, logger: logger, outbox: outbox)
+        self.database = database
+        self.changeLog = ChangeLog(database: database, logger: logger, outbox: outbox)
         self.clock = clock
         self.logger = logger
     }
@@ -29,7 +29,7 @@ public struct PostgresRecordStore: Sendable {
     public func zones(for access: ZoneAccess) async throws -> [Zone] {
         let familyID = access.caller.familyID
         let logger = logger
-        return try await client.inSnapshot(logger: logger) { connection in
+        return try await database.inSnapshot(logger: logger) { connection in
             try await ZoneRows.all(familyID, on: connection, logger: logger)
                 .filter { !$0.deleted && access.canRead($0) }
         }
@@ -51,7 +51,7 @@ public struct PostgresRecordStore: Sendable {
             let zone = try await family.zone(name)
             var ownerStatus: DeviceStatus?
             if let child = zone.childDeviceID {
-                ownerStatus = try await family.connection.query(
+                ownerStatus = try await family.connection.rows(
                     "SELECT status FROM devices WHERE family_id = \(familyID) AND device_id = \(child)", logger: logger
                 ).decode(String.self).first { _ in true }.flatMap(DeviceStatus.init(rawValue:))
             }
@@ -87,11 +87,11 @@ public struct PostgresRecordStore: Sendable {
             let kind = ZoneAccess.kind(of: zone)
             let names = operations.map(\.recordName)
             var stored: [String: Record] = [:]
-            let rows = try await connection.query(
+            let rows = try await connection.rows(
                 "SELECT \(unescaped: RecordRow.columns) FROM records WHERE family_id = \(caller.familyID) AND zone_name = \(zoneName) AND record_name = ANY(\(names)) FOR UPDATE",
                 logger: logger
             )
-            for record in try await rows.collect(RecordRow.decode) { stored[record.recordName] = record }
+            for record in try rows.map(RecordRow.decode) { stored[record.recordName] = record }
 
             // Decide every operation first; write only what stands.
             var planned: [(index: Int, record: Record, outcome: WriteOutcome, incomingWon: Bool)] = []
@@ -122,7 +122,7 @@ public struct PostgresRecordStore: Sendable {
             // Types with a limit a zone (100 budgets a member): creations past it are refused.
             for (type, created) in Dictionary(grouping: planned.filter { $0.outcome == .created }, by: \.record.recordType) {
                 guard let maximum = RecordTypeRegistry.types[type]?.maximumPerZone else { continue }
-                let live = try await connection.query(
+                let live = try await connection.rows(
                     "SELECT count(*)::int FROM records WHERE family_id = \(caller.familyID) AND zone_name = \(zoneName) AND record_type = \(type) AND NOT deleted",
                     logger: logger
                 ).decode(Int.self).first { _ in true } ?? 0
@@ -155,17 +155,17 @@ public struct PostgresRecordStore: Sendable {
     public func lookup(access: ZoneAccess, zoneName: String, names: [String]) async throws -> [Record?] {
         let familyID = access.caller.familyID
         let logger = logger
-        return try await client.inSnapshot(logger: logger) { connection in
+        return try await database.inSnapshot(logger: logger) { connection in
             let zone = try await ZoneRows.zone(familyID, zoneName, on: connection, logger: logger)
             guard access.canRead(zone) else {
                 throw FamilySyncError(.zoneNotFound, "No such zone.")
             }
-            let rows = try await connection.query(
+            let rows = try await connection.rows(
                 "SELECT \(unescaped: RecordRow.columns) FROM records WHERE family_id = \(familyID) AND zone_name = \(zoneName) AND record_name = ANY(\(names)) AND NOT deleted",
                 logger: logger
             )
             var found: [String: Record] = [:]
-            for record in try await rows.collect(RecordRow.decode) { found[record.recordName] = record }
+            for record in try rows.map(RecordRow.decode) { found[record.recordName] = record }
             return names.map { found[$0] }
         }
     }
@@ -181,7 +181,7 @@ public struct PostgresRecordStore: Sendable {
     /// Changes of a zone after `since` (nil: every live record), oldest change first, at most `limit`.
     public func zoneChanges(access: ZoneAccess, zoneName: String, since: ChangeToken?, limit: Int) async throws -> ZoneChanges {
         let (logger, prepared) = (logger, preparedStatements)
-        return try await client.leasing { connection in
+        return try await database.leasing { connection in
             try await Self.zoneChanges(access: access, zoneName: zoneName, since: since, limit: limit, on: connection, prepared: prepared, logger: logger)
         }
     }
@@ -245,7 +245,7 @@ public struct PostgresRecordStore: Sendable {
         access: ZoneAccess, zones: [(zoneName: String, since: ChangeToken?)], limit: Int, total: Int
     ) async throws -> [Swift.Result<ZoneChanges, FamilySyncError>] {
         let (logger, prepared) = (logger, preparedStatements)
-        return try await client.inSnapshot(logger: logger) { connection in
+        return try await database.inSnapshot(logger: logger) { connection in
             var results: [Swift.Result<ZoneChanges, FamilySyncError>] = []
             var room = total
             for (index, zone) in zones.enumerated() {
@@ -278,7 +278,7 @@ public struct PostgresRecordStore: Sendable {
         }
         let familyID = access.caller.familyID
         let logger = logger
-        return try await client.inSnapshot(logger: logger) { connection in
+        return try await database.inSnapshot(logger: logger) { connection in
             let family = try await ZoneRows.position(of: familyID, on: connection, logger: logger)
             if let since { try family.checkDatabaseToken(since.sequence) }
             let after = since?.sequence ?? -1
@@ -302,7 +302,7 @@ public struct PostgresRecordStore: Sendable {
         let logger = logger
         var removed = 0
         while true {
-            let families = try await client.rows(
+            let families = try await database.rows(
                 """
                 SELECT DISTINCT family_id FROM (
                     (SELECT family_id FROM records WHERE deleted AND modified_at < \(cutoff) LIMIT 100)
@@ -323,7 +323,7 @@ public struct PostgresRecordStore: Sendable {
         do {
             return try await changeLog.write(family: familyID) { family in
                 let connection = family.connection
-                let records = try await connection.query(
+                let records = try await connection.rows(
                     """
                     WITH doomed AS (
                         SELECT zone_name, record_name FROM records
@@ -337,7 +337,7 @@ public struct PostgresRecordStore: Sendable {
                     """,
                     logger: logger
                 ).decode((Int, Int64).self).first { _ in true } ?? (0, Int64(0))
-                let zones = try await connection.query(
+                let zones = try await connection.rows(
                     """
                     WITH gone AS (
                         DELETE FROM zones WHERE family_id = \(familyID) AND deleted_at < \(cutoff) RETURNING changed_seq
@@ -346,7 +346,7 @@ public struct PostgresRecordStore: Sendable {
                     """,
                     logger: logger
                 ).decode((Int, Int64).self).first { _ in true } ?? (0, Int64(0))
-                try await connection.query(
+                try await connection.rows(
                     "UPDATE families SET horizon_seq = greatest(horizon_seq, \(max(records.1, zones.1))) WHERE family_id = \(familyID)",
                     logger: logger
                 )
@@ -361,7 +361,7 @@ public struct PostgresRecordStore: Sendable {
 extension PostgresRecordStore {
     /// A record as stored, tombstone included; for tests and tools, not for clients.
     public func lookupIncludingDeleted(familyID: UUID, zoneName: String, name: String) async throws -> Record? {
-        try await client.rows(
+        try await database.rows(
             "SELECT \(unescaped: RecordRow.columns) FROM records WHERE family_id = \(familyID) AND zone_name = \(zoneName) AND record_name = \(name)",
             logger: logger
         ).map(RecordRow.decode).first

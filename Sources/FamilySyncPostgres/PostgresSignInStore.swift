@@ -7,14 +7,14 @@ import PostgresNIO
 /// takes its code (a §3 pairing of role parent, made in that family), the device claims its
 /// credential (the acceptance), and the parent confirms the pairing as any other.
 public struct PostgresSignInStore: Sendable {
-    let client: PostgresClient
+    let database: Database
     let changeLog: ChangeLog
     let clock: any WallClock
     let logger: Logger
 
-    public init(client: PostgresClient, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil, knownDevices: KnownDevices? = nil) {
-        self.client = client
-        self.changeLog = ChangeLog(client: client, logger: logger, outbox: outbox, knownDevices: knownDevices)
+    public init(database: Database, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil, knownDevices: KnownDevices? = nil) {
+        self.database = database
+        self.changeLog = ChangeLog(database: database, logger: logger, outbox: outbox, knownDevices: knownDevices)
         self.clock = clock
         self.logger = logger
     }
@@ -44,7 +44,7 @@ public struct PostgresSignInStore: Sendable {
             let signIn = SignIn(
                 code: code, deviceName: name, platform: platform, timeZone: timeZone, createdAt: now, expiresAt: now.addingTimeInterval(TimeInterval(SignIn.ttlSeconds))
             )
-            let inserted = try await client.rows(
+            let inserted = try await database.rows(
                 """
                 INSERT INTO sign_ins (code_hash, secret_hash, device_name, platform, time_zone, created_at, expires_at)
                 VALUES (\(ByteBuffer(bytes: code.hash)), \(ByteBuffer(bytes: secret.hash)), \(name), \(platform.rawValue), \(timeZone), \(now), \(signIn.expiresAt))
@@ -69,11 +69,11 @@ public struct PostgresSignInStore: Sendable {
         let logger = logger
         return try await changeLog.write(family: familyID) { family in
             let connection = family.connection
-            let rows = try await connection.query(
+            let rows = try await connection.rows(
                 "SELECT \(unescaped: Self.columns) FROM sign_ins WHERE code_hash = \(ByteBuffer(bytes: code.hash)) FOR UPDATE",
                 logger: logger
             )
-            guard let row = try await rows.collect({ $0 }).first else { throw FamilySyncError.notFound("No such sign-in code.") }
+            guard let row = rows.first else { throw FamilySyncError.notFound("No such sign-in code.") }
             let (signIn, _) = try Self.decode(row, code: code)
             try signIn.checkTakeable(at: now)
             let token = PairingToken.generate(familyID: familyID)
@@ -85,7 +85,7 @@ public struct PostgresSignInStore: Sendable {
             // The token is never shown: the device accepts by claiming with its own secret. It
             // keys the emoji, as in §3, and is kept hashed like every pairing's.
             pairing.verificationEmoji = EmojiCode.derive(token: token.token, pairingID: pairing.id, parentDeviceID: parentDeviceID, childDeviceID: deviceID)
-            try await connection.query(
+            try await connection.rows(
                 """
                 INSERT INTO pairings (family_id, pairing_id, role, child_name, status, created_by, token_hash, created_at, expires_at, verification_emoji)
                 VALUES (\(familyID), \(pairing.id), 'parent', NULL, 'pending', \(parentDeviceID), \(ByteBuffer(bytes: token.hash)), \(now), \(pairing.expiresAt),
@@ -93,7 +93,7 @@ public struct PostgresSignInStore: Sendable {
                 """,
                 logger: logger
             )
-            try await connection.query(
+            try await connection.rows(
                 """
                 UPDATE sign_ins SET family_id = \(familyID), pairing_id = \(pairing.id), device_id = \(deviceID)
                 WHERE code_hash = \(ByteBuffer(bytes: code.hash))
@@ -117,7 +117,7 @@ public struct PostgresSignInStore: Sendable {
     public func claim(_ secret: SignInSecret) async throws -> Claim {
         let now = clock.now()
         let code = secret.code
-        let rows = try await client.rows(
+        let rows = try await database.rows(
             "SELECT \(unescaped: Self.columns) FROM sign_ins WHERE code_hash = \(ByteBuffer(bytes: code.hash))", logger: logger
         )
         guard let row = rows.first else { throw Self.wrongSecret }
@@ -130,21 +130,21 @@ public struct PostgresSignInStore: Sendable {
             return try await changeLog.write(family: familyID) { family in
                 let connection = family.connection
                 // Again under the lock: two claims at once register one device.
-                let rows = try await connection.query(
+                let rows = try await connection.rows(
                     "SELECT \(unescaped: Self.columns) FROM sign_ins WHERE code_hash = \(ByteBuffer(bytes: code.hash)) FOR UPDATE", logger: logger
                 )
                 // Purged, or its code drawn again after it expired: this sign-in is over.
                 let over = FamilySyncError(.pairingExpired, "This sign-in expired; start again.")
-                guard let row = try await rows.collect({ $0 }).first else { throw over }
+                guard let row = rows.first else { throw over }
                 var (signIn, secretHash) = try Self.decode(row, code: code)
                 guard constantTimeEquals(secretHash.readableBytesView, secret.hash), signIn.familyID == familyID, let pairingID = signIn.pairingID,
                     let deviceID = signIn.deviceID
                 else { throw over }
                 try signIn.checkClaimable(at: now)
-                let pairings = try await connection.query(
+                let pairings = try await connection.rows(
                     "\(unescaped: PostgresPairingStore.select) WHERE family_id = \(familyID) AND pairing_id = \(pairingID) FOR UPDATE", logger: logger
                 )
-                guard var pairing = try await pairings.collect(PostgresPairingStore.decode).first, let emoji = pairing.verificationEmoji else {
+                guard var pairing = try pairings.map(PostgresPairingStore.decode).first, let emoji = pairing.verificationEmoji else {
                     throw FamilySyncError(.pairingExpired, "The parent withdrew this sign-in; start again.")
                 }
                 // The parent may have withdrawn the pairing (DELETE /v1/pairings/{id}) meanwhile.
@@ -155,7 +155,7 @@ public struct PostgresSignInStore: Sendable {
                     &pairing, deviceID: deviceID, emoji: emoji, name: signIn.deviceName, platform: signIn.platform, timeZone: signIn.timeZone, now: now,
                     in: family, logger: logger
                 )
-                try await connection.query("UPDATE sign_ins SET claimed_at = \(now) WHERE code_hash = \(ByteBuffer(bytes: code.hash))", logger: logger)
+                try await connection.rows("UPDATE sign_ins SET claimed_at = \(now) WHERE code_hash = \(ByteBuffer(bytes: code.hash))", logger: logger)
                 signIn.claimedAt = now
                 return .claimed(signIn, acceptance)
             }
@@ -170,7 +170,7 @@ public struct PostgresSignInStore: Sendable {
     /// Deletes sign-ins that ended before `cutoff`, claimed or not; their codes are free again
     /// at expiry anyway, this only keeps the table small.
     public func purgeExpired(before cutoff: Date) async throws -> Int {
-        let rows = try await client.rows("DELETE FROM sign_ins WHERE expires_at < \(cutoff) RETURNING code_hash", logger: logger)
+        let rows = try await database.rows("DELETE FROM sign_ins WHERE expires_at < \(cutoff) RETURNING code_hash", logger: logger)
         return rows.count
     }
 }

@@ -7,15 +7,15 @@ import PostgresNIO
 /// and `DailySummary` records `summary-<date>` in the child's zone, written in one transaction
 /// through the record engine's `commit`, so parents get both through change tokens.
 public struct PostgresUsageStore: Sendable {
-    let client: PostgresClient
+    let database: Database
     let changeLog: ChangeLog
     let clock: any WallClock
     let logger: Logger
 
     /// `outbox`: push on (§12), the outbox rows of each change written with it.
-    public init(client: PostgresClient, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil) {
-        self.client = client
-        self.changeLog = ChangeLog(client: client, logger: logger, outbox: outbox)
+    public init(database: Database, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil) {
+        self.database = database
+        self.changeLog = ChangeLog(database: database, logger: logger, outbox: outbox)
         self.clock = clock
         self.logger = logger
     }
@@ -88,7 +88,7 @@ public struct PostgresUsageStore: Sendable {
                 }
             }
 
-            try await connection.query(
+            try await connection.rows(
                 "UPDATE devices SET last_sync_at = \(now) WHERE family_id = \(familyID) AND device_id = \(child.deviceID)", logger: logger
             )
             // The new records, and the summaries of the days they touch (their type's derivation).
@@ -169,7 +169,7 @@ public struct PostgresUsageStore: Sendable {
                 throw FamilySyncError.limitExceeded("A day holds the totals of at most \(DailyTotals.maximumApps) apps; this report would make \(after.apps.count).", field: "apps")
             }
 
-            try await connection.query(
+            try await connection.rows(
                 "UPDATE devices SET last_sync_at = \(now) WHERE family_id = \(familyID) AND device_id = \(child.deviceID)", logger: logger
             )
             var derived: DailySummary?
@@ -198,10 +198,10 @@ public struct PostgresUsageStore: Sendable {
     /// The named time zone, else the device's, else UTC.
     static func timeZone(_ name: String?, of device: AuthenticatedDevice, on connection: PostgresConnection, logger: Logger) async throws -> TimeZone {
         if let name, let zone = TimeZone(identifier: name) { return zone }
-        let rows = try await connection.query(
+        let rows = try await connection.rows(
             "SELECT time_zone FROM devices WHERE family_id = \(device.familyID) AND device_id = \(device.deviceID)", logger: logger
         )
-        return try await rows.decode(String.self).first(where: { _ in true }).flatMap(TimeZone.init(identifier:)) ?? .gmt
+        return try rows.decode(String.self).first.flatMap(TimeZone.init(identifier:)) ?? .gmt
     }
 
     // MARK: - Retention
@@ -226,7 +226,7 @@ public struct PostgresUsageStore: Sendable {
         let expired = "record_type = '\(type)' AND NOT deleted AND fields ->> '\(field)' \(orEqual ? "<=" : "<") "
         var deleted = 0
         while true {
-            let zones = try await client.rows(
+            let zones = try await database.rows(
                 """
                 SELECT DISTINCT family_id, zone_name FROM (
                     SELECT family_id, zone_name FROM records WHERE \(unescaped: expired) \(bound) LIMIT 1000
@@ -237,7 +237,7 @@ public struct PostgresUsageStore: Sendable {
             if zones.isEmpty { return deleted }
             for (familyID, zone) in zones {
                 deleted += try await changeLog.write(family: familyID) { family in
-                    let rows = try await family.connection.query(
+                    let rows = try await family.connection.rows(
                         """
                         SELECT \(unescaped: RecordRow.columns) FROM records
                         WHERE family_id = \(familyID) AND zone_name = \(zone) AND \(unescaped: expired) \(bound)
@@ -245,7 +245,7 @@ public struct PostgresUsageStore: Sendable {
                         """,
                         logger: logger
                     )
-                    let tombstones = try await rows.collect(RecordRow.decode).map { record in
+                    let tombstones = try rows.map(RecordRow.decode).map { record in
                         var tombstone = record
                         tombstone.deleted = true
                         tombstone.fields = [:]
@@ -267,7 +267,7 @@ public struct PostgresUsageStore: Sendable {
     /// The stored summaries of a child device among `dates`, by date.
     public func summaries(of childID: UUID, familyID: UUID, dates: [String]) async throws -> [String: DailySummary] {
         let logger = logger
-        return try await client.inSnapshot(logger: logger) { connection in
+        return try await database.inSnapshot(logger: logger) { connection in
             let zone = try await ZoneRows.childZone(childID, of: familyID, for: .readHistory, on: connection, logger: logger)
             return try await Self.summaries(for: dates, familyID: familyID, zone: zone, on: connection, logger: logger)
         }
@@ -289,10 +289,10 @@ public struct PostgresUsageStore: Sendable {
     /// neither skips nor repeats a record when uploads arrive between pages.
     public func usage(of childID: UUID, familyID: UUID, from: Date, to: Date, after cursor: Cursor?, limit: Int) async throws -> (sessions: [UsageSession], next: Cursor?) {
         let logger = logger
-        return try await client.inSnapshot(logger: logger) { connection in
+        return try await database.inSnapshot(logger: logger) { connection in
             let zone = try await ZoneRows.childZone(childID, of: familyID, for: .readHistory, on: connection, logger: logger)
             let afterEnd = cursor?.sessionEnd ?? "", afterName = cursor?.recordName ?? ""
-            let rows = try await connection.query(
+            let rows = try await connection.rows(
                 """
                 SELECT record_name, fields FROM records
                 WHERE family_id = \(familyID) AND zone_name = \(zone) AND record_type = 'UsageRecord' AND NOT deleted
@@ -304,7 +304,7 @@ public struct PostgresUsageStore: Sendable {
                 logger: logger
             )
             var page: [(String, UsageSession)] = []
-            for try await (name, fields) in rows.decode((String, RecordFields).self) {
+            for (name, fields) in try rows.decode((String, RecordFields).self) {
                 if let session = UsageSession(fields: fields.value) { page.append((name, session)) }
             }
             let more = page.count > limit
@@ -325,7 +325,7 @@ public struct PostgresUsageStore: Sendable {
 
     /// The categories the zone's `AppConfiguration` records give these apps, by `logicalID`.
     static func configuredCategories(of logicalIDs: [String], familyID: UUID, zone: String, on connection: PostgresConnection, logger: Logger) async throws -> [String: CategoryID] {
-        let rows = try await connection.query(
+        let rows = try await connection.rows(
             """
             SELECT fields ->> 'logicalID', fields ->> 'category' FROM records
             WHERE family_id = \(familyID) AND zone_name = \(zone) AND record_type = 'AppConfiguration' AND NOT deleted
@@ -334,14 +334,14 @@ public struct PostgresUsageStore: Sendable {
             logger: logger
         )
         var configured: [String: CategoryID] = [:]
-        for try await (logicalID, category) in rows.decode((String?, String?).self) {
+        for (logicalID, category) in try rows.decode((String?, String?).self) {
             if let logicalID, let category = category.flatMap(CategoryID.init(rawValue:)) { configured[logicalID] = category }
         }
         return configured
     }
 
     static func sessions(named names: [String], familyID: UUID, zone: String, on connection: PostgresConnection, logger: Logger) async throws -> [String: UsageSession] {
-        let rows = try await connection.query(
+        let rows = try await connection.rows(
             """
             SELECT record_name, fields FROM records
             WHERE family_id = \(familyID) AND zone_name = \(zone) AND record_name = ANY(\(names)) AND record_type = 'UsageRecord' AND NOT deleted
@@ -349,7 +349,7 @@ public struct PostgresUsageStore: Sendable {
             logger: logger
         )
         var found: [String: UsageSession] = [:]
-        for try await (name, fields) in rows.decode((String, RecordFields).self) {
+        for (name, fields) in try rows.decode((String, RecordFields).self) {
             found[name] = UsageSession(fields: fields.value)
         }
         return found
@@ -357,7 +357,7 @@ public struct PostgresUsageStore: Sendable {
 
     /// The stored summaries among `days`, by date.
     static func summaries(for days: [String], familyID: UUID, zone: String, on connection: PostgresConnection, logger: Logger) async throws -> [String: DailySummary] {
-        let rows = try await connection.query(
+        let rows = try await connection.rows(
             """
             SELECT fields FROM records
             WHERE family_id = \(familyID) AND zone_name = \(zone) AND record_name = ANY(\(days.map(DailySummary.recordName))) AND NOT deleted
@@ -365,7 +365,7 @@ public struct PostgresUsageStore: Sendable {
             logger: logger
         )
         var found: [String: DailySummary] = [:]
-        for try await fields in rows.decode(RecordFields.self) {
+        for fields in try rows.decode(RecordFields.self) {
             if let summary = DailySummary(fields: fields.value) {
                 found[summary.date] = summary
             }

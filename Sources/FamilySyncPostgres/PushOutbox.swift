@@ -73,14 +73,14 @@ extension LockedFamily {
         let (changes, alerts) = pendingPushes.take()
         guard !changes.isEmpty || !alerts.isEmpty else { return }
         let now = pendingPushes.outbox.clock.now()
-        let rows = try await connection.query(
+        let rows = try await connection.rows(
             """
             SELECT d.device_id, d.role, d.status, d.member_id, d.tracked, coalesce(t.poll_held_until > \(now), false)
             FROM device_push_tokens t JOIN devices d ON d.family_id = t.family_id AND d.device_id = t.device_id
             WHERE t.family_id = \(id)
             """,
             logger: logger
-        ).collect { row -> (AuthenticatedDevice, Bool)? in
+        ).map { row -> (AuthenticatedDevice, Bool)? in
             let (device, role, status, member, tracked, polling) = try row.decode((UUID, String, String, UUID?, Bool, Bool).self)
             guard let role = DeviceRole(rawValue: role), let status = DeviceStatus(rawValue: status) else { return nil }
             return (AuthenticatedDevice(familyID: id, deviceID: device, role: role, status: status, memberID: member, tracked: tracked), polling)
@@ -97,7 +97,7 @@ extension LockedFamily {
         if !targets.isEmpty {
             let devices = targets.keys.sorted { $0.uuidString < $1.uuidString }
             let contents = devices.map { RecordFields(["zones": .array(targets[$0]!.sorted().map(JSONValue.string))]) }
-            try await connection.query(
+            try await connection.rows(
                 """
                 INSERT INTO push_outbox (family_id, device_id, kind, payload, created_at, not_before, expires_at)
                 SELECT \(id), device, 'background', content, \(now), \(now), \(now.addingTimeInterval(BackgroundPush.lifetime))
@@ -113,7 +113,7 @@ extension LockedFamily {
         }
         if !alerts.isEmpty && !parents.isEmpty {
             let pairs = parents.flatMap { parent in alerts.map { (parent, RecordFields(AlertPush.content(of: $0))) } }
-            try await connection.query(
+            try await connection.rows(
                 """
                 INSERT INTO push_outbox (family_id, device_id, kind, payload, created_at, not_before, expires_at)
                 SELECT \(id), device, 'alert', content, \(now), \(now), \(now.addingTimeInterval(AlertPush.lifetime))
@@ -122,6 +122,6 @@ extension LockedFamily {
                 logger: logger
             )
         }
-        try await connection.query("SELECT pg_notify(\(PushOutbox.channel), \(ChangeNotice.family(id).payload))", logger: logger)
+        try await connection.rows("SELECT pg_notify(\(PushOutbox.channel), \(ChangeNotice.family(id).payload))", logger: logger)
     }
 }

@@ -152,12 +152,12 @@ extension PostgresRecordStore {
         let familyID = access.caller.familyID
         let logger = logger
         let sql = try query.sql(familyID: familyID, zoneName: zoneName)
-        return try await client.inSnapshot(logger: logger) { connection in
+        return try await database.inSnapshot(logger: logger) { connection in
             let zone = try await ZoneRows.zone(familyID, zoneName, on: connection, logger: logger)
             guard access.canRead(zone) else {
                 throw FamilySyncError(.zoneNotFound, "No such zone.")
             }
-            var rows = try await connection.query(sql, logger: logger).collect { row in
+            var rows = try await connection.rows(sql, logger: logger).map { row in
                 let cells = row.makeRandomAccess()
                 let keys = try query.sorts.indices.map { index in
                     try cells[RecordQuery.sortKeyColumn(index)].decode(JSONB<JSONValue>?.self)?.value ?? .null

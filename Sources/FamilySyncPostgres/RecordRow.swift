@@ -30,17 +30,17 @@ enum RecordRow {
     static func fields(
         ofType type: String, inZone zone: String, family: UUID, on connection: PostgresConnection, logger: Logger
     ) async throws -> [[String: JSONValue]] {
-        try await connection.query(
+        try await connection.rows(
             "SELECT fields FROM records WHERE family_id = \(family) AND zone_name = \(zone) AND record_type = \(type) AND NOT deleted",
             logger: logger
-        ).collect { try $0.decode(RecordFields.self).value }
+        ).map { try $0.decode(RecordFields.self).value }
     }
 
     /// A live record by name, or nil.
     static func record(named name: String, inZone zone: String, family: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Record? {
-        try await connection.query(
+        try await connection.rows(
             "SELECT \(unescaped: columns) FROM records WHERE family_id = \(family) AND zone_name = \(zone) AND record_name = \(name) AND NOT deleted",
             logger: logger
-        ).collect(decode).first
+        ).map(decode).first
     }
 }

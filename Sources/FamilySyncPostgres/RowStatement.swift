@@ -7,7 +7,10 @@ extension RowStatement {
     func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
 
     /// Runs it and hands each row to `body`: as a named prepared statement, parsed and planned
-    /// once per connection, or with `prepared` false as an unnamed one, parsed every time. A pooler
+    /// once per connection, or with `prepared` false as an unnamed one, parsed every time. The
+    /// prepared form reads through PostgresNIO's async API, which has no future form
+    /// (`PostgresConnection.rows` says why that matters): the statements run so are the poll's
+    /// check and a page of changes, each result bounded by its page. A pooler
     /// in transaction mode that does not track prepared statements (PgBouncer before 1.21) hands
     /// each transaction any server connection, on which a statement prepared on another does not
     /// exist.
@@ -15,7 +18,7 @@ extension RowStatement {
         if prepared {
             for try await row in try await connection.execute(self, logger: logger) { try body(row) }
         } else {
-            for try await row in try await connection.query(PostgresQuery(unsafeSQL: Self.sql, binds: try makeBindings()), logger: logger) { try body(row) }
+            for row in try await connection.rows(PostgresQuery(unsafeSQL: Self.sql, binds: try makeBindings()), logger: logger) { try body(row) }
         }
     }
 }

@@ -7,14 +7,14 @@ import PostgresNIO
 /// the caller runs (a snapshot read or a `LockedFamily`).
 enum ZoneRows {
     static func zone(_ familyID: UUID, _ name: String, on connection: PostgresConnection, logger: Logger) async throws -> Zone {
-        let rows = try await connection.query(
+        let rows = try await connection.rows(
             """
             SELECT zone_name, child_device_id, member_id, incarnation, changed_seq FROM zones
             WHERE family_id = \(familyID) AND zone_name = \(name) AND deleted_at IS NULL
             """,
             logger: logger
         )
-        guard let (zoneName, child, member, incarnation, changed) = try await rows.decode((String, UUID?, UUID?, UUID, Int64).self).first(where: { _ in true }) else {
+        guard let (zoneName, child, member, incarnation, changed) = try rows.decode((String, UUID?, UUID?, UUID, Int64).self).first else {
             throw FamilySyncError(.zoneNotFound, "No such zone.")
         }
         return Zone(name: zoneName, childDeviceID: child, memberID: member, incarnation: incarnation, changedSequence: changed, deleted: false)
@@ -22,7 +22,7 @@ enum ZoneRows {
 
     /// Every zone of the family, deleted ones included, by name.
     static func all(_ familyID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> [Zone] {
-        try await connection.query(
+        try await connection.rows(
             "SELECT zone_name, child_device_id, member_id, incarnation, changed_seq, deleted_at IS NOT NULL FROM zones WHERE family_id = \(familyID) ORDER BY zone_name",
             logger: logger
         ).decode((String, UUID?, UUID?, UUID, Int64, Bool).self).reduce(into: []) {
@@ -33,11 +33,11 @@ enum ZoneRows {
     /// The zone of a tracked device of the family (a child's, or a tracked parent's for reading),
     /// if `use` may name it (`ChildZoneUse.check`).
     static func childZone(_ childID: UUID, of familyID: UUID, for use: ChildZoneUse, on connection: PostgresConnection, logger: Logger) async throws -> String {
-        let rows = try await connection.query(
+        let rows = try await connection.rows(
             "SELECT role, status, EXISTS (SELECT 1 FROM zones z WHERE z.family_id = d.family_id AND z.child_device_id = d.device_id) FROM devices d WHERE family_id = \(familyID) AND device_id = \(childID)",
             logger: logger
         )
-        let device = try await rows.decode((String, String, Bool).self).first(where: { _ in true })
+        let device = try rows.decode((String, String, Bool).self).first
         let role = device.flatMap { DeviceRole(rawValue: $0.0) }
         // A parent device that was ever tracked keeps its zone, and its history stays readable.
         let hasZone = device?.2 ?? false
@@ -47,8 +47,8 @@ enum ZoneRows {
     }
 
     static func position(of familyID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> ChangeLogPosition {
-        let rows = try await connection.query("SELECT change_seq, horizon_seq FROM families WHERE family_id = \(familyID)", logger: logger)
-        guard let (sequence, horizon) = try await rows.decode((Int64, Int64).self).first(where: { _ in true }) else {
+        let rows = try await connection.rows("SELECT change_seq, horizon_seq FROM families WHERE family_id = \(familyID)", logger: logger)
+        guard let (sequence, horizon) = try rows.decode((Int64, Int64).self).first else {
             throw FamilySyncError.notFound("No such family.")
         }
         return ChangeLogPosition(sequence: sequence, horizon: horizon)

@@ -34,7 +34,7 @@ public func buildApplication(
                 try await dependencies.migrator.migrate(connection: connection)
             }
             if !applied.isEmpty { logger.info("migrations applied", metadata: ["versions": "\(applied)"]) }
-            dependencies.keyring.set(try await PostgresServerSecrets.loadOrCreate("change-token", client: dependencies.postgres, logger: logger))
+            dependencies.keyring.set(try await PostgresServerSecrets.loadOrCreate("change-token", database: dependencies.database, logger: logger))
             dependencies.migrated.open()
         }
     } else {
@@ -102,7 +102,7 @@ func buildRouter(configuration: ServerConfiguration, dependencies: ServerDepende
     routes.add(middleware: ForwardedClientMiddleware(proxies: configuration.trustedProxies))
 
     let clock = dependencies.clock, keyring = dependencies.keyring
-    HealthController(readiness: DatabaseReadiness(client: dependencies.postgres, migrator: dependencies.migrator)).addRoutes(to: routes)
+    HealthController(readiness: DatabaseReadiness(database: dependencies.database, migrator: dependencies.migrator)).addRoutes(to: routes)
     MetricsController(registry: dependencies.metricsRegistry).addRoutes(to: routes)
 
     let families = FamilyController(

@@ -12,6 +12,8 @@ import Prometheus
 /// down).
 public struct ServerDependencies: Sendable {
     public let postgres: PostgresClient
+    /// The pool as every store uses it, with the families' turns for writing.
+    public let database: Database
     public let metricsRegistry: PrometheusCollectorRegistry
     public let clock: any WallClock
     public let logger: Logger
@@ -65,9 +67,12 @@ public struct ServerDependencies: Sendable {
     public init(
         postgres: PostgresClient, listener: PostgresConnection.Configuration, metricsRegistry: PrometheusCollectorRegistry,
         clock: any WallClock = SystemWallClock(), logger: Logger, listenerBackoff: Duration = .milliseconds(100),
-        listenerMaximumBackoff: Duration = .seconds(5), migrateOnStart: Bool = true, push: PushSettings? = nil, preparedStatements: Bool = true
+        listenerMaximumBackoff: Duration = .seconds(5), migrateOnStart: Bool = true, push: PushSettings? = nil, preparedStatements: Bool = true,
+        familyWrites: FamilyWriteQueue.Limits = .init()
     ) {
         self.postgres = postgres
+        let database = Database(client: postgres, families: FamilyWriteQueue(limits: familyWrites))
+        self.database = database
         self.metricsRegistry = metricsRegistry
         self.clock = clock
         self.logger = logger
@@ -80,23 +85,23 @@ public struct ServerDependencies: Sendable {
         migrator = Migrator(logger: logger)
         migrationDatabase = listener
         let outbox = push.map { _ in PushOutbox(clock: clock) }
-        families = PostgresFamilyStore(client: postgres, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
-        devices = PostgresDeviceStore(client: postgres, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
-        pairings = PostgresPairingStore(client: postgres, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
-        signIns = PostgresSignInStore(client: postgres, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
-        records = PostgresRecordStore(client: postgres, clock: clock, logger: logger, outbox: outbox, preparedStatements: preparedStatements)
-        commands = PostgresCommandStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
-        usage = PostgresUsageStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
-        polls = PostgresPollStore(client: postgres, logger: logger, preparedStatements: preparedStatements)
-        members = PostgresMemberStore(client: postgres, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
-        alerts = PostgresAlertStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
-        health = PostgresHealthStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
+        families = PostgresFamilyStore(database: database, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
+        devices = PostgresDeviceStore(database: database, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
+        pairings = PostgresPairingStore(database: database, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
+        signIns = PostgresSignInStore(database: database, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
+        records = PostgresRecordStore(database: database, clock: clock, logger: logger, outbox: outbox, preparedStatements: preparedStatements)
+        commands = PostgresCommandStore(database: database, clock: clock, logger: logger, outbox: outbox)
+        usage = PostgresUsageStore(database: database, clock: clock, logger: logger, outbox: outbox)
+        polls = PostgresPollStore(database: database, logger: logger, preparedStatements: preparedStatements)
+        members = PostgresMemberStore(database: database, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
+        alerts = PostgresAlertStore(database: database, clock: clock, logger: logger, outbox: outbox)
+        health = PostgresHealthStore(database: database, clock: clock, logger: logger, outbox: outbox)
         healthMetrics = HealthMetrics(registry: metricsRegistry)
-        shields = PostgresShieldStore(client: postgres, logger: logger)
-        parentPINs = PostgresParentPINStore(client: postgres, clock: clock, logger: logger, outbox: outbox)
-        pushes = PostgresPushStore(client: postgres, clock: clock, logger: logger)
+        shields = PostgresShieldStore(database: database, logger: logger)
+        parentPINs = PostgresParentPINStore(database: database, clock: clock, logger: logger, outbox: outbox)
+        pushes = PostgresPushStore(database: database, clock: clock, logger: logger)
         self.push = push
-        pushClaims = PostgresPushClaims(client: postgres, logger: logger)
+        pushClaims = PostgresPushClaims(database: database, logger: logger)
         pushMetrics = PushMetrics(registry: metricsRegistry)
         pushListener = PostgresChangeListener(
             configuration: listener, sink: pushWake, logger: logger, initialBackoff: listenerBackoff, maximumBackoff: listenerMaximumBackoff,

@@ -14,7 +14,7 @@ import Testing
     @Test func aWriterThatCommitsLateIsNotSkipped() async throws {
         try await withTestDatabase { client, url in
             let family = try await RecordEnginePropertyTests.makeFamily(client)
-            let store = PostgresRecordStore(client: client, clock: SystemWallClock(), logger: testLogger)
+            let store = PostgresRecordStore(database: Database(client: client), clock: SystemWallClock(), logger: testLogger)
             let parent = ZoneAccess(family.parents[0])
             let start = try await store.zoneChanges(access: parent, zoneName: family.zone, since: nil, limit: 100)
             let startToken = ChangeToken(familyID: family.child.familyID, deviceID: family.parents[0].deviceID, scope: .zone(name: family.zone, incarnation: start.zone.incarnation), sequence: start.sequence)

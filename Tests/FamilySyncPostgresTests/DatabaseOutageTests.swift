@@ -27,8 +27,8 @@ import Glibc
                 pool.cancel()
                 EmbeddedPostgres.stopImmediately(clusterDirectory: embedded.clusterDirectory)
             }
-            try await client.rows("CREATE TABLE counter (id int PRIMARY KEY, n int NOT NULL)", logger: testLogger)
-            try await client.rows("INSERT INTO counter VALUES (1, 0)", logger: testLogger)
+            try await Database(client: client).rows("CREATE TABLE counter (id int PRIMARY KEY, n int NOT NULL)", logger: testLogger)
+            try await Database(client: client).rows("INSERT INTO counter VALUES (1, 0)", logger: testLogger)
 
             let killed = Killed()
             let writers = (0..<8).map { _ in
@@ -36,7 +36,7 @@ import Glibc
                     var failures = 0, successesAfterKill = 0
                     while successesAfterKill < 3 {
                         do {
-                            try await client.inTransaction(logger: testLogger) { connection in
+                            try await Database(client: client).inTransaction(logger: testLogger) { connection in
                                 try await connection.query("SELECT n FROM counter WHERE id = 1 FOR UPDATE", logger: testLogger)
                                 try await connection.query("SELECT pg_sleep(0.02)", logger: testLogger)
                                 try await connection.query("UPDATE counter SET n = n + 1 WHERE id = 1", logger: testLogger)

@@ -12,7 +12,7 @@ import Testing
         try await withTestDatabase { client, _ in
             let family = try await RecordEnginePropertyTests.makeFamily(client)
             let clock = ManualClock()
-            let store = PostgresHealthStore(client: client, clock: clock, logger: testLogger)
+            let store = PostgresHealthStore(database: Database(client: client), clock: clock, logger: testLogger)
             let first = try await store.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true, notificationSequence: 1), by: family.child)
             #expect(!first.quiet && first.health.status == .healthy)
             var quiet = 0

@@ -20,8 +20,8 @@ import Testing
 
     /// A family with three parent devices and a child with its zone, made through the stores.
     static func makeFamily(_ client: PostgresClient) async throws -> Family {
-        let families = PostgresFamilyStore(client: client, clock: clock, logger: testLogger)
-        let pairings = PostgresPairingStore(client: client, clock: clock, logger: testLogger)
+        let families = PostgresFamilyStore(database: Database(client: client), clock: clock, logger: testLogger)
+        let pairings = PostgresPairingStore(database: Database(client: client), clock: clock, logger: testLogger)
         let (parent, _, _) = try await families.create(parentName: "P", platform: .ios, timeZone: "UTC")
         func join(_ role: DeviceRole) async throws -> AuthenticatedDevice {
             let (pairing, token) = try await pairings.create(familyID: parent.familyID, createdBy: parent.id, role: role, childName: nil, ttlSeconds: 600)
@@ -52,7 +52,7 @@ import Testing
     func concurrentWritesEndTheSameInAnyOrder(_ seed: Int) async throws {
         var random = SeededGenerator(seed: UInt64(seed))
         try await withTestDatabase { client, _ in
-            let store = PostgresRecordStore(client: client, clock: Self.clock, logger: testLogger)
+            let store = PostgresRecordStore(database: Database(client: client), clock: Self.clock, logger: testLogger)
             let base = Date().addingTimeInterval(-3600)
             var finals: [Record?] = []
             // Distinct (device, second) pairs: one device does not make two different writes in the
@@ -92,7 +92,7 @@ import Testing
     func aFollowerEndsWithTheServersState(_ seed: Int) async throws {
         var random = SeededGenerator(seed: UInt64(seed) &* 7919)
         try await withTestDatabase { client, _ in
-            let store = PostgresRecordStore(client: client, clock: Self.clock, logger: testLogger)
+            let store = PostgresRecordStore(database: Database(client: client), clock: Self.clock, logger: testLogger)
             let family = try await Self.makeFamily(client)
             let names = (0..<12).map { "r\($0)" }
             let batches: [[(RecordOperationType, String, Int)]] = (0..<Int.random(in: 10...25, using: &random)).map { _ in
@@ -152,7 +152,7 @@ import Testing
     func atomicBatchesAreAllOrNothing(_ seed: Int) async throws {
         var random = SeededGenerator(seed: UInt64(seed) &* 104_729)
         try await withTestDatabase { client, _ in
-            let store = PostgresRecordStore(client: client, clock: Self.clock, logger: testLogger)
+            let store = PostgresRecordStore(database: Database(client: client), clock: Self.clock, logger: testLogger)
             let family = try await Self.makeFamily(client)
             let access = ZoneAccess(family.parents[0])
             let size = Int.random(in: 2...12, using: &random)

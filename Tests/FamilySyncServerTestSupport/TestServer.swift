@@ -73,13 +73,39 @@ public struct TestServer: Sendable {
         }
 
         public var error: ErrorResponse.Body? { try? decode(ErrorResponse.self).error }
+
+        /// Seconds to wait before sending again, when this answer shed the request before it did
+        /// anything (`TryAgainReason.familyBusy` or `.poolExhausted`).
+        public var shedRetryAfter: Int? {
+            guard status == .serviceUnavailable, let error = try? decode(ErrorResponse.self).familySyncError,
+                let reason = TryAgainReason(error), reason != .databaseUnavailable
+            else { return nil }
+            return reason.retryAfter
+        }
     }
 
     /// `timeout` bounds the whole exchange: a test that expects an answer before a held poll's
-    /// own timeout sets it shorter, so that a poll that was not released fails the test.
+    /// own timeout sets it shorter, so that a poll that was not released fails the test. A request
+    /// shed before it did anything (a busy family or pool, §1.1) goes again after its
+    /// `Retry-After`, as the SDK sends it, unless `retryingShed` is false.
     public func send(
         _ method: HTTPRequest.Method, _ uri: String, credential: String? = nil, json: String? = nil, headers extra: [(String, String)] = [],
-        timeout: Duration = .seconds(90)
+        timeout: Duration = .seconds(90), retryingShed: Bool = true
+    ) async throws -> Reply {
+        var attempt = 1
+        while true {
+            let reply = try await sendOnce(method, uri, credential: credential, json: json, headers: extra, timeout: timeout)
+            guard retryingShed, attempt < Self.shedAttempts, let wait = reply.shedRetryAfter else { return reply }
+            attempt += 1
+            try await Task.sleep(for: .seconds(wait) * Double.random(in: 1...1.5))
+        }
+    }
+
+    /// As `FamilySyncClient` does for such answers, and some more: a test's burst is larger than an app's.
+    static let shedAttempts = 6
+
+    private func sendOnce(
+        _ method: HTTPRequest.Method, _ uri: String, credential: String?, json: String?, headers extra: [(String, String)], timeout: Duration
     ) async throws -> Reply {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(uri)")
         request.method = .init(rawValue: method.rawValue)

@@ -1,0 +1,138 @@
+import FamilySyncCore
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// The serving pool as the stores use it: its transactions and leases, what this instance has
+/// leased of it now (to tell a busy pool from a database that is away), and the families' turns
+/// for writing (`FamilyWriteQueue`). One per instance, shared by every store.
+public struct Database: Sendable {
+    public let client: PostgresClient
+    public let families: FamilyWriteQueue
+    private let leased: LeasedConnections
+
+    public init(client: PostgresClient, families: FamilyWriteQueue = FamilyWriteQueue()) {
+        self.client = client
+        self.families = families
+        self.leased = LeasedConnections()
+    }
+
+    /// How long a request waits for a connection of the pool. PostgresNIO's pool queues a lease
+    /// for as long as it cannot connect (a minute, until its circuit breaker trips); a request
+    /// answers `TRY_AGAIN_LATER` instead, well inside PROTOCOL §1.1's five seconds.
+    public static let connectionWait: Duration = .seconds(3)
+
+    /// One request's transaction. Domain errors thrown inside come out as themselves (PostgresNIO
+    /// wraps them), database failures as `TRY_AGAIN_LATER` where they are transient, and
+    /// anything else unchanged, for the HTTP layer to answer 500.
+    @discardableResult
+    public func inTransaction<Result: Sendable>(
+        logger: Logger,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await transaction(begin: "BEGIN", logger: logger, body)
+    }
+
+    /// A read-only transaction over one snapshot (REPEATABLE READ): every query of `body` sees the
+    /// same committed state, so a change token read with the rows covers exactly those rows.
+    public func inSnapshot<Result: Sendable>(
+        logger: Logger,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger, body)
+    }
+
+    /// `begin`, `body`, COMMIT on a leased connection; a failed body's transaction is ended as
+    /// `rollBack(after:)` says.
+    private func transaction<Result: Sendable>(
+        begin: PostgresQuery, logger: Logger, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await leasing { connection in
+            try await connection.run(begin, logger: logger)
+            do {
+                let result = try await body(connection)
+                try await connection.run("COMMIT", logger: logger)
+                return result
+            } catch {
+                await connection.rollBack(after: error, logger: logger)
+                throw error
+            }
+        }
+    }
+
+    /// One statement outside a transaction, its rows read in full.
+    @discardableResult
+    public func rows(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
+        try await leasing { connection in
+            try await connection.rows(query, logger: logger)
+        }
+    }
+
+    /// Runs `body` on a connection of the pool, if one can be had within `wait`; otherwise, and
+    /// for every failure that means "the database is away", `TRY_AGAIN_LATER`, saying which
+    /// (`TryAgainReason`): the pool at its limit while connections of this instance are in use,
+    /// the database unavailable when none is. Once `body` has its connection it is not
+    /// interrupted: a request that began its work finishes it or fails on its own, so a 503 never
+    /// hides a write that happened.
+    public func leasing<Result: Sendable>(
+        within wait: Duration = Database.connectionWait,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        let lease = LeaseRace()
+        let leased = leased
+        do {
+            return try await withThrowingTaskGroup(of: Result?.self) { group in
+                group.addTask {
+                    try await self.client.withConnection { connection in
+                        guard lease.claim(.leased) else { throw CancellationError() }
+                        return try await leased.holding { try await connection.failingWhenClosed { try await body(connection) } }
+                    }
+                }
+                group.addTask {
+                    try await TimerSleep.sleep(for: wait)
+                    guard lease.claim(.timedOut) else { return nil }
+                    throw (leased.count > 0 ? TryAgainReason.poolExhausted : .databaseUnavailable).error
+                }
+                defer { group.cancelAll() }
+                while let next = try await group.next() {
+                    if let result = next { return result }
+                }
+                throw CancellationError()
+            }
+        } catch let error as FamilySyncError {
+            throw error
+        } catch {
+            throw DatabaseErrorTranslation.translate(error) ?? error
+        }
+    }
+}
+
+/// How many connections of the pool this instance's requests hold now. A lease that waited in
+/// vain while some are held met a busy pool; while none are, a database that cannot be reached
+/// (the pool's connections to it are gone and new ones are not made).
+private final class LeasedConnections: Sendable {
+    private let held = Atomic<Int>(0)
+
+    var count: Int { held.load(ordering: .relaxed) }
+
+    func holding<Result>(_ body: () async throws -> Result) async throws -> Result {
+        held.add(1, ordering: .relaxed)
+        defer { held.subtract(1, ordering: .relaxed) }
+        return try await body()
+    }
+}
+
+/// Who won between a lease and its deadline: exactly one of them.
+private final class LeaseRace: Sendable {
+    enum Outcome { case leased, timedOut }
+    private let winner = Mutex<Outcome?>(nil)
+
+    /// True for the first claim only.
+    func claim(_ outcome: Outcome) -> Bool {
+        winner.withLock { winner in
+            guard winner == nil else { return false }
+            winner = outcome
+            return true
+        }
+    }
+}
