@@ -18,12 +18,12 @@ public struct BlockedApps: Sendable, Equatable {
     public static func at(_ instant: Date, configuredBlocked: Set<String>, commands: [Command]) -> BlockedApps {
         var overrides: [String: Bool] = [:]
         var wholeDevice = false
-        let executed = commands.filter { $0.status == .executed && ($0.executedAt.map { $0 <= instant } ?? false) && ["block", "unblock"].contains($0.commandType) }
+        let executed = commands.filter { $0.status == .executed && ($0.executedAt.map { $0 <= instant } ?? false) && Command.appTypes.contains($0.commandType) }
             .sorted { ($0.executedAt!, $0.commandID.uuidString) < ($1.executedAt!, $1.commandID.uuidString) }
         for command in executed {
             let block = command.commandType == "block"
-            if case .array(let ids)? = command.payload["logicalIDs"] {
-                for case .string(let id) in ids { overrides[id] = block }
+            if let ids = command.logicalIDs {
+                for id in ids { overrides[id] = block }
             } else if block {
                 wholeDevice = true
             } else {

@@ -15,6 +15,18 @@ public struct CreateCommandRequest: Codable, Sendable, Equatable {
         self.expiresInSeconds = expiresInSeconds
         self.configuration = configuration
     }
+
+    /// A `block` of the apps named by logicalID (§7.1, §11: `payload.logicalIDs`), or of the
+    /// whole device for nil.
+    public static func block(_ logicalIDs: [String]?, expiresInSeconds: Int? = nil) -> CreateCommandRequest {
+        CreateCommandRequest(commandType: "block", payload: Command.appsPayload(logicalIDs), expiresInSeconds: expiresInSeconds)
+    }
+
+    /// An `unblock` of the apps named by logicalID, or for nil of the whole device, which also
+    /// drops every earlier command's choice for an app.
+    public static func unblock(_ logicalIDs: [String]?, expiresInSeconds: Int? = nil) -> CreateCommandRequest {
+        CreateCommandRequest(commandType: "unblock", payload: Command.appsPayload(logicalIDs), expiresInSeconds: expiresInSeconds)
+    }
 }
 
 /// `POST /v1/commands/{id}/result`.

@@ -63,6 +63,7 @@ struct CommandController {
         guard payloadBytes <= Limits.maximumCommandPayloadBytes else {
             throw .limitExceeded("payload is \(payloadBytes) bytes; the limit is \(Limits.maximumCommandPayloadBytes).")
         }
+        try Command.checkPayload(payload, type: body.commandType, field: "payload")
         let expiry = body.expiresInSeconds ?? Command.defaultExpirySeconds
         guard Command.expiry.contains(expiry) else {
             throw .badRequest("expiresInSeconds is from 1 to \(Command.expiry.upperBound) (30 days).", field: "expiresInSeconds")

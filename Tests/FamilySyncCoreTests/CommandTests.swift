@@ -76,7 +76,7 @@ import Testing
 
     @Test func fieldsRoundTrip() {
         var command = Self.command(.failed, error: "no permission")
-        command.payload = ["apps": .array([.string("app-1")])]
+        command.payload = ["logicalIDs": .array([.string("app-1")])]
         command.deliveredAt = Self.later
         command.executedAt = Self.later
         #expect(Command(fields: command.fields) == command)
@@ -90,6 +90,59 @@ import Testing
     @Test(arguments: ["", "reboot", "x-", "Block", "x-" + String(repeating: "a", count: 63)])
     func otherTypesAreRefused(_ type: String) {
         #expect(throws: FamilySyncError.self) { try Command.checkType(type, field: "commandType") }
+    }
+}
+
+/// §7.1's payload of `block` and `unblock`: `logicalIDs` or nothing, any other member refused by name.
+@Suite struct CommandPayloadTests {
+    static let longest = String(repeating: "a", count: 255)
+
+    @Test(arguments: [
+        [:], ["logicalIDs": .array([.string("app-game")])], ["logicalIDs": .array((1...500).map { .string("app-\($0)") })],
+        ["logicalIDs": .array([.string(longest), .string("é")])],
+    ] as [[String: JSONValue]])
+    func appsByLogicalIDOrTheWholeDevice(_ payload: [String: JSONValue]) throws {
+        for type in ["block", "unblock"] { try Command.checkPayload(payload, type: type, field: "payload") }
+    }
+
+    @Test(arguments: [
+        (["apps": .array([.string("app-game")])], "payload.apps"),
+        (["logicalIDs": .array([.string("a")]), "reason": .string("bedtime")], "payload.reason"),
+        (["logicalIDs": .array([])], "payload.logicalIDs"),
+        (["logicalIDs": .null], "payload.logicalIDs"),
+        (["logicalIDs": .string("app-game")], "payload.logicalIDs"),
+        (["logicalIDs": .array([.number(1)])], "payload.logicalIDs"),
+        (["logicalIDs": .array([.string("")])], "payload.logicalIDs"),
+        (["logicalIDs": .array([.string(longest + "a")])], "payload.logicalIDs"),
+        (["logicalIDs": .array((0...500).map { .string("app-\($0)") })], "payload.logicalIDs"),
+    ] as [([String: JSONValue], String)])
+    func anythingElseIsRefusedByName(_ payload: [String: JSONValue], _ field: String) {
+        for type in ["block", "unblock"] {
+            let error = #expect(throws: FamilySyncError.self) { try Command.checkPayload(payload, type: type, field: "payload") }
+            #expect(error?.code == .badRequest && error?.field == field && error?.reason.contains("logicalIDs") == true, "\(String(describing: error))")
+        }
+    }
+
+    /// Other commands' payloads are their own.
+    @Test func otherTypesTakeAnyPayload() throws {
+        for type in ["update_config", "request_sync", "x-reboot"] {
+            try Command.checkPayload(["apps": .array([.string("app-game")])], type: type, field: "payload")
+        }
+    }
+
+    /// What the rule lets through is what BlockedApps reads: one app, not the whole device.
+    @Test func theSDKsPayloadBlocksOneApp() {
+        let executed = Date(timeIntervalSince1970: 1_800_000_000)
+        func command(_ type: String, _ ids: [String]?, _ seconds: Double) -> Command {
+            Command(
+                commandID: UUID(), targetDeviceID: UUID(), commandType: type, payload: Command.appsPayload(ids), status: .executed, createdAt: executed,
+                createdBy: UUID(), expiresAt: executed.addingTimeInterval(3600), executedAt: executed.addingTimeInterval(seconds)
+            )
+        }
+        let commands = [command("block", ["game"], 1), command("block", ["chat"], 2), command("unblock", ["game"], 3)]
+        #expect(BlockedApps.at(executed.addingTimeInterval(2), configuredBlocked: [], commands: commands) == BlockedApps(applications: ["chat", "game"], wholeDevice: false))
+        #expect(BlockedApps.at(executed.addingTimeInterval(3), configuredBlocked: [], commands: commands) == BlockedApps(applications: ["chat"], wholeDevice: false))
+        #expect(BlockedApps.at(executed.addingTimeInterval(3), configuredBlocked: [], commands: [command("block", nil, 1)]).wholeDevice)
     }
 }
 

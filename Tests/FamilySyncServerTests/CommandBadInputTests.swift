@@ -19,6 +19,8 @@ import Testing
         var status: HTTPResponse.Status
         var code: String
         var field: String? = nil
+        /// Words the error's reason holds: the name to use instead.
+        var reason: String? = nil
         /// Done first and not judged: the state the bad request meets.
         var before: Before = .nothing
 
@@ -38,6 +40,13 @@ import Testing
         Case(description: "a payload that is not an object", uri: toChild, json: #"{"commandType":"block","payload":[1]}"#, status: .badRequest, code: "BAD_REQUEST", field: "payload"),
         Case(description: "an unknown member", uri: toChild, json: #"{"commandType":"block","priority":1}"#, status: .badRequest, code: "BAD_REQUEST", field: "priority"),
         Case(description: "a payload over 64 KiB", uri: toChild, json: #"{"commandType":"block","payload":{"x":"\#(String(repeating: "x", count: 70_000))"}}"#, status: .contentTooLarge, code: "LIMIT_EXCEEDED"),
+        Case(description: "a block naming its apps as apps", uri: toChild, json: #"{"commandType":"block","payload":{"apps":["app-game"]}}"#, status: .badRequest, code: "BAD_REQUEST", field: "payload.apps", reason: "payload.logicalIDs"),
+        Case(description: "an unblock naming its apps as apps", uri: toChild, json: #"{"commandType":"unblock","payload":{"apps":["app-game"]}}"#, status: .badRequest, code: "BAD_REQUEST", field: "payload.apps", reason: "payload.logicalIDs"),
+        Case(description: "a block with logicalIDs and another member", uri: toChild, json: #"{"commandType":"block","payload":{"logicalIDs":["app-game"],"until":"tomorrow"}}"#, status: .badRequest, code: "BAD_REQUEST", field: "payload.until", reason: "payload.logicalIDs"),
+        Case(description: "a block of no logicalIDs", uri: toChild, json: #"{"commandType":"block","payload":{"logicalIDs":[]}}"#, status: .badRequest, code: "BAD_REQUEST", field: "payload.logicalIDs", reason: "whole device"),
+        Case(description: "a block of null logicalIDs", uri: toChild, json: #"{"commandType":"block","payload":{"logicalIDs":null}}"#, status: .badRequest, code: "BAD_REQUEST", field: "payload.logicalIDs"),
+        Case(description: "a logicalID of 256 bytes", uri: toChild, json: #"{"commandType":"unblock","payload":{"logicalIDs":["\#(String(repeating: "a", count: 256))"]}}"#, status: .badRequest, code: "BAD_REQUEST", field: "payload.logicalIDs"),
+        Case(description: "501 logicalIDs", uri: toChild, json: #"{"commandType":"block","payload":{"logicalIDs":[\#((0...500).map { "\"app-\($0)\"" }.joined(separator: ","))]}}"#, status: .badRequest, code: "BAD_REQUEST", field: "payload.logicalIDs"),
         Case(description: "a configuration without displayName", uri: toChild, json: #"{"commandType":"update_config","configuration":[{"logicalID":"a","category":"learning","isEnabled":true,"blockingEnabled":false}]}"#, status: .badRequest, code: "BAD_REQUEST", field: "configuration[0].displayName"),
         Case(description: "a configuration with an unknown category", uri: toChild, json: #"{"commandType":"update_config","configuration":[{"logicalID":"a","displayName":"A","category":"games","isEnabled":true,"blockingEnabled":false}]}"#, status: .badRequest, code: "BAD_REQUEST", field: "configuration[0].category"),
         Case(description: "one good and one bad configuration", uri: toChild, json: #"{"commandType":"update_config","configuration":[\#(config),{"logicalID":"b","displayName":"B","category":"learning","isEnabled":"yes","blockingEnabled":false}]}"#, status: .badRequest, code: "BAD_REQUEST", field: "configuration[1].isEnabled"),
@@ -80,6 +89,7 @@ import Testing
             #expect(reply.status == bad.status, "\(String(buffer: reply.body))")
             #expect(reply.errorCode == bad.code)
             #expect(reply.error?.field == bad.field)
+            if let reason = bad.reason { #expect(reply.error?.reason.contains(reason) == true, "\(String(describing: reply.error))") }
             #expect(try await server.fingerprint() == before, "the refused request changed the database")
         }
     }

@@ -31,11 +31,11 @@ extension TestServer {
         try await withTestServer { server in
             let parent = try await server.createFamily()
             let (_, child) = try await server.pair(by: parent)
-            let created = try await server.sendCommand(#"{"commandType":"block","payload":{"apps":["app-1"]}}"#, to: child, by: parent)
+            let created = try await server.sendCommand(#"{"commandType":"block","payload":{"logicalIDs":["app-1"]}}"#, to: child, by: parent)
             #expect(created.status == .pending)
             #expect(created.targetDeviceId == child.deviceID.lowercased)
             #expect(created.createdBy == parent.deviceID.lowercased)
-            #expect(created.payload == ["apps": .array([.string("app-1")])])
+            #expect(created.payload == ["logicalIDs": .array([.string("app-1")])])
             #expect(created.expiresAt == created.createdAt.addingTimeInterval(86_400))
             // Steps not yet taken are null, not absent.
             let raw = try await server.send(.get, "/v1/devices/\(child.deviceID.lowercased)/commands", credential: parent.credential)

@@ -102,8 +102,45 @@ import Testing
                 let commands = try await server.send(.get, "/v1/devices/\(device.deviceID.lowercased)/commands?status=pending", credential: parent.credential)
                     .decode(CommandList.self).commands
                 #expect(commands.map(\.commandType) == ["block"])
-                #expect(commands.first?.payload["apps"] == .array([.string("brawl")]))
+                #expect(commands.first?.payload == ["logicalIDs": .array([.string("brawl")])])
             }
+        }
+    }
+
+    /// Issue 34: the Block button blocks its app, not the device, and Unblock lifts that app
+    /// alone: the child's shield state, after it carries the commands out, says so.
+    @Test func theBlockButtonBlocksItsAppAndUnblockLiftsOnlyThatApp() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, child) = try await server.pair(by: parent)
+            let member = try await server.memberID(of: child)
+            let browser = CookieBrowser(port: server.port)
+            let pairing = try await WebDashboardTests.signIn(browser, server, by: parent)
+            _ = try await server.send(.post, "/v1/pairings/\(pairing.id.lowercased)/confirm", credential: parent.credential)
+
+            /// The child takes its pending commands and carries them out.
+            func carryOut() async throws {
+                server.clock.advance(by: 1)
+                for command in try await server.commands(of: child, as: child, status: "pending") {
+                    #expect(try await server.report(command.commandId, #"{"status":"executed"}"#, by: child).status == .ok)
+                }
+            }
+            func button(_ action: String, _ app: String) async throws {
+                let reply = try await browser.send("POST", "/app/members/\(member.lowercased)/apps", form: "csrf=\(browser.cookie(WebCookies.csrf)!)&app=\(app)&action=\(action)")
+                #expect(reply.status == 303)
+                try await carryOut()
+            }
+            // Another app blocked through the SDK's payload, then brawl by the button.
+            #expect(try await server.send(.post, "/v1/devices/\(child.deviceID.lowercased)/commands", credential: parent.credential, body: CreateCommandRequest.block(["chat"])).status == .created)
+            try await carryOut()
+            try await button("block", "brawl")
+            let blocked = try await ShieldStateHTTPTests.shieldState(server, of: child, as: child)
+            #expect(blocked.blockedApps == ["brawl", "chat"] && !blocked.deviceBlocked, "\(blocked)")
+            #expect(try await browser.get("/app/members/\(member.lowercased)").html.contains("blocked: brawl, chat"))
+
+            try await button("unblock", "brawl")
+            let unblocked = try await ShieldStateHTTPTests.shieldState(server, of: child, as: parent)
+            #expect(unblocked.blockedApps == ["chat"] && !unblocked.deviceBlocked, "\(unblocked)")
         }
     }
 

@@ -46,7 +46,7 @@ import Glibc
             #expect(configured.stdout.contains("Khan Academy (app-khan) is learning, 5 points a minute, not blocked on Johnny's iPad."))
             let apps = try await cli.ok(["config", "list", "--profile", "johnny"]).stdout
             #expect(apps.contains("app-khan") && apps.contains("learning"))
-            let sent = try await cli.ok(["command", "send", "block", "--payload", #"{"apps":["app-game"]}"#, "--child", "johnny", "--profile", "mom", "--json"]).json()
+            let sent = try await cli.ok(["command", "send", "block", "--payload", #"{"logicalIDs":["app-game"]}"#, "--child", "johnny", "--profile", "mom", "--json"]).json()
             let commandID = try #require(sent["commandId"] as? String)
             let listed = try await cli.ok(["command", "list", "--profile", "johnny", "--json"]).json()
             let commands = try #require(listed["commands"] as? [[String: Any]])

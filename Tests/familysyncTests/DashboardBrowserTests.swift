@@ -131,7 +131,7 @@ extension ReliabilitySuites {
                         let pending = try #require(try await Self.api(cli, "GET", "/v1/devices/\(device)/commands?status=pending", as: "mom") as? [String: Any])
                         let commands = pending["commands"] as? [[String: Any]] ?? []
                         #expect(commands.map { $0["commandType"] as? String } == ["block"], "\(profile)")
-                        #expect((commands.first?["payload"] as? [String: Any])?["apps"] as? [String] == ["brawl"])
+                        #expect((commands.first?["payload"] as? [String: Any])?["logicalIDs"] as? [String] == ["brawl"])
                     }
                 } catch {
                     try? await browser.screenshot(to: Self.artifacts + "/failure.png")

@@ -127,7 +127,7 @@ extension WebController {
         }
         guard let member = try await client.members().first(where: { $0.id == memberID }) else { throw FamilySyncError.notFound("No such member.") }
         for device in try await client.devices() where member.deviceIds.contains(device.id) && device.role == .child && device.status == .active {
-            _ = try await client.sendCommand(to: device.id, CreateCommandRequest(commandType: action, payload: ["apps": .array([.string(app)])]))
+            _ = try await client.sendCommand(to: device.id, CreateCommandRequest(commandType: action, payload: Command.appsPayload([app])))
         }
         return session.redirect("/app/members/\(memberID.lowercased)")
     }

@@ -19,7 +19,7 @@ struct CommandCommand: AsyncParsableCommand {
         @OptionGroup var child: ChildOption
         @Argument(help: "block, unblock, update_config, request_sync, or a custom x-… type.")
         var type: String
-        @Option(help: "The command's payload, a JSON object ('{\"apps\":[\"app-game\"]}').")
+        @Option(help: "The command's payload, a JSON object. A block or unblock names its apps by logicalID ('{\"logicalIDs\":[\"app-game\"]}'), or the whole device without it.")
         var payload: String?
         @Option(help: "Seconds until the command expires, 1-2592000. Default: 86400.")
         var expiresIn: Int?
