@@ -212,23 +212,19 @@ import Testing
         )
         #expect(url.endpoint == database.endpoint)
         let query: PostgresQuery = "SELECT current_setting('application_name'), current_user::text, current_database()::text"
+        @Sendable func values(on connection: PostgresConnection) async throws -> [String] {
+            try await connection.rows(query, logger: testLogger).decode((String, String, String).self).flatMap { [$0, $1, $2] }
+        }
         let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: testLogger)
         let fromPool = try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
-            var values: [String] = []
-            for try await (name, user, current) in try await client.query(query, logger: testLogger).decode((String, String, String).self) {
-                values = [name, user, current]
-            }
-            return values
+            return try await client.withConnection(values(on:))
         }
         #expect(fromPool == ["familysync-url-test", EmbeddedPostgres.username, database.database])
 
         let connection = try await PostgresConnection.connect(configuration: try url.connectionConfiguration(), id: 1, logger: testLogger)
-        var fromConnection: [String] = []
-        for try await (name, user, current) in try await connection.query(query, logger: testLogger).decode((String, String, String).self) {
-            fromConnection = [name, user, current]
-        }
+        let fromConnection = try await values(on: connection)
         try await connection.close()
         #expect(fromConnection == ["familysync-url-test", EmbeddedPostgres.username, database.database])
     }
