@@ -7,19 +7,31 @@ import PostgresNIO
 import Prometheus
 import ServiceLifecycle
 
-/// `familysync-bench serve <database url> [demand]`: the server as `familysync serve` runs it, on a
-/// free loopback port it prints as `port=N`, until SIGTERM. `demand`: PostgresNIO's default pool
-/// (opened on demand, keep-alive queries) instead of the held one, for comparison.
+/// `familysync-bench serve <database url> [demand] [connections=N] [listen=<url>] [prepared=off]`:
+/// the server as `familysync serve` runs it, on a free loopback port it prints as `port=N`, until
+/// SIGTERM. `demand`: PostgresNIO's default pool (opened on demand, keep-alive queries) instead of
+/// the held one, for comparison. `connections`: the held pool's size (`--db-connections`);
+/// `listen`: the listener's own URL (`--listen-database-url`); `prepared=off`:
+/// `--prepared-statements off`, as behind PgBouncer in transaction mode.
 enum BenchServer {
     static func run(_ arguments: [String]) async throws {
         var logger = Logger(label: "familysync.bench.server")
         logger.logLevel = .warning
         let url = try DatabaseURL(arguments[0])
-        let pool = arguments.count > 1 && arguments[1] == "demand" ? url.clientConfiguration() : url.servingPoolConfiguration()
+        let options = arguments.dropFirst()
+        func option(_ name: String) -> String? {
+            options.first { $0.hasPrefix(name + "=") }.map { String($0.dropFirst(name.count + 1)) }
+        }
+        let connections = option("connections").flatMap { Int($0) } ?? PostgresClient.defaultConnections
+        let listener = try option("listen").map { try DatabaseURL($0) } ?? url
+        let pool = options.contains("demand") ? url.clientConfiguration() : url.servingPoolConfiguration(connections: connections)
         let postgres = PostgresClient(configuration: pool, backgroundLogger: logger)
         let app = buildApplication(
             configuration: .init(port: 0, unauthenticatedRateLimit: RateLimit(burst: 1_000_000, perMinute: 1_000_000)),
-            dependencies: ServerDependencies(postgres: postgres, listener: try url.connectionConfiguration(), metricsRegistry: PrometheusCollectorRegistry(), logger: logger)
+            dependencies: ServerDependencies(
+                postgres: postgres, listener: try listener.connectionConfiguration(), metricsRegistry: PrometheusCollectorRegistry(), logger: logger,
+                preparedStatements: option("prepared") != "off"
+            )
         ) { channel in
             FileHandle.standardOutput.write(Data("port=\(channel.localAddress?.port ?? 0)\n".utf8))
         }
@@ -28,10 +40,23 @@ enum BenchServer {
     }
 
     /// Starts this executable as a server process and returns it with its port.
-    static func launch(databaseURL: DatabaseURL, demandPool: Bool = false) throws -> (process: Process, port: Int) {
+    /// `connections`, `listenURL` and `preparedStatements` as the options of `serve` above; its
+    /// log to `log` (a file) instead of this process's standard error.
+    static func launch(
+        databaseURL: DatabaseURL, demandPool: Bool = false, connections: Int? = nil, listenURL: DatabaseURL? = nil, preparedStatements: Bool = true,
+        log: String? = nil
+    ) throws -> (process: Process, port: Int) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["serve", databaseURL.connectionString] + (demandPool ? ["demand"] : [])
+        var arguments = ["serve", databaseURL.connectionString] + (demandPool ? ["demand"] : [])
+        if let connections { arguments.append("connections=\(connections)") }
+        if let listenURL { arguments.append("listen=\(listenURL.connectionString)") }
+        if !preparedStatements { arguments.append("prepared=off") }
+        process.arguments = arguments
+        if let log {
+            FileManager.default.createFile(atPath: log, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        }
         let output = Pipe()
         process.standardOutput = output
         try process.run()

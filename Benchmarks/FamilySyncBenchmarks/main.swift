@@ -13,6 +13,7 @@ import Foundation
 //   familysync-bench afterload [burst seconds] [connections]
 //   familysync-bench concurrency [seconds a phase] [clients]
 //   familysync-bench dashboard [rounds]
+//   familysync-bench neighbours [writers] [seconds] [quiet families] [direct|pgbouncer|both]
 var arguments = Array(CommandLine.arguments.dropFirst())
 var harness = "records"
 if let first = arguments.first, Int(first) == nil {
@@ -44,10 +45,12 @@ case "afterload":
     try await AfterLoadBenchmark.run(arguments)
 case "dashboard":
     try await DashboardBenchmark.run(arguments)
+case "neighbours":
+    try await NeighboursBenchmark.run(arguments)
 case "serve":
     // The server in a process of its own, so that its memory and CPU are measured alone.
     try await BenchServer.run(arguments)
 default:
-    print("usage: familysync-bench [records|polls|usage|sync|recovery|soak|health|pin|push|afterload|concurrency|dashboard] [sizes…]")
+    print("usage: familysync-bench [records|polls|usage|sync|recovery|soak|health|pin|push|afterload|concurrency|dashboard|neighbours] [sizes…]")
     exit(2)
 }
