@@ -2,6 +2,7 @@ import FamilySyncCore
 import FamilySyncPostgres
 import Hummingbird
 import Logging
+import Metrics
 import NIOCore
 
 /// Turns every error a route throws into PROTOCOL §1.1's JSON, so no response is ever empty or
@@ -33,6 +34,9 @@ struct ErrorMiddleware: RouterMiddleware {
     /// `Connection: close`).
     static func response(for error: any Error, request: Request, context: Context) -> Response {
         let mapped = translate(error, request: request)
+        if let shed = TryAgainReason(mapped) {
+            Counter(label: "familysync_requests_shed_total", dimensions: [("reason", shed.rawValue)]).increment()
+        }
         if mapped.code == .internalError || mapped.code == .tryAgainLater {
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))", "code": "\(mapped.code.rawValue)"])
         } else {

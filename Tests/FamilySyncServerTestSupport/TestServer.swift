@@ -24,6 +24,9 @@ public struct TestServer: Sendable {
     public let databaseURL: DatabaseURL
     let dependencies: ServerDependencies
 
+    /// The server's pool as its stores use it, with the families' turns for writing.
+    public var database: Database { dependencies.database }
+
     /// The polls the server holds now, waiting for a wake.
     public var heldPolls: Int { dependencies.heldPolls }
 
@@ -158,10 +161,13 @@ public func withTestServer<Result: Sendable>(
     listenerBackoff: Duration = .milliseconds(100),
     push: PushSettings? = nil,
     clock: ManualClock = ManualClock(),
+    familyWrites: FamilyWriteQueue.Limits = .init(),
     _ body: @Sendable (TestServer) async throws -> Result
 ) async throws -> Result {
     try await testServerSlots.withPermit {
-        try await runTestServer(configuration: configuration, databaseURL: databaseURL, listenerBackoff: listenerBackoff, push: push, clock: clock, body)
+        try await runTestServer(
+            configuration: configuration, databaseURL: databaseURL, listenerBackoff: listenerBackoff, push: push, clock: clock, familyWrites: familyWrites, body
+        )
     }
 }
 
@@ -171,7 +177,7 @@ private let testServerSlots = AsyncSemaphore(limit: 32)
 
 private func runTestServer<Result: Sendable>(
     configuration: ServerConfiguration, databaseURL: DatabaseURL?, listenerBackoff: Duration, push: PushSettings?, clock: ManualClock,
-    _ body: @Sendable (TestServer) async throws -> Result
+    familyWrites: FamilyWriteQueue.Limits, _ body: @Sendable (TestServer) async throws -> Result
 ) async throws -> Result {
     let url = if let databaseURL { databaseURL } else { try await TestPostgres.shared.makeDatabase() }
     var postgresConfiguration = url.clientConfiguration()
@@ -182,7 +188,7 @@ private func runTestServer<Result: Sendable>(
     let postgres = PostgresClient(configuration: postgresConfiguration, backgroundLogger: testLogger)
     let dependencies = ServerDependencies(
         postgres: postgres, listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, clock: clock, logger: testLogger,
-        listenerBackoff: listenerBackoff, listenerMaximumBackoff: max(listenerBackoff, .seconds(2)), push: push
+        listenerBackoff: listenerBackoff, listenerMaximumBackoff: max(listenerBackoff, .seconds(2)), push: push, familyWrites: familyWrites
     )
     let app = buildApplication(configuration: configuration, dependencies: dependencies)
     return try await app.test(.live) { client in
