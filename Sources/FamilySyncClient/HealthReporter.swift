@@ -36,7 +36,7 @@ public actor HealthReporter {
     /// entry cannot hold back the rest; any other failure throws and keeps them all.
     @discardableResult
     public func beat(
-        with client: FamilySyncClient, monitoringActive: Bool, memoryUsageMB: Int? = nil, notificationSequence: Int64? = nil, at now: Date = Date()
+        with client: FamilySyncClient, monitoringActive: Bool, memoryUsageMB: Double? = nil, notificationSequence: Int64? = nil, at now: Date = Date()
     ) async throws -> DeviceHealthBody {
         while true {
             let errors = Array(try store.load().pendingHealthErrors.prefix(ExtensionError.maximumPerReport))

@@ -10,9 +10,9 @@ public struct ExtensionError: Sendable, Equatable {
     public var action: String
     public var success: Bool
     public var errorDescription: String?
-    public var memoryUsageMB: Int?
+    public var memoryUsageMB: Double?
 
-    public init(id: UUID, timestamp: Date, eventName: String, action: String, success: Bool, errorDescription: String? = nil, memoryUsageMB: Int? = nil) {
+    public init(id: UUID, timestamp: Date, eventName: String, action: String, success: Bool, errorDescription: String? = nil, memoryUsageMB: Double? = nil) {
         self.id = id
         self.timestamp = timestamp
         self.eventName = eventName
@@ -54,7 +54,7 @@ public struct DeviceHealth: Sendable, Equatable {
     public var lastHeartbeatAt: Date?
     /// Seconds since the last heartbeat, as of `asOf`.
     public var heartbeatGapSeconds: Int?
-    public var memoryUsageMB: Int?
+    public var memoryUsageMB: Double?
     public var missedNotifications: Int
     public var sequenceResets: Int
     public var errorsToday: Int
@@ -66,7 +66,7 @@ public struct DeviceHealth: Sendable, Equatable {
     public var asOf: Date
 
     public init(
-        deviceID: UUID, date: String, status: TrackingStatus, lastHeartbeatAt: Date?, heartbeatGapSeconds: Int?, memoryUsageMB: Int?, missedNotifications: Int,
+        deviceID: UUID, date: String, status: TrackingStatus, lastHeartbeatAt: Date?, heartbeatGapSeconds: Int?, memoryUsageMB: Double?, missedNotifications: Int,
         sequenceResets: Int, errorsToday: Int, lastErrors: [ExtensionError], gapsToday: [UsageGap], gapMinutesToday: Int, asOf: Date
     ) {
         self.deviceID = deviceID
@@ -89,7 +89,7 @@ public struct DeviceHealth: Sendable, Equatable {
     /// A device's day from what the server keeps: its heartbeat state, that day's counters, its
     /// stored heartbeat gaps and sessions, and its errors. `errorLimit` of the day's errors are listed.
     public static func day(
-        _ date: String, in timeZone: TimeZone, deviceID: UUID, lastHeartbeatAt: Date?, monitoringActive: Bool, memoryUsageMB: Int?, missedNotifications: Int,
+        _ date: String, in timeZone: TimeZone, deviceID: UUID, lastHeartbeatAt: Date?, monitoringActive: Bool, memoryUsageMB: Double?, missedNotifications: Int,
         sequenceResets: Int, heartbeatGaps: [UsageGap], sessions: [UsageSession], errors: [ExtensionError], errorLimit: Int, now: Date
     ) -> DeviceHealth? {
         guard let day = DailySummaryCalculator.interval(of: date, in: timeZone) else { return nil }
@@ -108,17 +108,16 @@ public struct DeviceHealth: Sendable, Equatable {
 
     /// The `health` record's fields (the day's errors, at most 10).
     public var fields: [String: JSONValue] {
-        func optional(_ value: Int?) -> JSONValue { value.map { .number(Double($0)) } ?? .null }
         return [
             "deviceId": .string(deviceID.lowercased), "date": .string(date), "status": .string(status.rawValue),
-            "lastHeartbeatAt": lastHeartbeatAt.map { .string(Instant.format($0)) } ?? .null, "memoryUsageMB": optional(memoryUsageMB),
+            "lastHeartbeatAt": lastHeartbeatAt.map { .string(Instant.format($0)) } ?? .null, "memoryUsageMB": memoryUsageMB.map(JSONValue.number) ?? .null,
             "missedNotifications": .number(Double(missedNotifications)), "sequenceResets": .number(Double(sequenceResets)),
             "errorsToday": .number(Double(errorsToday)),
             "lastErrors": .array(lastErrors.prefix(10).map { error in
                 .object([
                     "id": .string(error.id.lowercased), "timestamp": .string(Instant.format(error.timestamp)), "eventName": .string(error.eventName),
                     "action": .string(error.action), "success": .bool(error.success), "errorDescription": error.errorDescription.map(JSONValue.string) ?? .null,
-                    "memoryUsageMB": optional(error.memoryUsageMB),
+                    "memoryUsageMB": error.memoryUsageMB.map(JSONValue.number) ?? .null,
                 ])
             }),
             "gapsToday": .array(gapsToday.map { gap in
@@ -137,6 +136,7 @@ public struct DeviceHealth: Sendable, Equatable {
         func integer(_ object: [String: JSONValue], _ key: String) -> Int? {
             if case .number(let value)? = object[key], let int = Int(exactly: value) { int } else { nil }
         }
+        func number(_ object: [String: JSONValue], _ key: String) -> Double? { if case .number(let value)? = object[key] { value } else { nil } }
         guard let date = string(fields, "date"), let status = string(fields, "status").flatMap(TrackingStatus.init(rawValue:)),
             let missed = integer(fields, "missedNotifications"), let resets = integer(fields, "sequenceResets"), let errorsToday = integer(fields, "errorsToday"),
             let gapMinutes = integer(fields, "gapMinutesToday"), case .array(let errorList)? = fields["lastErrors"], case .array(let gapList)? = fields["gapsToday"]
@@ -148,7 +148,7 @@ public struct DeviceHealth: Sendable, Equatable {
             else { return nil }
             errors.append(ExtensionError(
                 id: id, timestamp: at, eventName: name, action: action, success: success, errorDescription: string(error, "errorDescription"),
-                memoryUsageMB: integer(error, "memoryUsageMB")
+                memoryUsageMB: number(error, "memoryUsageMB")
             ))
         }
         var gaps: [UsageGap] = []
@@ -160,7 +160,7 @@ public struct DeviceHealth: Sendable, Equatable {
         }
         let last = string(fields, "lastHeartbeatAt").flatMap(Instant.parse)
         self.init(
-            deviceID: deviceID, date: date, status: status, lastHeartbeatAt: last, heartbeatGapSeconds: nil, memoryUsageMB: integer(fields, "memoryUsageMB"),
+            deviceID: deviceID, date: date, status: status, lastHeartbeatAt: last, heartbeatGapSeconds: nil, memoryUsageMB: number(fields, "memoryUsageMB"),
             missedNotifications: missed, sequenceResets: resets, errorsToday: errorsToday, lastErrors: errors, gapsToday: gaps, gapMinutesToday: gapMinutes,
             asOf: last ?? Date(timeIntervalSince1970: 0)
         )
@@ -175,7 +175,7 @@ public struct DeviceHealth: Sendable, Equatable {
             "EXTENSION HEALTH",
             "status: \(status.rawValue)",
             "last heartbeat: \(instant(lastHeartbeatAt))" + (heartbeatGapSeconds.map { " (\($0) s ago)" } ?? ""),
-            "memory: " + (memoryUsageMB.map { "\($0) MB" } ?? "not reported"),
+            "memory: " + (memoryUsageMB.map { "\(Self.megabytes($0)) MB" } ?? "not reported"),
             "missed notifications: \(missedNotifications)",
             "sequence resets: \(sequenceResets)",
             "errors: \(errorsToday)",
@@ -187,9 +187,14 @@ public struct DeviceHealth: Sendable, Equatable {
         lines += ["", "ERROR LOG"]
         lines += lastErrors.isEmpty ? ["none"] : lastErrors.map { error in
             "\(Instant.format(error.timestamp))  \(error.action)  \(error.success ? "ok" : "failed")  \(error.eventName)"
-                + (error.errorDescription.map { ": \($0)" } ?? "") + (error.memoryUsageMB.map { " (\($0) MB)" } ?? "")
+                + (error.errorDescription.map { ": \($0)" } ?? "") + (error.memoryUsageMB.map { " (\(Self.megabytes($0)) MB)" } ?? "")
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Megabytes as people write them: `6`, `4.1` (the shortest digits that read back the same).
+    public static func megabytes(_ value: Double) -> String {
+        value.rounded() == value && value.magnitude < 1e15 ? String(Int64(value)) : "\(value)"
     }
 }
 
@@ -197,11 +202,11 @@ public struct DeviceHealth: Sendable, Equatable {
 public struct HealthReport: Sendable, Equatable {
     public var heartbeatAt: Date
     public var monitoringActive: Bool
-    public var memoryUsageMB: Int?
+    public var memoryUsageMB: Double?
     public var notificationSequence: Int64?
     public var errors: [ExtensionError]
 
-    public init(heartbeatAt: Date, monitoringActive: Bool, memoryUsageMB: Int? = nil, notificationSequence: Int64? = nil, errors: [ExtensionError] = []) {
+    public init(heartbeatAt: Date, monitoringActive: Bool, memoryUsageMB: Double? = nil, notificationSequence: Int64? = nil, errors: [ExtensionError] = []) {
         self.heartbeatAt = heartbeatAt
         self.monitoringActive = monitoringActive
         self.memoryUsageMB = memoryUsageMB

@@ -67,14 +67,14 @@ public struct PostgresHealthStore: Sendable {
                     .object([
                         "id": .string(error.id.lowercased), "at": .string(Instant.format(error.timestamp)), "name": .string(error.eventName),
                         "action": .string(error.action), "success": .bool(error.success), "description": error.errorDescription.map(JSONValue.string) ?? .null,
-                        "memory": error.memoryUsageMB.map { .number(Double($0)) } ?? .null,
+                        "memory": error.memoryUsageMB.map(JSONValue.number) ?? .null,
                     ])
                 }))
                 let stored = try await connection.rows(
                     """
                     INSERT INTO device_errors (family_id, device_id, error_id, occurred_at, event_name, action, success, description, memory_usage_mb)
                     SELECT \(device.familyID), \(device.deviceID), e.id, e.at, e.name, e.action, e.success, e.description, e.memory
-                    FROM jsonb_to_recordset(\(rows)) AS e(id uuid, at timestamptz, name text, action text, success boolean, description text, memory integer)
+                    FROM jsonb_to_recordset(\(rows)) AS e(id uuid, at timestamptz, name text, action text, success boolean, description text, memory double precision)
                     ON CONFLICT DO NOTHING
                     RETURNING error_id
                     """,
@@ -179,7 +179,7 @@ public struct PostgresHealthStore: Sendable {
             """,
             logger: logger
         )
-        guard let (previous, memory, fields) = try rows.decode((Date, Int?, RecordFields).self).first,
+        guard let (previous, memory, fields) = try rows.decode((Date, Double?, RecordFields).self).first,
             var health = DeviceHealth(fields: fields.value, deviceID: device.deviceID)
         else { return nil }
         health.lastHeartbeatAt = now
@@ -306,7 +306,7 @@ public struct PostgresHealthStore: Sendable {
     struct State {
         var monitoringActive: Bool
         var lastHeartbeatAt: Date
-        var memoryUsageMB: Int?
+        var memoryUsageMB: Double?
         var lastSequence: Int64?
         var status: TrackingStatus
         var recordWrittenAt: Date
@@ -334,7 +334,7 @@ public struct PostgresHealthStore: Sendable {
             """,
             logger: logger
         )
-        guard let (active, last, memory, sequence, status, written, date) = try rows.decode((Bool, Date, Int?, Int64?, String, Date, Date).self).first
+        guard let (active, last, memory, sequence, status, written, date) = try rows.decode((Bool, Date, Double?, Int64?, String, Date, Date).self).first
         else { return nil }
         return State(
             monitoringActive: active, lastHeartbeatAt: last, memoryUsageMB: memory, lastSequence: sequence, status: TrackingStatus(rawValue: status) ?? .unknown,
@@ -348,7 +348,7 @@ public struct PostgresHealthStore: Sendable {
         let (familyID, deviceID) = (owner.familyID, owner.deviceID)
         let state = try await connection.rows(
             "SELECT monitoring_active, last_heartbeat_at, memory_usage_mb FROM device_health WHERE family_id = \(familyID) AND device_id = \(deviceID)", logger: logger
-        ).decode((Bool, Date, Int?).self).first { _ in true }
+        ).decode((Bool, Date, Double?).self).first { _ in true }
         let counters = try await connection.rows(
             "SELECT missed_notifications, sequence_resets FROM device_health_days WHERE family_id = \(familyID) AND device_id = \(deviceID) AND date = \(date)",
             logger: logger
@@ -381,7 +381,7 @@ public struct PostgresHealthStore: Sendable {
             """,
             logger: logger
         ).map { row in
-            let (id, at, name, action, success, description, memory) = try row.decode((UUID, Date, String, String, Bool, String?, Int?).self)
+            let (id, at, name, action, success, description, memory) = try row.decode((UUID, Date, String, String, Bool, String?, Double?).self)
             return ExtensionError(id: id, timestamp: at, eventName: name, action: action, success: success, errorDescription: description, memoryUsageMB: memory)
         }
         return DeviceHealth.day(

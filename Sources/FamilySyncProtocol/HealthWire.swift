@@ -6,11 +6,11 @@ import Foundation
 public struct HealthReportRequest: Codable, Sendable, Equatable {
     public var heartbeatAt: Date
     public var monitoringActive: Bool
-    public var memoryUsageMB: Int?
+    public var memoryUsageMB: Double?
     public var notificationSequence: Int64?
     public var errors: [ExtensionErrorBody]?
 
-    public init(heartbeatAt: Date, monitoringActive: Bool, memoryUsageMB: Int? = nil, notificationSequence: Int64? = nil, errors: [ExtensionErrorBody]? = nil) {
+    public init(heartbeatAt: Date, monitoringActive: Bool, memoryUsageMB: Double? = nil, notificationSequence: Int64? = nil, errors: [ExtensionErrorBody]? = nil) {
         self.heartbeatAt = heartbeatAt
         self.monitoringActive = monitoringActive
         self.memoryUsageMB = memoryUsageMB
@@ -28,9 +28,9 @@ public struct ExtensionErrorBody: Codable, Sendable, Equatable {
     public var action: String
     public var success: Bool
     public var errorDescription: String?
-    public var memoryUsageMB: Int?
+    public var memoryUsageMB: Double?
 
-    public init(id: UUID, timestamp: Date, eventName: String, action: String, success: Bool, errorDescription: String? = nil, memoryUsageMB: Int? = nil) {
+    public init(id: UUID, timestamp: Date, eventName: String, action: String, success: Bool, errorDescription: String? = nil, memoryUsageMB: Double? = nil) {
         self.id = id
         self.timestamp = timestamp
         self.eventName = eventName
@@ -89,7 +89,7 @@ public struct DeviceHealthBody: Codable, Sendable, Equatable {
     public var status: String
     public var lastHeartbeatAt: Date?
     public var heartbeatGapSeconds: Int?
-    public var memoryUsageMB: Int?
+    public var memoryUsageMB: Double?
     public var missedNotifications: Int
     public var sequenceResets: Int
     public var errorsToday: Int

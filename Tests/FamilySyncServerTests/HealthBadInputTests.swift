@@ -47,6 +47,7 @@ import Testing
         Case(description: "monitoringActive not a boolean", body: ["monitoringActive": "\"yes\""], field: "monitoringActive"),
         Case(description: "a negative sequence", body: ["notificationSequence": "-1"], field: "notificationSequence"),
         Case(description: "negative memory", body: ["memoryUsageMB": "-3"], field: "memoryUsageMB"),
+        Case(description: "memory past the limit by a fraction", body: ["memoryUsageMB": "1000000.5"], field: "memoryUsageMB"),
         Case(description: "an unknown member", body: ["battery": "80"], field: "battery"),
         Case(description: "an unknown action", error: ["action": "\"explode\""], field: "errors[0].action"),
         Case(description: "an error in the future", error: ["timestamp": "\"2026-11-18T12:00:00.000Z\""], field: "errors[0].timestamp"),
@@ -69,6 +70,31 @@ import Testing
             #expect(reply.errorCode == bad.code)
             #expect(reply.error?.field == bad.field)
             #expect(try await server.fingerprint() == before, "the refused report changed the database")
+        }
+    }
+
+    /// Extensions measure memory as a `Double` (4.1 MB): taken, kept and answered as sent, in the
+    /// heartbeat, its errors, the day read back, the export and the quiet heartbeat's answer.
+    @Test func fractionalMemoryIsTakenAndAnsweredBack() async throws {
+        try await withTestServer { server in
+            let fixture = try await FamilyFixture.make(server)
+            let report = Self.json(Case(description: "", body: ["memoryUsageMB": "4.1"], error: ["memoryUsageMB": "3.75"]))
+            let reply = try await server.send(.post, "/v1/devices/me/health", credential: fixture.child.credential, json: report)
+            #expect(reply.status == .ok, "\(String(buffer: reply.body).prefix(300))")
+            #expect(String(buffer: reply.body).contains(#""memoryUsageMB":4.1"#))
+            let answered = try reply.decode(DeviceHealthBody.self)
+            #expect(answered.memoryUsageMB == 4.1 && answered.lastErrors.first?.memoryUsageMB == 3.75)
+
+            let uri = "/v1/devices/\(fixture.child.deviceID.lowercased)/health"
+            let read = try await server.send(.get, uri, credential: fixture.parent.credential).decode(DeviceHealthBody.self)
+            #expect(read.memoryUsageMB == 4.1 && read.lastErrors.first?.memoryUsageMB == 3.75)
+            let export = try await server.send(.get, uri, credential: fixture.parent.credential, headers: [("Accept", "text/plain")])
+            #expect(String(buffer: export.body).contains("memory: 4.1 MB") && String(buffer: export.body).contains("(3.75 MB)"), "\(String(buffer: export.body))")
+
+            // Nothing a parent sees changes: the one-statement heartbeat, answered from the row.
+            let quiet = Self.json(Case(description: "", body: ["memoryUsageMB": "4.25", "notificationSequence": "4"]))
+            let again = try await server.send(.post, "/v1/devices/me/health", credential: fixture.child.credential, json: quiet)
+            #expect(try again.decode(DeviceHealthBody.self).memoryUsageMB == 4.25, "\(String(buffer: again.body).prefix(300))")
         }
     }
 

@@ -37,7 +37,7 @@ struct HealthCommand: AsyncParsableCommand {
                 + (health.lastHeartbeatAt.map { ", last heartbeat \(Human.instant($0))" } ?? ", no heartbeat yet")
                 + (health.heartbeatGapSeconds.map { " (\(Human.duration($0)) ago)" } ?? "") + ".")
             context.output.line("Missed notifications \(health.missedNotifications), sequence resets \(health.sequenceResets), errors \(health.errorsToday)"
-                + (health.memoryUsageMB.map { ", memory \($0) MB" } ?? "") + "; heartbeat gaps \(health.gapMinutesToday) min.")
+                + (health.memoryUsageMB.map { ", memory \(DeviceHealth.megabytes($0)) MB" } ?? "") + "; heartbeat gaps \(health.gapMinutesToday) min.")
             if !health.gapsToday.isEmpty {
                 context.output.line()
                 context.output.table(["GAP FROM", "TO", "MINUTES", "DETECTED BY"], health.gapsToday.map { gap in
@@ -68,13 +68,14 @@ struct HealthCommand: AsyncParsableCommand {
         var off = false
         @Option(help: "The extension's notification sequence number.")
         var sequence: Int64?
-        @Option(help: "The extension's memory use, in MB.")
-        var memoryMb: Int?
+        @Option(help: "The extension's memory use, in MB (4.1).")
+        var memoryMb: Double?
         @Option(help: "A failed event of the extension: ACTION:EVENT[:DESCRIPTION]. Repeatable.")
         var error: [String] = []
 
         func run() async throws {
             let context = try options.context()
+            if let memoryMb, !memoryMb.isFinite { throw OperatorError.configuration("--memory-mb is a number of megabytes, as 4.1") }
             let errors = try error.map { text -> ExtensionErrorBody in
                 let parts = text.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
                 guard parts.count >= 2, !parts[0].isEmpty, !parts[1].isEmpty else {
