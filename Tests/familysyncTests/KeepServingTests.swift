@@ -46,6 +46,23 @@ extension ReliabilitySuites {
             }
         }
 
+        /// A server that cannot stay up is started again after 1 s, then 2 s, and given up at the
+        /// limit, ending the script with the crash's status (a shell that kills itself stands in).
+        @Test func crashesBackOffAndStopAtTheLimit() async throws {
+            try await withTemporaryDirectory { directory in
+                let wrapper = try await ServerProcess.start(
+                    [Self.script, "/bin/bash", "-c", "kill -SEGV $$"], executable: "/bin/bash",
+                    environment: ["KEEP_SERVING_CRASHES": "3", "KEEP_SERVING_WINDOW": "300"], workingDirectory: directory
+                )
+                #expect(try await wrapper.waitForExit() == .exited(128 + SIGSEGV))
+                let lines = wrapper.stderr.split(separator: "\n").filter { $0.hasPrefix("keep-serving:") }
+                #expect(lines.count == 3, "\(lines)")
+                #expect(lines.first?.hasSuffix("starting it again in 1 s") == true)
+                #expect(lines.dropFirst().first?.hasSuffix("starting it again in 2 s") == true)
+                #expect(lines.last?.hasSuffix("3 crashes within 300 s; not starting it again") == true)
+            }
+        }
+
         @Test func anExitWithAStatusIsNotStartedAgain() async throws {
             try await withTemporaryDirectory { directory in
                 // Bad configuration is exit 2: starting again would not help.
