@@ -110,12 +110,19 @@ extension DecodingError {
 
     var reasonForClient: String {
         switch self {
-        case .typeMismatch(let type, _): "A value has the wrong type; expected \(type)."
+        case .typeMismatch(let type, _): "A value has the wrong type; expected \(Self.expected(type))."
         case .valueNotFound: "A required value is null."
         case .keyNotFound(let key, _): "The member '\(key.stringValue)' is required."
         case .dataCorrupted(let context) where context.codingPath.isEmpty: "The body is not valid JSON."
         case .dataCorrupted: "A value is invalid."
         @unknown default: "The request body could not be read."
         }
+    }
+
+    /// A type as a client knows it: "an integer", "a number", else its name.
+    static func expected(_ type: Any.Type) -> String {
+        if type is any FixedWidthInteger.Type { return "an integer" }
+        if type is any BinaryFloatingPoint.Type { return "a number" }
+        return "\(type)"
     }
 }

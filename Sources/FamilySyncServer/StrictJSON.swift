@@ -8,7 +8,15 @@ import Foundation
 /// take `{"timeZone": null}` as "unchanged").
 enum StrictJSON {
     static func decode<Value: Decodable & DeclaresMembers>(_ type: Value.Type, from data: Data) throws -> Value {
-        let value = try WireCoding.makeDecoder().decode(Value.self, from: data)
+        let value: Value
+        do {
+            value = try WireCoding.makeDecoder().decode(Value.self, from: data)
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+            // Also what Foundation says of a number its member cannot hold (`4.1` for an integer):
+            // that member named, if so.
+            if let unfit = UnfitNumbers.diagnose(Value.self, in: data) { throw unfit }
+            throw DecodingError.dataCorrupted(context)
+        }
         let findings = MemberScan.scan(data, against: Value.members)
         if let repeated = findings.repeated {
             throw FamilySyncError.badRequest("The member '\(repeated.split(separator: ".").last.map(String.init) ?? repeated)' appears twice.", field: repeated)

@@ -19,6 +19,8 @@ import Testing
         var status: HTTPResponse.Status = .badRequest
         var code = "BAD_REQUEST"
         var field: String?
+        /// Words the reason must contain.
+        var reason: String?
     }
 
     /// The test server's clock stands at 2026-11-18T11:06:40Z.
@@ -48,6 +50,12 @@ import Testing
         Case(description: "a negative sequence", body: ["notificationSequence": "-1"], field: "notificationSequence"),
         Case(description: "negative memory", body: ["memoryUsageMB": "-3"], field: "memoryUsageMB"),
         Case(description: "memory past the limit by a fraction", body: ["memoryUsageMB": "1000000.5"], field: "memoryUsageMB"),
+        Case(description: "memory beyond any number", body: ["memoryUsageMB": "1e400"], field: "memoryUsageMB", reason: "out of range"),
+        Case(description: "a sequence number with a fraction", body: ["notificationSequence": "1.5"], field: "notificationSequence", reason: "expected an integer"),
+        Case(description: "a sequence number with a fraction after fractional memory", body: ["memoryUsageMB": "4.1", "notificationSequence": "2.25"],
+             field: "notificationSequence", reason: "expected an integer"),
+        Case(description: "a sequence number past 64 bits", body: ["notificationSequence": "1e30"], field: "notificationSequence", reason: "out of range"),
+        Case(description: "a sequence number one past 64 bits", body: ["notificationSequence": "9223372036854775808"], field: "notificationSequence", reason: "out of range"),
         Case(description: "an unknown member", body: ["battery": "80"], field: "battery"),
         Case(description: "an unknown action", error: ["action": "\"explode\""], field: "errors[0].action"),
         Case(description: "an error in the future", error: ["timestamp": "\"2026-11-18T12:00:00.000Z\""], field: "errors[0].timestamp"),
@@ -55,6 +63,8 @@ import Testing
         Case(description: "an error id that is not a UUID", error: ["id": "\"e1\""], field: "errors[0].id"),
         Case(description: "an empty eventName", error: ["eventName": "\"\""], field: "errors[0].eventName"),
         Case(description: "an error with an unknown member", error: ["stack": "\"…\""], field: "errors[0].stack"),
+        Case(description: "an error's memory beyond any number", error: ["memoryUsageMB": "-1e400"], field: "errors[0].memoryUsageMB", reason: "out of range"),
+        Case(description: "an error's memory as a string", error: ["memoryUsageMB": "\"4.1\""], field: "errors[0].memoryUsageMB", reason: "expected a number"),
         Case(description: "the same error twice", error: ["id": "\"5c9a4bd4-5a1e-4b53-9a57-8d0e7d3d2b11\""], errorCount: 2, field: "errors[1].id"),
         Case(description: "101 errors", error: [:], errorCount: 101, status: .contentTooLarge, code: "LIMIT_EXCEEDED", field: "errors"),
         Case(description: "an untracked parent reporting", asParent: true, status: .forbidden, code: "ACCESS_DENIED"),
@@ -69,6 +79,7 @@ import Testing
             #expect(reply.status == bad.status, "\(String(buffer: reply.body).prefix(300))")
             #expect(reply.errorCode == bad.code)
             #expect(reply.error?.field == bad.field)
+            if let reason = bad.reason { #expect(reply.error?.reason.contains(reason) == true, "\(reply.error?.reason ?? "")") }
             #expect(try await server.fingerprint() == before, "the refused report changed the database")
         }
     }

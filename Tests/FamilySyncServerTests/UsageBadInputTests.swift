@@ -17,6 +17,8 @@ import Testing
         var status: HTTPResponse.Status
         var code: String
         var field: String?
+        /// Words the reason must contain.
+        var reason: String? = nil
     }
 
     /// A valid record (ClockStart is the test server's manual clock), members replaced as given
@@ -38,6 +40,9 @@ import Testing
         Case(description: "sessionEnd before sessionStart", json: { r, _ in body([r(["sessionEnd": "\"2026-11-17T09:59:59.000Z\""])]) }, status: .badRequest, code: "BAD_REQUEST", field: "records[0].sessionEnd"),
         Case(description: "totalSeconds longer than the session", json: { r, _ in body([r(["totalSeconds": "602"])]) }, status: .badRequest, code: "BAD_REQUEST", field: "records[0].totalSeconds"),
         Case(description: "negative totalSeconds", json: { r, _ in body([r(["totalSeconds": "-1"])]) }, status: .badRequest, code: "BAD_REQUEST", field: "records[0].totalSeconds"),
+        Case(description: "totalSeconds with a fraction", json: { r, _ in body([r(["totalSeconds": "60.5"])]) }, status: .badRequest, code: "BAD_REQUEST", field: "records[0].totalSeconds", reason: "expected an integer"),
+        Case(description: "points past 64 bits in a later record", json: { r, _ in body([r([:]), r(["earnedPoints": "1e30"])]) }, status: .badRequest, code: "BAD_REQUEST", field: "records[1].earnedPoints", reason: "out of range"),
+        Case(description: "pickups as a string", json: { r, _ in body([r(["pickups": "\"3\""])]) }, status: .badRequest, code: "BAD_REQUEST", field: "records[0].pickups", reason: "expected an integer"),
         Case(description: "a session in the future", json: { r, _ in body([r(["sessionStart": "\"2030-01-01T00:00:00.000Z\"", "sessionEnd": "\"2030-01-01T00:10:00.000Z\""])]) }, status: .badRequest, code: "BAD_REQUEST", field: "records[0].sessionEnd"),
         Case(description: "a session over 36 hours", json: { r, _ in body([r(["sessionStart": "\"2026-11-15T00:00:00.000Z\"", "totalSeconds": "60"])]) }, status: .badRequest, code: "BAD_REQUEST", field: "records[0].sessionEnd"),
         Case(description: "a session older than the retention", json: { r, _ in body([r(["sessionStart": "\"2025-01-01T00:00:00.000Z\"", "sessionEnd": "\"2025-01-01T00:10:00.000Z\""])]) }, status: .badRequest, code: "BAD_REQUEST", field: "records[0].sessionEnd"),
@@ -72,6 +77,7 @@ import Testing
             #expect(reply.status == bad.status, "\(String(buffer: reply.body).prefix(300))")
             #expect(reply.errorCode == bad.code)
             #expect(reply.error?.field == bad.field)
+            if let reason = bad.reason { #expect(reply.error?.reason.contains(reason) == true, "\(reply.error?.reason ?? "")") }
             #expect(try await server.fingerprint() == before, "the refused upload changed the database")
         }
     }
