@@ -34,10 +34,14 @@ struct ErrorMiddleware: RouterMiddleware {
     /// `Connection: close`).
     static func response(for error: any Error, request: Request, context: Context) -> Response {
         let mapped = translate(error, request: request)
-        if let shed = TryAgainReason(mapped) {
+        let shed = TryAgainReason(mapped)
+        if let shed {
             Counter(label: "familysync_requests_shed_total", dimensions: [("reason", shed.rawValue)]).increment()
         }
-        if mapped.code == .internalError || mapped.code == .tryAgainLater {
+        if shed == .familyBusy || shed == .poolExhausted {
+            // Load, not a fault: counted above, and one line per shed request would flood the log.
+            context.logger.notice("request shed", metadata: ["reason": "\(shed!.rawValue)"])
+        } else if mapped.code == .internalError || mapped.code == .tryAgainLater {
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))", "code": "\(mapped.code.rawValue)"])
         } else {
             context.logger.debug("request rejected", metadata: ["error": "\(mapped)"])
