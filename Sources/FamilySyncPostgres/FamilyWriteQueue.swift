@@ -8,7 +8,7 @@ import Synchronization
 /// family's requests queued for the pool behind them (34 times slower in the measure).
 /// With turns, a family holds at most one connection per instance for its writes, whatever it
 /// sends, and its queue is bounded: past `Limits.waiting` writers, or `Limits.wait` in line, that
-/// family alone is answered `TRY_AGAIN_LATER` (§1.1) saying it is busy. Reads take no turn.
+/// family alone is answered `TRY_AGAIN_LATER` saying it is busy (PROTOCOL §1.2). Reads take no turn.
 public final class FamilyWriteQueue: Sendable {
     public struct Limits: Sendable {
         /// Writers of one family that may wait for their turn in this instance.
@@ -51,7 +51,7 @@ public final class FamilyWriteQueue: Sendable {
         }
     }
 
-    /// Writers of `family` holding or waiting for its turn (for tests and metrics).
+    /// Writers of `family` holding or waiting for its turn, for tests.
     public func writers(of family: UUID) -> Int {
         lines.withLock { lines in lines[family].map { $0.count + 1 } ?? 0 }
     }
