@@ -145,6 +145,11 @@ extension Alert {
             guard (1...500).contains(message.count) else { throw .badRequest("message is 1–500 characters.", field: "message") }
         }
 
+        /// The category it names, as the request's `category` (§9.1: a family's own needs its record).
+        public var namedCategories: [NamedCategory] {
+            category.map { [NamedCategory($0, field: "category")] } ?? []
+        }
+
         /// The alert it makes for `device` of `member`, on the device's local `date`.
         public func alert(device: UUID, member: UUID, date: String, at now: Date) -> Alert {
             Alert(

@@ -67,6 +67,15 @@ public struct CategoryKinds: Sendable, Equatable {
         category.isBuiltIn || familyDefined[category] != nil
     }
 
+    /// Refuses the first of `named` that is a family's own category without its record (§9.1):
+    /// 400 naming its member.
+    public func check(_ named: [NamedCategory]) throws(FamilySyncError) {
+        guard let unknown = named.first(where: { !isKnown($0.category) }) else { return }
+        throw .badRequest(
+            "The category \(unknown.category.rawValue) has no Category record in the family zone; a parent defines it first.", field: unknown.field
+        )
+    }
+
     /// From the `Category` records of the family zone.
     public init(records: [[String: JSONValue]]) {
         var kinds: [CategoryID: CategoryKind] = [:]
@@ -77,6 +86,42 @@ public struct CategoryKinds: Sendable, Equatable {
             kinds[category] = parsed
         }
         familyDefined = kinds
+    }
+}
+
+/// A category a request or a record names, with the member that names it (the `field` of a
+/// refusal).
+public struct NamedCategory: Sendable, Equatable {
+    public var category: CategoryID
+    public var field: String
+
+    public init(_ category: CategoryID, field: String) {
+        self.category = category
+        self.field = field
+    }
+}
+
+/// Where a record type's fields name categories (declared with the type, `RecordTypeRegistry`).
+public enum CategoryMember: Sendable, Equatable {
+    /// A member holding one category id (a value that is not one, such as a budget's `"*"`,
+    /// names none).
+    case single(String)
+    /// A member holding a list of them; each is named by its index, `categories[1]`.
+    case list(String)
+
+    /// The categories `fields` name here, each with its path under `field` (the record's fields).
+    public func named(in fields: [String: JSONValue], field: String) -> [NamedCategory] {
+        switch self {
+        case .single(let member):
+            guard case .string(let text)? = fields[member], let category = CategoryID(rawValue: text) else { return [] }
+            return [NamedCategory(category, field: "\(field).\(member)")]
+        case .list(let member):
+            guard case .array(let values)? = fields[member] else { return [] }
+            return values.enumerated().compactMap { index, value in
+                guard case .string(let text) = value, let category = CategoryID(rawValue: text) else { return nil }
+                return NamedCategory(category, field: "\(field).\(member)[\(index)]")
+            }
+        }
     }
 }
 

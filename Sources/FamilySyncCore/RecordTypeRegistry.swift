@@ -20,15 +20,20 @@ public struct RecordType: Sendable {
     public var maximumPerZone: Int?
     /// Record names of this type only the server writes, with the endpoint that does.
     public var reservedNames: [String: String]
+    /// The members of its fields that name categories (§9.1: a family's own needs its record
+    /// before a write names it).
+    public var categoryMembers: [CategoryMember]
 
     public typealias Validation = @Sendable (_ fields: [String: JSONValue], _ recordName: String, _ field: String) throws(FamilySyncError) -> Void
     public var derivation: Derivation?
 
     public init(
         _ name: String, zones: Set<RecordSchema.ZoneKind>, route: Route,
-        validate: Validation? = nil, derivation: Derivation? = nil, maximumPerZone: Int? = nil, reservedNames: [String: String] = [:]
+        validate: Validation? = nil, derivation: Derivation? = nil, maximumPerZone: Int? = nil, reservedNames: [String: String] = [:],
+        categoryMembers: [CategoryMember] = []
     ) {
         self.maximumPerZone = maximumPerZone
+        self.categoryMembers = categoryMembers
         self.reservedNames = reservedNames
         self.name = name
         self.zones = zones
@@ -45,7 +50,7 @@ public enum RecordTypeRegistry {
     public static let types: [String: RecordType] = Dictionary(uniqueKeysWithValues: [
         // A tracked device publishes the apps it picked (§11; only it can see them), but does not
         // force past §5.4 nor delete what a parent configured.
-        RecordType("AppConfiguration", zones: [.child], route: .modify(writers: [.parent, .child], childOperations: [.create, .update, .replace]), validate: { fields, _, field throws(FamilySyncError) in try AppConfigurationFields.validate(fields, field: field) }),
+        RecordType("AppConfiguration", zones: [.child], route: .modify(writers: [.parent, .child], childOperations: [.create, .update, .replace]), validate: { fields, _, field throws(FamilySyncError) in try AppConfigurationFields.validate(fields, field: field) }, categoryMembers: [.single("category")]),
         RecordType("DeviceSettings", zones: [.child, .member, .family], route: .modify(writers: [.parent]), reservedNames: [ParentPIN.recordName: "PUT /v1/members/{id}/pin"]),
         RecordType("ConfigurationCommand", zones: [.child], route: .endpoint("POST /v1/devices/{id}/commands and POST /v1/commands/{id}/result")),
         RecordType("UsageRecord", zones: [.child], route: .endpoint("POST /v1/usage"), derivation: DailySummary.derivation),
@@ -53,11 +58,18 @@ public enum RecordTypeRegistry {
         RecordType("DailySummary", zones: [.child], route: .endpoint("the server (it derives them from usage and daily totals)")),
         RecordType("DeviceHealth", zones: [.child], route: .endpoint("the server (from POST /v1/devices/me/health and its stale detector, §10)")),
         RecordType("Category", zones: [.family], route: .modify(writers: [.parent]), validate: CategoryFields.validate),
-        RecordType("Schedule", zones: [.member], route: .modify(writers: [.parent]), validate: Schedule.validate, maximumPerZone: Limits.schedulesPerMember),
+        RecordType("Schedule", zones: [.member], route: .modify(writers: [.parent]), validate: Schedule.validate, maximumPerZone: Limits.schedulesPerMember, categoryMembers: [.list("categories")]),
         RecordType("ShieldConfiguration", zones: [.member], route: .modify(writers: [.parent]), validate: ShieldConfigurationFields.validate, maximumPerZone: 100),
-        RecordType("Budget", zones: [.member], route: .modify(writers: [.parent]), validate: Budget.validate, maximumPerZone: 100),
+        RecordType("Budget", zones: [.member], route: .modify(writers: [.parent]), validate: Budget.validate, maximumPerZone: 100, categoryMembers: [.single("category")]),
         RecordType("Alert", zones: [.member], route: .endpoint("the server (§9.4: when an upload reaches a budget's percent), and POST /v1/alerts/{id}/dismiss")),
     ].map { ($0.name, $0) })
+
+    /// The categories a written record names (its type's `categoryMembers`), each with its path
+    /// under `field` (the record's fields); none for a deletion or a type that names none.
+    public static func categories(namedBy record: Record, field: String) -> [NamedCategory] {
+        guard !record.deleted, let type = types[record.recordType] else { return [] }
+        return type.categoryMembers.flatMap { $0.named(in: record.fields, field: field) }
+    }
 }
 
 /// Records a type derives from what is written, in the same transaction (`UsageRecord` →

@@ -195,22 +195,18 @@ public struct LockedFamily: Sendable {
         CategoryKinds(records: try await RecordRow.fields(ofType: "Category", inZone: "family", family: id, on: connection, logger: logger))
     }
 
-    /// Refuses `AppConfiguration` records that name a family's own category without its record
-    /// (§9.1): 400 naming `field(index)`.
-    public func checkCategories(of records: [Record], field: (Int) -> String) async throws {
-        let named = records.enumerated().compactMap { index, record -> (Int, CategoryID)? in
-            guard record.recordType == "AppConfiguration", !record.deleted, case .string(let text)? = record.fields["category"],
-                let category = CategoryID(rawValue: text), !category.isBuiltIn
-            else { return nil }
-            return (index, category)
-        }
-        guard !named.isEmpty else { return }
-        let kinds = try await categoryKinds()
-        if let (index, category) = named.first(where: { !kinds.isKnown($0.1) }) {
-            throw FamilySyncError.badRequest(
-                "The category \(category.rawValue) has no Category record in the family zone; a parent defines it first.", field: field(index)
-            )
-        }
+    /// Refuses a family's own category without its record (§9.1), the first of `named`: 400
+    /// naming its member. The family's categories are read only when one of its own is named.
+    public func checkCategories(_ named: [NamedCategory]) async throws {
+        let own = named.filter { !$0.category.isBuiltIn }
+        guard !own.isEmpty else { return }
+        try await categoryKinds().check(own)
+    }
+
+    /// As `checkCategories(_:)`, for what the records' types name in their fields
+    /// (`RecordTypeRegistry`); `fields(index)` is the path of the record at `index`'s fields.
+    public func checkCategories(of records: [Record], fields: (Int) -> String) async throws {
+        try await checkCategories(records.enumerated().flatMap { index, record in RecordTypeRegistry.categories(namedBy: record, field: fields(index)) })
     }
 
     /// The time zone of a child zone's device; UTC for other zones.

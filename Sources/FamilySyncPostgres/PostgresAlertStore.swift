@@ -100,6 +100,7 @@ public struct PostgresAlertStore: Sendable {
                 }
                 return (stored, false)
             }
+            try await family.checkCategories(report.namedCategories)
             let timeZone = try await connection.rows(
                 "SELECT time_zone FROM devices WHERE family_id = \(device.familyID) AND device_id = \(device.deviceID)", logger: logger
             ).decode(String.self).first.flatMap(TimeZone.init(identifier:)) ?? .gmt

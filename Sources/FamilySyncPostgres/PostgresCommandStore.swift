@@ -45,7 +45,7 @@ public struct PostgresCommandStore: Sendable {
                 createdAt: now, createdBy: parent.deviceID, expiresAt: now.addingTimeInterval(TimeInterval(new.expiresInSeconds))
             )
             var records = try await Self.configurationRecords(new.configuration, zone: zone, by: parent, now: now, on: connection, logger: logger)
-            try await family.checkCategories(of: records) { "configuration[\($0)].category" }
+            try await family.checkCategories(of: records) { "configuration[\($0)]" }
             records.append(Self.record(command, by: parent.deviceID, role: WriterRole(parent.role), createdAt: now, now: now))
             try await family.commit(records, into: zone)
             return command

@@ -108,11 +108,11 @@ public struct PostgresRecordStore: Sendable {
             // A family's own categories need their record (§9.1). Without atomic, only the
             // operation at fault fails.
             if atomic {
-                try await family.checkCategories(of: planned.map(\.record)) { "operations[\(planned[$0].index)].record.fields.category" }
+                try await family.checkCategories(of: planned.map(\.record)) { "operations[\(planned[$0].index)].record.fields" }
             } else {
                 for plan in planned {
                     do {
-                        try await family.checkCategories(of: [plan.record]) { _ in "operations[\(plan.index)].record.fields.category" }
+                        try await family.checkCategories(of: [plan.record]) { _ in "operations[\(plan.index)].record.fields" }
                     } catch let refused as FamilySyncError {
                         results[plan.index] = .failed(recordName: plan.record.recordName, error: refused, serverRecord: nil)
                         planned.removeAll { $0.index == plan.index }

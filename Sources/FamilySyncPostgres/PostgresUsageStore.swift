@@ -56,11 +56,7 @@ public struct PostgresUsageStore: Sendable {
 
             // Categories: named ones known to the family, the others resolved.
             let kinds = try await family.categoryKinds()
-            for (index, session) in sessions.enumerated() where !uncategorised.contains(session.recordID) && !kinds.isKnown(session.category) {
-                throw FamilySyncError.badRequest(
-                    "The category \(session.category.rawValue) has no Category record in the family zone; a parent defines it first.", field: "records[\(index)].category"
-                )
-            }
+            try kinds.check(sessions.enumerated().filter { !uncategorised.contains($1.recordID) }.map { NamedCategory($1.category, field: "records[\($0)].category") })
             var sessions = sessions
             if !uncategorised.isEmpty {
                 let configured = try await Self.configuredCategories(
@@ -147,11 +143,7 @@ public struct PostgresUsageStore: Sendable {
             try DailyTotals.checkDate(date, in: tz, now: now, retention: retention, field: "date")
 
             let kinds = try await family.categoryKinds()
-            for (index, app) in apps.enumerated() where !uncategorised.contains(app.logicalID) && !kinds.isKnown(app.category) {
-                throw FamilySyncError.badRequest(
-                    "The category \(app.category.rawValue) has no Category record in the family zone; a parent defines it first.", field: "apps[\(index)].category"
-                )
-            }
+            try kinds.check(apps.enumerated().filter { !uncategorised.contains($1.logicalID) }.map { NamedCategory($1.category, field: "apps[\($0)].category") })
             var report = apps
             if !uncategorised.isEmpty {
                 let configured = try await Self.configuredCategories(of: Array(uncategorised), familyID: familyID, zone: zoneName, on: connection, logger: logger)

@@ -25,6 +25,28 @@ import Testing
         #expect(kinds.isKnown(CategoryID(rawValue: "x-chores")!) && !kinds.isKnown(CategoryID(rawValue: "x-piano")!))
     }
 
+    /// Which members of which record types name categories, and the refusal of a family's own
+    /// without its record, naming the first such member.
+    @Test func recordsNameCategoriesInTheMembersTheirTypeDeclares() throws {
+        func record(_ type: String, _ fields: [String: JSONValue], deleted: Bool = false) -> Record {
+            Record(
+                recordName: "r", recordType: type, fields: fields, changeTag: "1", deleted: deleted,
+                createdAt: Date(), createdBy: UUID(), modifiedAt: Date(), modifiedBy: UUID(), modifiedRole: .parent, clientModifiedAt: Date()
+            )
+        }
+        let schedule = record("Schedule", ["categories": .array([.string("gaming"), .string("x-piano"), .string("x-chores")])])
+        #expect(RecordTypeRegistry.categories(namedBy: schedule, field: "f").map(\.field) == ["f.categories[0]", "f.categories[1]", "f.categories[2]"])
+        #expect(RecordTypeRegistry.categories(namedBy: record("Budget", ["category": .string("*")]), field: "f").isEmpty)
+        #expect(RecordTypeRegistry.categories(namedBy: record("Budget", ["category": .string("x-piano")]), field: "f") == [NamedCategory(CategoryID(rawValue: "x-piano")!, field: "f.category")])
+        #expect(RecordTypeRegistry.categories(namedBy: record("AppConfiguration", ["category": .string("x-piano")], deleted: true), field: "f").isEmpty)
+        #expect(RecordTypeRegistry.categories(namedBy: record("x-note", ["category": .string("x-piano")]), field: "f").isEmpty)
+
+        let kinds = CategoryKinds(familyDefined: [CategoryID(rawValue: "x-chores")!: .learning])
+        let refused = #expect(throws: FamilySyncError.self) { try kinds.check(RecordTypeRegistry.categories(namedBy: schedule, field: "f")) }
+        #expect(refused?.code == .badRequest && refused?.field == "f.categories[1]")
+        try kinds.check([NamedCategory(.learning, field: "a"), NamedCategory(CategoryID(rawValue: "x-chores")!, field: "b")])
+    }
+
     @Test func aCategoryRecordKeepsABuiltInsKindAndItsName() throws {
         try CategoryFields.validate(["id": .string("gaming"), "displayName": .string("Games"), "kind": .string("neutral")], recordName: "category-gaming", field: "f")
         let changed = #expect(throws: FamilySyncError.self) {

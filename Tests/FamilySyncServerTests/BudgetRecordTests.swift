@@ -49,6 +49,10 @@ import Testing
             status: .badRequest, field: "operations[0].record.fields.weekdayMinutes"
         ),
         Bad(description: "an unknown category", zone: { member, _ in member }, body: write("Budget", "budget-social", budget.replacingOccurrences(of: "social_media", with: "games")), status: .badRequest, field: "operations[0].record.fields.category"),
+        Bad(
+            description: "a family's own category without its record", zone: { member, _ in member },
+            body: write("Budget", "budget-social", budget.replacingOccurrences(of: "social_media", with: "x-unknown")), status: .badRequest, field: "operations[0].record.fields.category"
+        ),
         Bad(description: "a budget in a device's zone", zone: { _, child in child }, body: write("Budget", "budget-social", budget), status: .badRequest, field: "operations[0].record.recordType"),
         Bad(description: "a budget named after another id", zone: { member, _ in member }, body: write("Budget", "budget-other", budget), status: .badRequest, field: "operations[0].record.fields.budgetID"),
         Bad(

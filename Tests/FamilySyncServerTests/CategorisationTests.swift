@@ -117,4 +117,35 @@ import Testing
             #expect(try await Self.storedCategory(server, parent, child, id) == "x-chores")
         }
     }
+
+    /// A budget, a schedule and a threshold alert that name a family's own category: each refused
+    /// naming its member until the category has its record, then accepted.
+    @Test func budgetsSchedulesAndAlertsNameAFamilysOwnCategoryOnceItExists() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, child) = try await server.pair(by: parent)
+            let zone = Member.zoneName(of: try await server.memberID(of: child))
+            let budget = BudgetRecordTests.write("Budget", "budget-chores", #"{"budgetID":"chores","category":"x-chores","period":"daily","dailyMinutes":30,"enabled":true}"#)
+            let schedule = BudgetRecordTests.write("Schedule", "schedule-bedtime", ScheduleRecordTests.schedule.replacingOccurrences(of: #""gaming""#, with: #""x-chores""#))
+            let alert = ThresholdAlertTests.body(UUID(), category: "x-chores")
+            func send() async throws -> [TestServer.Reply] {
+                [
+                    try await server.send(.post, "/v1/zones/\(zone)/records/modify", credential: parent.credential, json: budget),
+                    try await server.send(.post, "/v1/zones/\(zone)/records/modify", credential: parent.credential, json: schedule),
+                    try await server.send(.post, "/v1/alerts", credential: child.credential, json: alert),
+                ]
+            }
+            let before = try await server.fingerprint()
+            let refused = try await send()
+            #expect(refused.map(\.status) == [.badRequest, .badRequest, .badRequest], "\(refused.map { String(buffer: $0.body) })")
+            #expect(refused.map(\.error?.field) == ["operations[0].record.fields.category", "operations[0].record.fields.categories[0]", "category"])
+            #expect(try await server.fingerprint() == before)
+
+            #expect(try await server.send(.post, "/v1/zones/family/records/modify", credential: parent.credential, json: """
+                {"operations":[{"operationType":"create","record":{"recordName":"category-x-chores","recordType":"Category","fields":{"id":"x-chores","displayName":"Chores","kind":"learning"}}}]}
+                """).status == .ok)
+            let accepted = try await send()
+            #expect(accepted.map(\.status) == [.ok, .ok, .created], "\(accepted.map { String(buffer: $0.body) })")
+        }
+    }
 }

@@ -49,6 +49,11 @@ import Testing
             body: BudgetRecordTests.write("Schedule", "schedule-bedtime", schedule.replacingOccurrences(of: #""gaming""#, with: #""games""#)),
             status: .badRequest, field: "operations[0].record.fields.categories"
         ),
+        .init(
+            description: "a family's own category without its record", zone: { member, _ in member },
+            body: BudgetRecordTests.write("Schedule", "schedule-bedtime", schedule.replacingOccurrences(of: #""gaming""#, with: #""gaming","x-unknown""#)),
+            status: .badRequest, field: "operations[0].record.fields.categories[1]"
+        ),
         .init(description: "a schedule in a device's zone", zone: { _, child in child }, body: BudgetRecordTests.write("Schedule", "schedule-bedtime", schedule), status: .badRequest, field: "operations[0].record.recordType"),
         .init(description: "a schedule named after another id", zone: { member, _ in member }, body: BudgetRecordTests.write("Schedule", "schedule-other", schedule), status: .badRequest, field: "operations[0].record.fields.scheduleID"),
         .init(

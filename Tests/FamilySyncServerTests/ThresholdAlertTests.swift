@@ -58,6 +58,7 @@ import Testing
         Bad(description: "more minutes than a day has", json: body(UUID(), minutes: 1441), status: .badRequest, field: "usedMinutes"),
         Bad(description: "no message", json: body(UUID(), message: ""), status: .badRequest, field: "message"),
         Bad(description: "an unknown category", json: body(UUID(), category: "games"), status: .badRequest, field: "category"),
+        Bad(description: "a family's own category without its record", json: body(UUID(), category: "x-unknown"), status: .badRequest, field: "category"),
         Bad(description: "a clientAlertID that is no UUID", json: #"{"clientAlertID":"a1","kind":"threshold","category":"gaming","usedMinutes":1,"message":"m"}"#, status: .badRequest, field: "clientAlertID"),
         Bad(description: "an unknown member", json: #"{"clientAlertID":"\#(UUID().lowercased)","kind":"threshold","category":"gaming","usedMinutes":1,"message":"m","level":3}"#, status: .badRequest, field: "level"),
         Bad(description: "an untracked parent device", json: body(UUID()), asParent: true, status: .forbidden, field: nil),
