@@ -155,6 +155,8 @@ let package = Package(
                 "FamilySyncCore",
                 // The push benchmark's APNs.
                 "StandInAPNs",
+                // PgBouncer as the tests run it (PgBouncerSetup).
+                "FamilySyncTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CompressNIO", package: "compress-nio"),

@@ -19,48 +19,15 @@ extension ReliabilitySuites {
         /// PgBouncer on a free loopback port in front of the test cluster, until `body` returns; `body`
         /// gets `database` as reached through it.
         static func withPgBouncer<Result>(database: DatabaseURL, in directory: String, _ body: (DatabaseURL) async throws -> Result) async throws -> Result {
-            guard case .unixSocket(let socket) = database.endpoint else { throw TestFailure("the test cluster listens on a socket") }
-            let binary = ["/usr/sbin/pgbouncer", "/usr/bin/pgbouncer"].first { (path: String) in access(path, X_OK) == 0 }
-            guard let binary else { throw TestFailure("pgbouncer is not installed (scripts/test installs it)") }
-            let port = try freePort()
-            let home = directory + "/pgbouncer"
-            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
-            let configuration = """
-                [databases]
-                * = host=\((socket as NSString).deletingLastPathComponent) port=\(socket.split(separator: ".").last ?? "5432") user=\(database.username)
-                [pgbouncer]
-                listen_addr = 127.0.0.1
-                listen_port = \(port)
-                unix_socket_dir =
-                auth_type = any
-                pool_mode = transaction
-                default_pool_size = 4
-                max_client_conn = 100
-                ignore_startup_parameters = extra_float_digits,options
-                logfile = \(home)/pgbouncer.log
-                pidfile = \(home)/pgbouncer.pid
-                """
-            try configuration.write(toFile: home + "/pgbouncer.ini", atomically: true, encoding: .utf8)
-            // PgBouncer refuses to run as root: as root, it runs as the user the test cluster runs as.
-            let (executable, arguments) = geteuid() == 0
-                ? ("/usr/bin/setpriv", ["--reuid=postgres", "--regid=postgres", "--init-groups", binary, home + "/pgbouncer.ini"])
-                : (binary, [home + "/pgbouncer.ini"])
+            let setup = try PgBouncerSetup(database: database, poolSize: 4, maxClients: 100, in: directory + "/pgbouncer")
             // Not Foundation's `Process`: its `waitUntilExit` hung in these tests, the child left unreaped.
-            let process = try await ServerProcess.start(arguments, executable: executable, workingDirectory: home)
+            let process = try await ServerProcess.start(setup.arguments, executable: setup.executable, workingDirectory: directory + "/pgbouncer")
             defer {
                 // Throwaway: no shutdown to wait for (PgBouncer's own waits for its clients).
                 process.signal(SIGKILL)
             }
-            let deadline = ContinuousClock.now + .seconds(20)
-            while (try? connectedSocket(port: port)).map({ close($0) }) == nil {
-                guard ContinuousClock.now < deadline else {
-                    throw TestFailure("pgbouncer did not start: \((try? String(contentsOfFile: home + "/pgbouncer.log", encoding: .utf8)) ?? "")")
-                }
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            var pooled = database
-            pooled.endpoint = .tcp(host: "127.0.0.1", port: port)
-            return try await body(pooled)
+            try await setup.waitUntilListening()
+            return try await body(setup.pooled)
         }
 
         @Test func aServerBehindPgBouncerInTransactionModeSyncsAndWakes() async throws {
