@@ -16,9 +16,12 @@ public final class FamilyWriteQueue: Sendable {
         /// How long one waits for its turn.
         public var wait: Duration
 
-        /// A family's line drains at its writes' pace (a few milliseconds each); the wait bounds
-        /// what one write spends in line, within PROTOCOL §1.1's five seconds.
-        public init(waiting: Int = 32, wait: Duration = .seconds(4)) {
+        /// A burst is shed by the line's length; the wait catches a line that does not move (a
+        /// turn stuck on a lock held elsewhere), longer than any ordinary write takes on a loaded
+        /// machine (a day's upload with its summaries took over a second in a debug build under
+        /// load, and three such in line outlasted a 4 s wait) and well inside clients' timeouts.
+        /// A line whose turn found the database away ends at once (`inTurn`).
+        public init(waiting: Int = 32, wait: Duration = .seconds(10)) {
             self.waiting = waiting
             self.wait = wait
         }
