@@ -18,16 +18,18 @@ public struct DatabaseReadiness: Sendable {
     /// The applied schema version when ready; `TRY_AGAIN_LATER` otherwise.
     public func check() async throws(FamilySyncError) -> Int {
         let expected = migrator.latestVersion
+        let (database, migrator, timeout) = (database, migrator, timeout)
         let applied: Int?
         do {
-            applied = try await withThrowingTaskGroup(of: Int?.self) { group in
-                group.addTask { try await migrator.appliedVersion(client: database.client) }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    throw FamilySyncError.unavailable("The database did not answer in time.")
-                }
-                defer { group.cancelAll() }
-                return try await group.next() ?? nil
+            // Through a lease of the serving pool, with its watchdog: a statement written to a
+            // connection that was closing as the database died is never answered, and a probe
+            // that waited for it held its lease, so the server's next stop never ended. The
+            // deadline does not wait for the read either.
+            applied = try await SingleOutcome<Int?>.race({
+                try await database.leasing(within: timeout) { connection in try await migrator.appliedVersion(on: connection) }
+            }, cancellingBodyWhenWatchWins: true) { resolve in
+                do { try await TimerSleep.sleep(for: timeout) } catch { return }
+                resolve(.failure(FamilySyncError.unavailable("The database did not answer in time.")))
             }
         } catch let error as FamilySyncError {
             throw error

@@ -44,13 +44,13 @@ public struct Migrator: Sendable {
 
     /// The newest migration applied to the database, or nil if none is (or the table is missing).
     public func appliedVersion(client: PostgresClient) async throws -> Int? {
-        try await client.withConnection { connection in
-            let exists = try await connection.rows("SELECT to_regclass('schema_migrations') IS NOT NULL", logger: logger)
-                .decode(Bool.self).first { _ in true } ?? false
-            guard exists else { return nil }
-            return try await connection.rows("SELECT max(version) FROM schema_migrations", logger: logger)
-                .decode(Int?.self).first { _ in true } ?? nil
-        }
+        try await client.withConnection { connection in try await appliedVersion(on: connection) }
+    }
+
+    public func appliedVersion(on connection: PostgresConnection) async throws -> Int? {
+        let exists = try await connection.rows("SELECT to_regclass('schema_migrations') IS NOT NULL", logger: logger).decode(Bool.self).first ?? false
+        guard exists else { return nil }
+        return try await connection.rows("SELECT max(version) FROM schema_migrations", logger: logger).decode(Int?.self).first ?? nil
     }
 
     private func migrateHoldingLock(_ connection: PostgresConnection) async throws -> [Int] {
