@@ -38,31 +38,29 @@ enum NeighboursBenchmark {
         print("  load average at start: \(loadAverage())")
         let bench = try await SeparateServerBench.start(connections: 8)
         do {
-            if which != "pgbouncer" {
-                let log = bench.directory + "-direct.log"
-                let (server, port) = try BenchServer.launch(databaseURL: bench.url, connections: poolConnections, log: log)
+            /// One server process over `databaseURL` for one mode, measured, its log summed up.
+            func measureServer(_ title: String, databaseURL: DatabaseURL, listenURL: DatabaseURL? = nil, preparedStatements: Bool = true, log: String) async throws {
+                let (server, port) = try BenchServer.launch(
+                    databaseURL: databaseURL, connections: poolConnections, listenURL: listenURL, preparedStatements: preparedStatements, log: log
+                )
                 defer {
                     server.terminate()
                     server.waitUntilExit()
                     summariseLog(log)
                 }
-                print("  direct to PostgreSQL:")
+                print(title)
                 try await measure(port: port, serverPID: server.processIdentifier, writers: writers, duration: duration, quietCount: quietCount)
+            }
+            if which != "pgbouncer" {
+                try await measureServer("  direct to PostgreSQL:", databaseURL: bench.url, log: bench.directory + "-direct.log")
             }
             if which != "direct" {
                 let bouncer = try await BenchPgBouncer.start(database: bench.url, poolSize: poolConnections, in: bench.directory + "-pgbouncer")
                 do {
-                    let log = bench.directory + "-pgbouncer.log"
-                    let (server, port) = try BenchServer.launch(
-                        databaseURL: bouncer.pooled, connections: poolConnections, listenURL: bench.url, preparedStatements: false, log: log
+                    try await measureServer(
+                        "  through PgBouncer (transaction mode, pool \(poolConnections); listener direct, prepared statements off):",
+                        databaseURL: bouncer.pooled, listenURL: bench.url, preparedStatements: false, log: bench.directory + "-pgbouncer.log"
                     )
-                    defer {
-                        server.terminate()
-                        server.waitUntilExit()
-                        summariseLog(log)
-                    }
-                    print("  through PgBouncer (transaction mode, pool \(poolConnections); listener direct, prepared statements off):")
-                    try await measure(port: port, serverPID: server.processIdentifier, writers: writers, duration: duration, quietCount: quietCount)
                 } catch {
                     await bouncer.stop()
                     throw error
