@@ -3,10 +3,10 @@ import NIOSSL
 import PostgresNIO
 
 extension DatabaseURL {
-    /// The serving pool: `connections` held open (see `holdConnections`).
+    /// The serving pool: up to `connections`, opened as needed (see `servingPool(upTo:)`).
     public func servingPoolConfiguration(connections: Int = PostgresClient.defaultConnections) -> PostgresClient.Configuration {
         var configuration = clientConfiguration()
-        configuration.holdConnections(connections)
+        configuration.servingPool(upTo: connections)
         return configuration
     }
 
