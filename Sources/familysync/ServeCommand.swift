@@ -83,7 +83,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// tracking alert come without waiting real minutes.
     var clockRate: Double?
 
-    @Option(help: "Connections to PostgreSQL this instance opens at start and holds (the database's max_connections must allow them on every instance, plus one for its change listener). Env: FAMILYSYNC_DB_CONNECTIONS. Default: 20.")
+    @Option(help: "Connections to PostgreSQL this instance opens at most, as requests need them, closing them after a minute idle (the database's max_connections must allow them on every instance, plus one for its change listener). Env: FAMILYSYNC_DB_CONNECTIONS. Default: 20.")
     var dbConnections: String?
 
     @Option(help: "Proxies whose X-Forwarded-For names the client for the per-address rate limits: addresses and CIDR ranges, comma-separated (127.0.0.1,10.0.0.0/8,::1). Env: FAMILYSYNC_TRUSTED_PROXIES. Default: none (the peer's address counts).")
