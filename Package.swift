@@ -35,7 +35,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.0"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
-        // The web dashboard's pages (Sources/FamilySyncServer/Web).
+        // The web dashboard's pages (Sources/FamilySyncWeb).
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     ],
     targets: [
@@ -95,9 +95,21 @@ let package = Package(
                 .product(name: "CompressNIO", package: "compress-nio"),
                 // APNs over TLS: trust roots of a stand-in in tests and benchmarks.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                // The web dashboard: it reads and acts through the SDK's calls, answered in
-                // process by the same routes, and renders its pages with Mustache.
+            ]
+        ),
+        // The parent's web dashboard under /app, a `RouteModule` the server's builders mount
+        // (`familysync serve`, the tests' server, the benchmarks): it reads and acts through the
+        // SDK's calls, answered in process by the API's own routes, and renders with Mustache.
+        .target(
+            name: "FamilySyncWeb",
+            dependencies: [
+                "FamilySyncCore",
+                "FamilySyncProtocol",
+                "FamilySyncServer",
                 "FamilySyncClient",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 // Debian's qrencode draws the sign-in page's QR code as SVG.
                 .product(name: "Subprocess", package: "swift-subprocess"),
@@ -125,6 +137,7 @@ let package = Package(
             name: "familysync",
             dependencies: [
                 "FamilySyncServer",
+                "FamilySyncWeb",
                 "FamilySyncPostgres",
                 "FamilySyncClient",
                 "FamilySyncClientNIO",
@@ -148,6 +161,8 @@ let package = Package(
             name: "familysync-bench",
             dependencies: [
                 "FamilySyncServer",
+                // The dashboard benchmark's pages, mounted as `serve` mounts them.
+                "FamilySyncWeb",
                 "FamilySyncPostgres",
                 "FamilySyncProtocol",
                 "FamilySyncClient",
@@ -205,6 +220,8 @@ let package = Package(
                 "FamilySyncProtocol",
                 "FamilySyncPostgres",
                 "FamilySyncServer",
+                // The test server mounts the dashboard as `serve` does.
+                "FamilySyncWeb",
                 "FamilySyncTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -256,6 +273,8 @@ let package = Package(
                 "FamilySyncServer",
                 "FamilySyncServerTestSupport",
                 "FamilySyncTestSupport",
+                // The dashboard's tests (Web*Tests).
+                "FamilySyncWeb",
                 "StandInAPNs",
                 // To read gzip answers back.
                 .product(name: "CompressNIO", package: "compress-nio"),

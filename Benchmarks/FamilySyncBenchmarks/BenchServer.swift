@@ -1,6 +1,7 @@
 import FamilySyncCore
 import FamilySyncPostgres
 import FamilySyncServer
+import FamilySyncWeb
 import Foundation
 import Logging
 import PostgresNIO
@@ -31,7 +32,8 @@ enum BenchServer {
             dependencies: ServerDependencies(
                 postgres: postgres, listener: try listener.connectionConfiguration(), metricsRegistry: PrometheusCollectorRegistry(), logger: logger,
                 preparedStatements: option("prepared") != "off"
-            )
+            ),
+            modules: [WebDashboard()]
         ) { channel in
             FileHandle.standardOutput.write(Data("port=\(channel.localAddress?.port ?? 0)\n".utf8))
         }

@@ -4,6 +4,7 @@ import FamilySyncCore
 import FamilySyncPostgres
 import FamilySyncProtocol
 import FamilySyncServer
+import FamilySyncWeb
 import Foundation
 import Logging
 import NIOCore
@@ -87,7 +88,8 @@ struct InProcessServer {
             configuration: .init(port: 0, limits: limits, unauthenticatedRateLimit: RateLimit(burst: 1000, perMinute: 1000)),
             dependencies: ServerDependencies(
                 postgres: postgres, listener: try url.connectionConfiguration(), metricsRegistry: PrometheusCollectorRegistry(), logger: logger, push: push
-            )
+            ),
+            modules: [WebDashboard()]
         ) { channel in portContinuation.yield(channel.localAddress?.port ?? 0) }
         let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
         let running = Task { try await group.run() }

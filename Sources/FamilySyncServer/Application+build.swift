@@ -9,15 +9,17 @@ public typealias FamilySyncApplication = Application<RouterResponder<FamilySyncR
 
 /// The application: the router, the database client and the change listener as its services
 /// (the client starts with it and closes after the server has stopped), the periodic jobs, and
-/// the migrations and the token key loaded before the server accepts a request. `routes` adds to
-/// the router (tests reach the shared machinery through it).
-public func buildApplication(
+/// the migrations and the token key loaded before the server accepts a request. `modules` are
+/// served beside the API (`familysync serve` mounts the web dashboard, `FamilySyncWeb`); `routes`
+/// adds to the router (tests reach the shared machinery through it).
+package func buildApplication(
     configuration: ServerConfiguration,
     dependencies: ServerDependencies,
+    modules: [any RouteModule] = [],
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in },
     routes: (Router<FamilySyncRequestContext>) -> Void = { _ in }
 ) -> FamilySyncApplication {
-    let router = buildRouter(configuration: configuration, dependencies: dependencies).router
+    let router = buildRouter(configuration: configuration, dependencies: dependencies, modules: modules).router
     routes(router)
     let logger = dependencies.logger
     var app = Application(
@@ -83,7 +85,9 @@ private func makeTransport(_ push: PushSettings, clock: any WallClock, logger: L
 
 /// The router, and the table of what it serves (tests compare it with the OpenAPI document and
 /// the access matrix).
-func buildRouter(configuration: ServerConfiguration, dependencies: ServerDependencies) -> MethodAwareRouter<FamilySyncRequestContext> {
+func buildRouter(
+    configuration: ServerConfiguration, dependencies: ServerDependencies, modules: [any RouteModule] = []
+) -> MethodAwareRouter<FamilySyncRequestContext> {
     let router = Router(context: FamilySyncRequestContext.self)
     let routes = MethodAwareRouter(router, table: RouteTable())
     // Outermost first: the request id is on every response, metrics see the final status,
@@ -95,9 +99,9 @@ func buildRouter(configuration: ServerConfiguration, dependencies: ServerDepende
     routes.add(middleware: MetricsMiddleware())
     routes.add(middleware: ResponseCompressionMiddleware())
     routes.add(middleware: ErrorMiddleware(routes: routes.table))
-    // Under /app, every answer (unknown paths, 405s and 413s too) is a dashboard page with its headers.
-    let pages = WebPages()
-    routes.add(middleware: WebSecurityHeadersMiddleware(pages: pages, routes: routes.table))
+    // The modules' middleware (the dashboard's: under /app, every answer, unknown paths, 405s and
+    // 413s too, is a page with its headers), inside the error middleware, outside the body limit.
+    for module in modules { module.addMiddleware(to: routes) }
     routes.add(middleware: BodyLimitMiddleware(maxBodyBytes: configuration.limits.maxBodyBytes))
     routes.add(middleware: ForwardedClientMiddleware(proxies: configuration.trustedProxies))
 
@@ -140,10 +144,11 @@ func buildRouter(configuration: ServerConfiguration, dependencies: ServerDepende
         marksPushHolds: dependencies.push != nil, logger: dependencies.logger
     ).addRoutes(to: authenticated)
 
-    // The web dashboard, reading and acting through the routes above.
-    let api = InProcessAPI()
-    let secure = configuration.publicURL?.lowercased().hasPrefix("https://") ?? false
-    WebController(api: api, pages: pages, cookies: WebCookies(secure: secure), clock: clock, publicURL: configuration.publicURL).addRoutes(to: routes)
-    api.set(routes.router.buildResponder())
+    // The modules' routes (the web dashboard, reading and acting through the routes above).
+    if !modules.isEmpty {
+        let api = APIResponder()
+        for module in modules { module.addRoutes(to: routes, api: api, configuration: configuration, dependencies: dependencies) }
+        api.set(routes.router.buildResponder())
+    }
     return routes
 }

@@ -7,9 +7,9 @@ import Synchronization
 /// router records, as routes are added, which methods each path serves; `ErrorMiddleware` asks the
 /// record when the router finds nothing, and answers `405 METHOD_NOT_ALLOWED` with `Allow` for a
 /// known path, whatever the method (TRACE, QUERY, …).
-final class MethodAwareRouter<Context: RequestContext>: RouterMethods {
-    let router: Router<Context>
-    let table: RouteTable
+package final class MethodAwareRouter<Context: RequestContext>: RouterMethods {
+    package let router: Router<Context>
+    package let table: RouteTable
 
     init(_ router: Router<Context>, table: RouteTable) {
         self.router = router
@@ -17,7 +17,7 @@ final class MethodAwareRouter<Context: RequestContext>: RouterMethods {
     }
 
     @discardableResult
-    func on<Responder: HTTPResponder>(_ path: RouterPath, method: HTTPRequest.Method, responder: Responder) -> Self
+    package func on<Responder: HTTPResponder>(_ path: RouterPath, method: HTTPRequest.Method, responder: Responder) -> Self
     where Responder.Context == Context {
         table.add(path.description, method: method)
         router.on(path, method: method, responder: responder)
@@ -25,14 +25,14 @@ final class MethodAwareRouter<Context: RequestContext>: RouterMethods {
     }
 
     @discardableResult
-    func add(middleware: any MiddlewareProtocol<Request, Response, Context>) -> Self {
+    package func add(middleware: any MiddlewareProtocol<Request, Response, Context>) -> Self {
         router.add(middleware: middleware)
         return self
     }
 }
 
 /// Route patterns and their methods. Patterns are as `RouterPath` prints them: `/v1/devices/{id}`.
-final class RouteTable: Sendable {
+package final class RouteTable: Sendable {
     private static func isParameter(_ segment: Substring) -> Bool {
         segment.hasPrefix("{") || segment.hasPrefix(":") || segment == "*"
     }
@@ -62,7 +62,7 @@ final class RouteTable: Sendable {
 
     /// The pattern a concrete path matches, literal segments before parameters as the router
     /// matches them, and the methods it serves; nil for a path no route has.
-    func match(_ path: String) -> (pattern: String, methods: [HTTPRequest.Method])? {
+    package func match(_ path: String) -> (pattern: String, methods: [HTTPRequest.Method])? {
         let segments = path.split(separator: "/")
         return entries.withLock { entries in
             let matching = entries.filter { entry in

@@ -5,7 +5,7 @@ import Foundation
 import Hummingbird
 
 /// `/v1/pairings…` (PROTOCOL §3).
-struct PairingController {
+package struct PairingController {
     let pairings: PostgresPairingStore
     let clock: any WallClock
     /// The server's base URL for QR payloads; nil: from the request's Host header.
@@ -125,7 +125,7 @@ struct PairingController {
 
     /// The base URL devices reach this server at, for QR payloads: the configured public URL,
     /// else `http://` and the request's Host.
-    static func serverURL(_ request: Request, publicURL: String?) -> String {
+    package static func serverURL(_ request: Request, publicURL: String?) -> String {
         if let publicURL { return publicURL }
         return "http://" + (request.head.authority ?? "127.0.0.1")
     }

@@ -7,7 +7,7 @@ import Hummingbird
 
 extension FamilySyncRequestContext {
     /// The `:id` of the path, a UUID.
-    func pathID() throws(FamilySyncError) -> UUID {
+    package func pathID() throws(FamilySyncError) -> UUID {
         try Validation.uuid(parameters.get("id") ?? "", field: "id")
     }
 

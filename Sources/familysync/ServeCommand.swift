@@ -2,6 +2,7 @@ import ArgumentParser
 import FamilySyncCore
 import FamilySyncPostgres
 import FamilySyncServer
+import FamilySyncWeb
 import Foundation
 import Logging
 import Metrics
@@ -130,7 +131,7 @@ struct ServeCommand: AsyncParsableCommand {
             if let push {
                 logger.info("push on", metadata: ["to": "\(push.destination.description)", "minimumInterval": "\(push.minimumInterval)"])
             }
-            let app = buildApplication(configuration: server, dependencies: dependencies) { channel in
+            let app = buildApplication(configuration: server, dependencies: dependencies, modules: [WebDashboard()]) { channel in
                 logger.notice("listening", metadata: [
                     "address": "http://\(server.host):\(channel.localAddress?.port ?? server.port)",
                     "startup_ms": "\(Int((ContinuousClock.now - started) / .milliseconds(1)))",

@@ -4,6 +4,7 @@ import FamilySyncPostgres
 import FamilySyncProtocol
 import FamilySyncServer
 import FamilySyncTestSupport
+import FamilySyncWeb
 import Foundation
 import Hummingbird
 import HTTPTypes
@@ -190,7 +191,8 @@ private func runTestServer<Result: Sendable>(
         postgres: postgres, listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, clock: clock, logger: testLogger,
         listenerBackoff: listenerBackoff, listenerMaximumBackoff: max(listenerBackoff, .seconds(2)), push: push, familyWrites: familyWrites
     )
-    let app = buildApplication(configuration: configuration, dependencies: dependencies)
+    // The web dashboard, as `familysync serve` mounts it.
+    let app = buildApplication(configuration: configuration, dependencies: dependencies, modules: [WebDashboard()])
     return try await app.test(.live) { client in
         try await body(TestServer(postgres: postgres, clock: clock, port: client.port!, databaseURL: url, dependencies: dependencies))
     }

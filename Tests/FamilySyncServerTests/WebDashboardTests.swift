@@ -4,6 +4,7 @@ import FamilySyncProtocol
 @testable import FamilySyncServer
 import FamilySyncServerTestSupport
 import FamilySyncTestSupport
+@testable import FamilySyncWeb
 import Foundation
 import HTTPTypes
 import NIOCore

@@ -3,6 +3,7 @@ import FamilySyncProtocol
 @testable import FamilySyncServer
 import FamilySyncServerTestSupport
 import FamilySyncTestSupport
+@testable import FamilySyncWeb
 import Foundation
 import Testing
 

@@ -1,4 +1,4 @@
-@testable import FamilySyncServer
+@testable import FamilySyncWeb
 import Foundation
 import Testing
 

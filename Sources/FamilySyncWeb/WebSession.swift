@@ -1,5 +1,6 @@
 import FamilySyncClient
 import FamilySyncCore
+import FamilySyncServer
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -43,7 +44,7 @@ struct WebSession {
     }
 
     /// The SDK as this browser's device, answered in process; nil without a session.
-    func client(_ api: InProcessAPI, _ context: FamilySyncRequestContext) -> FamilySyncClient? {
+    func client(_ api: APIResponder, _ context: FamilySyncRequestContext) -> FamilySyncClient? {
         cookie(WebCookies.session).map {
             FamilySyncClient(serverURL: InProcessTransport.baseURL, credential: $0, transport: InProcessTransport(api: api, context: context))
         }

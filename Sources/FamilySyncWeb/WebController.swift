@@ -1,6 +1,7 @@
 import FamilySyncClient
 import FamilySyncCore
 import FamilySyncProtocol
+import FamilySyncServer
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -12,7 +13,7 @@ import Hummingbird
 struct WebController {
     typealias Context = FamilySyncRequestContext
 
-    let api: InProcessAPI
+    let api: APIResponder
     let pages: WebPages
     let cookies: WebCookies
     let clock: any WallClock
@@ -26,7 +27,7 @@ struct WebController {
     static let refreshSeconds = 4
 
     /// The routes under `/app`; `WebSecurityHeadersMiddleware`, on the whole router
-    /// (`buildRouter`), gives their answers the dashboard's headers and makes failures pages.
+    /// (`WebDashboard`), gives their answers the dashboard's headers and makes failures pages.
     func addRoutes(to router: MethodAwareRouter<Context>) {
         let app = router.group("app")
         app.get("", use: home)

@@ -1,6 +1,7 @@
 import FamilySyncClient
 import FamilySyncCore
 import FamilySyncProtocol
+import FamilySyncServer
 import Foundation
 import Hummingbird
 

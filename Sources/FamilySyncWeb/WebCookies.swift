@@ -1,4 +1,3 @@
-import Crypto
 import FamilySyncCore
 import Foundation
 import HTTPTypes

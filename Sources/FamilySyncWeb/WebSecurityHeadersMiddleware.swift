@@ -1,4 +1,5 @@
 import FamilySyncCore
+import FamilySyncServer
 import HTTPTypes
 import Hummingbird
 
@@ -6,8 +7,9 @@ import Hummingbird
 /// script or style and nothing from another origin, no framing, no sniffing, no referrer, and
 /// no caching (pages show a family's data). A failure is a page with §1.1's code and reason, at
 /// §1.1's status, not the API's JSON: an unknown path (404) and a method its path does not serve
-/// (405, with `Allow`) as well. It sits on the whole router, just inside `ErrorMiddleware`, so that
-/// no middleware below it answers a dashboard path with JSON; other paths pass through.
+/// (405, with `Allow`) as well. It sits on the whole router, just inside `ErrorMiddleware`
+/// (`WebDashboard.addMiddleware`), so that no middleware below it answers a dashboard path with
+/// JSON; other paths pass through.
 struct WebSecurityHeadersMiddleware: RouterMiddleware {
     typealias Context = FamilySyncRequestContext
 
@@ -40,7 +42,7 @@ struct WebSecurityHeadersMiddleware: RouterMiddleware {
             }
         } catch {
             // As the API's error middleware maps it, as a page.
-            let failure = ErrorMiddleware.translate(error, request: request)
+            let failure = FamilySyncError(answering: error, to: request)
             if failure.code == .internalError { context.logger.error("dashboard request failed", metadata: ["error": "\(String(reflecting: error))"]) }
             response = pages.errorPage(failure)
         }

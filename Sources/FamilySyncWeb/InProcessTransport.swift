@@ -1,35 +1,22 @@
 import FamilySyncClient
+import FamilySyncServer
 import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
 import Synchronization
 
-/// The API's routes, as the web dashboard reaches them: the router's responder, set once the
-/// router is built.
-final class InProcessAPI: Sendable {
-    private let responder = Mutex<RouterResponder<FamilySyncRequestContext>?>(nil)
-
-    func set(_ responder: RouterResponder<FamilySyncRequestContext>) {
-        self.responder.withLock { $0 = responder }
-    }
-
-    func get() throws(TransportFailure) -> RouterResponder<FamilySyncRequestContext> {
-        guard let responder = responder.withLock({ $0 }) else { throw TransportFailure(.nothingSent, "the API's routes are not built yet") }
-        return responder
-    }
-}
-
 /// The SDK's requests answered by the API's own routes in this process, middleware and all: the
 /// dashboard uses the endpoints and access rules of every other client, without a socket. The
 /// context is the browser's request's (its address, its request id), with no device: the
 /// request's own `Authorization` decides that.
 struct InProcessTransport: HTTPTransport {
-    let api: InProcessAPI
+    /// The API's routes: the server's router, set once it is built.
+    let api: APIResponder
     let context: FamilySyncRequestContext
 
     func exchange(_ request: TransportRequest) async throws(TransportFailure) -> TransportResponse {
-        let responder = try api.get()
+        guard let responder = api.get() else { throw TransportFailure(.nothingSent, "the API's routes are not built yet") }
         guard let method = HTTPRequest.Method(request.method),
             let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
         else { throw TransportFailure(.nothingSent, "not a request: \(request.method) \(request.url)") }

@@ -1,0 +1,25 @@
+import FamilySyncServer
+import Hummingbird
+
+/// The parent's web dashboard under `/app`, as a module of the server: `familysync serve`, the
+/// tests' server and the benchmarks mount it (`buildApplication(…, modules: [WebDashboard()])`).
+/// Its middleware goes on the whole router, so that every answer under `/app`, an unknown path's
+/// and a refused body's too, is a page with the dashboard's headers; its routes read and act
+/// through the API's own routes, answered in process.
+package struct WebDashboard: RouteModule {
+    let pages = WebPages()
+
+    package init() {}
+
+    package func addMiddleware(to router: MethodAwareRouter<FamilySyncRequestContext>) {
+        router.add(middleware: WebSecurityHeadersMiddleware(pages: pages, routes: router.table))
+    }
+
+    package func addRoutes(
+        to router: MethodAwareRouter<FamilySyncRequestContext>, api: APIResponder, configuration: ServerConfiguration, dependencies: ServerDependencies
+    ) {
+        let secure = configuration.publicURL?.lowercased().hasPrefix("https://") ?? false
+        WebController(api: api, pages: pages, cookies: WebCookies(secure: secure), clock: dependencies.clock, publicURL: configuration.publicURL)
+            .addRoutes(to: router)
+    }
+}
