@@ -42,7 +42,7 @@ extension WebController {
             member: member, devices: devices, dates: dates, summaries: summaries, budgets: budgets, alerts: alerts, schedules: schedules, shields: shields, now: now,
             frame: session.frame(member.name, signedIn: true)
         )
-        return pages.render("member", page, headers: session.setCookies)
+        return pages.render("member", page, cookies: session.setCookies)
     }
 
     /// What the member page shows, from the API's answers (no I/O: `WebMemberPageTests` checks it).
@@ -115,15 +115,29 @@ extension WebController {
         )
     }
 
+    /// The member page's app form: the app's logical id, and the button pressed.
+    struct AppForm: WebForm {
+        var csrf: String?
+        var app: String?
+        /// `block` or `unblock`.
+        var action: String?
+    }
+
+    /// A device's sync button: `member`, the page to go back to.
+    struct SyncForm: WebForm {
+        var csrf: String?
+        var member: String?
+    }
+
     /// `POST /app/members/{id}/apps` (`app`, `action` block or unblock): the command to each of
     /// the member's child devices.
     @Sendable func blockApp(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
-        let form = try await session.checkForm(request)
+        let form = try await session.checkForm(request, as: AppForm.self)
         guard let client = session.client(api, context) else { return session.redirect("/app/") }
         let memberID = try context.pathID()
-        guard let app = form["app"], !app.isEmpty else { throw FamilySyncError.badRequest("Name the app.", field: "app") }
-        guard let action = form["action"], ["block", "unblock"].contains(action) else {
+        guard let app = form.app, !app.isEmpty else { throw FamilySyncError.badRequest("Name the app.", field: "app") }
+        guard let action = form.action, ["block", "unblock"].contains(action) else {
             throw FamilySyncError.badRequest("The action is block or unblock.", field: "action")
         }
         guard let member = try await client.members().first(where: { $0.id == memberID }) else { throw FamilySyncError.notFound("No such member.") }
@@ -145,10 +159,10 @@ extension WebController {
     /// `POST /app/devices/{id}/sync`: a `request_sync` command to the device.
     @Sendable func requestSync(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
-        let form = try await session.checkForm(request)
+        let form = try await session.checkForm(request, as: SyncForm.self)
         guard let client = session.client(api, context) else { return session.redirect("/app/") }
         _ = try await client.sendCommand(to: try context.pathID(), CreateCommandRequest(commandType: "request_sync"))
-        let back = form["member"].flatMap(UUID.init(uuidString:)).map { "/app/members/\($0.lowercased)" } ?? "/app/"
+        let back = form.member.flatMap(UUID.init(uuidString:)).map { "/app/members/\($0.lowercased)" } ?? "/app/"
         return session.redirect(back)
     }
 

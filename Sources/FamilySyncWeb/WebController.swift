@@ -45,7 +45,7 @@ struct WebController {
     @Sendable func home(_ request: Request, context: Context) async throws -> Response {
         var session = WebSession(request, cookies)
         guard let client = session.client(api, context) else {
-            return pages.render("signIn", WebPages.SignIn(frame: session.frame("Sign in")), headers: session.setCookies)
+            return pages.render("signIn", WebPages.SignIn(frame: session.frame("Sign in")), cookies: session.setCookies)
         }
         let me: DeviceBody
         switch await Self.outcome({ () async throws(FamilySyncError) in try await client.me() }) {
@@ -54,11 +54,11 @@ struct WebController {
             // Revoked, rejected, or the family deleted: this browser is no longer a device.
             session.signOut()
             let page = WebPages.SignIn(frame: session.frame("Sign in"), message: "This browser is no longer a device of a family. Sign in again.")
-            return pages.render("signIn", page, headers: session.setCookies)
+            return pages.render("signIn", page, cookies: session.setCookies)
         case .failure(let error): throw error
         }
         guard me.status == .active else { return session.redirect("/app/sign-in") }
-        return pages.render("family", try await familyPage(client, me, session.frame("Your family", signedIn: true)), headers: session.setCookies)
+        return pages.render("family", try await familyPage(client, me, session.frame("Your family", signedIn: true)), cookies: session.setCookies)
     }
 
     /// `GET /app/app.css`.
@@ -108,14 +108,14 @@ struct WebController {
             guard pairing.status == .accepted else {
                 session.signOut()
                 let page = WebPages.SignIn(frame: session.frame("Sign in"), message: "This browser was not confirmed in time. Show a new code.")
-                return pages.render("signIn", page, headers: session.setCookies)
+                return pages.render("signIn", page, cookies: session.setCookies)
             }
             emoji = pairing.verificationEmoji?.joined() ?? ""
         }
         let page = WebPages.SignInEmoji(
             frame: session.frame("Compare the emoji", refreshSeconds: Self.refreshSeconds), emoji: emoji, pairingID: pairingID?.lowercased ?? ""
         )
-        return pages.render("signInEmoji", page, headers: session.setCookies)
+        return pages.render("signInEmoji", page, cookies: session.setCookies)
     }
 
     /// Showing a code: the code and its QR code while no parent has taken it; once one has, the
@@ -128,7 +128,7 @@ struct WebController {
         case .failure(let error) where error.code == .pairingExpired || error.code == .notFound:
             session.clear(WebCookies.signIn)
             let page = WebPages.SignIn(frame: session.frame("Sign in"), message: "That code was not used in time. Show a new one.")
-            return pages.render("signIn", page, headers: session.setCookies)
+            return pages.render("signIn", page, cookies: session.setCookies)
         case .failure(let error): throw error
         }
         if let credential = claim.credential {
@@ -145,7 +145,7 @@ struct WebController {
             frame: session.frame("Sign-in code", refreshSeconds: Self.refreshSeconds), code: claim.signIn.code, qrSVG: qr,
             expiresAt: Instant.format(claim.signIn.expiresAt)
         )
-        return pages.render("signInCode", page, headers: session.setCookies)
+        return pages.render("signInCode", page, cookies: session.setCookies)
     }
 
     /// A call's answer or its failure, to branch on the failure's code.

@@ -1,6 +1,4 @@
 import FamilySyncCore
-import Foundation
-import HTTPTypes
 import Hummingbird
 
 /// The dashboard's cookies. Every one is `HttpOnly` (no script reads it), `SameSite=Strict` (no
@@ -15,32 +13,27 @@ struct WebCookies {
     static let pairing = "fs_pairing"
     /// The form token every state-changing request must carry (`csrf`), equal to this cookie.
     static let csrf = "fs_csrf"
+    /// Every cookie of the dashboard: the only ones a session reads.
+    static let all = [session, signIn, pairing, csrf]
 
     let secure: Bool
 
-    /// The cookies the browser sent, by name (the first of a name wins).
+    /// The dashboard's cookies the browser sent, by name (the first of a name wins, as
+    /// Hummingbird's `Request.cookies` reads them).
     static func read(_ request: Request) -> [String: String] {
+        let sent = request.cookies
         var cookies: [String: String] = [:]
-        for header in request.headers[values: .cookie] {
-            for pair in header.split(separator: ";") {
-                let parts = pair.split(separator: "=", maxSplits: 1)
-                guard parts.count == 2 else { continue }
-                let name = parts[0].trimmingCharacters(in: .whitespaces)
-                if cookies[name] == nil { cookies[name] = parts[1].trimmingCharacters(in: .whitespaces) }
-            }
-        }
+        for name in all { cookies[name] = sent[name]?.value }
         return cookies
     }
 
-    /// `Set-Cookie` for `value`, living `maxAge` seconds (nil: the browser's session).
-    func set(_ name: String, _ value: String, maxAge: Int? = nil) -> HTTPField {
-        var text = "\(name)=\(value); Path=/app; HttpOnly; SameSite=Strict"
-        if let maxAge { text += "; Max-Age=\(maxAge)" }
-        if secure { text += "; Secure" }
-        return HTTPField(name: .setCookie, value: text)
+    /// The cookie `name` holding `value`, living `maxAge` seconds (nil: the browser's session).
+    /// Its values (credentials, secrets, ids, tokens) are the server's own, of base64url and `.`.
+    func set(_ name: String, _ value: String, maxAge: Int? = nil) -> Cookie {
+        Cookie(name: name, value: value, maxAge: maxAge, path: "/app", secure: secure, httpOnly: true, sameSite: .strict)
     }
 
-    func clear(_ name: String) -> HTTPField {
+    func clear(_ name: String) -> Cookie {
         set(name, "", maxAge: 0)
     }
 

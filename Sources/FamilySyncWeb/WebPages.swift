@@ -170,10 +170,12 @@ struct WebPages: Sendable {
         var reason: String
     }
 
-    func render(_ template: String, _ object: Any, status: HTTPResponse.Status = .ok, headers: [HTTPField] = []) -> Response {
-        var fields = HTTPFields(headers)
+    func render(_ template: String, _ object: Any, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:], cookies: [Cookie] = []) -> Response {
+        var fields = headers
         fields[.contentType] = "text/html; charset=utf-8"
-        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(string: html(template, object))))
+        var response = Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(string: html(template, object))))
+        for cookie in cookies { response.setCookie(cookie) }
+        return response
     }
 
     /// A page's HTML. Mustache reads `object` by reflection: stored properties only, so a
@@ -183,7 +185,7 @@ struct WebPages: Sendable {
         library.render(object, withTemplate: template) ?? ""
     }
 
-    func errorPage(_ error: FamilySyncError, headers: [HTTPField] = []) -> Response {
+    func errorPage(_ error: FamilySyncError, headers: HTTPFields = [:]) -> Response {
         let title = switch error.code {
         case .badRequest: "That was not a valid request"
         case .authenticationRequired: "Please sign in again"

@@ -36,7 +36,7 @@ struct WebSecurityHeadersMiddleware: RouterMiddleware {
                 context.coreContext.endpointPath.value = pattern
                 let list = allowed.map(\.rawValue).joined(separator: ", ")
                 let failure = FamilySyncError(.methodNotAllowed, "\(request.method) is not allowed on \(request.uri.path); allowed: \(list).")
-                response = pages.errorPage(failure, headers: [HTTPField(name: .allow, value: list)])
+                response = pages.errorPage(failure, headers: [.allow: list])
             } else {
                 response = pages.errorPage(.notFound("No page at \(request.uri.path)."))
             }

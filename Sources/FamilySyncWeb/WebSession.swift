@@ -2,15 +2,14 @@ import FamilySyncClient
 import FamilySyncCore
 import FamilySyncServer
 import Foundation
-import HTTPTypes
 import Hummingbird
 
-/// One browser request's view of its cookies: what it sent, and the `Set-Cookie`s the answer will
-/// carry. A browser without a form token is given one, so that its next form can be checked.
+/// One browser request's view of its cookies: what it sent, and the cookies the answer will set.
+/// A browser without a form token is given one, so that its next form can be checked.
 struct WebSession {
     let cookies: WebCookies
     private var jar: [String: String]
-    private(set) var setCookies: [HTTPField] = []
+    private(set) var setCookies: [Cookie] = []
     let csrf: String
 
     init(_ request: Request, _ cookies: WebCookies) {
@@ -56,23 +55,38 @@ struct WebSession {
 
     /// `303 See Other` to `path`, with the cookies set so far.
     func redirect(_ path: String) -> Response {
-        var fields = HTTPFields(setCookies)
-        fields[.location] = path
-        return Response(status: .seeOther, headers: fields)
+        var response = Response(status: .seeOther, headers: [.location: path])
+        for cookie in setCookies { response.setCookie(cookie) }
+        return response
     }
 
-    /// A state-changing form's fields. It must carry the cookie's token (`csrf`), or nothing is done.
+    /// A state-changing form, decoded as `Form` by Hummingbird's `URLEncodedFormDecoder`. It must
+    /// carry the cookie's token (`csrf`), or nothing is done (403); a body that is no form, or a
+    /// field given twice or as a list, is a bad request (400).
     @discardableResult
-    func checkForm(_ request: Request) async throws -> [String: String] {
+    func checkForm<Form: WebForm>(_ request: Request, as type: Form.Type = TokenForm.self) async throws -> Form {
         var request = request
         let body = try await request.collectBody(upTo: 16 << 10)
-        var items = URLComponents()
-        items.percentEncodedQuery = String(buffer: body).replacingOccurrences(of: "+", with: "%20")
-        var fields: [String: String] = [:]
-        for item in items.queryItems ?? [] where fields[item.name] == nil { fields[item.name] = item.value ?? "" }
-        try WebCookies.checkCSRF(form: fields["csrf"], cookies: jar)
-        return fields
+        let form: Form
+        do {
+            form = try URLEncodedFormDecoder().decode(Form.self, from: String(buffer: body))
+        } catch {
+            throw FamilySyncError.badRequest("This form could not be read; reload the page and try again.")
+        }
+        try WebCookies.checkCSRF(form: form.csrf, cookies: jar)
+        return form
     }
+}
+
+/// A state-changing form: every one carries the page's token, `csrf` (`WebSession.checkForm`).
+/// Fields are optional, so that a missing one is refused by the action with its own reason.
+protocol WebForm: Decodable {
+    var csrf: String? { get }
+}
+
+/// A form that is only its token: sign in, sign out, confirm a pairing, dismiss an alert.
+struct TokenForm: WebForm {
+    var csrf: String?
 }
 
 /// How the dashboard writes times.

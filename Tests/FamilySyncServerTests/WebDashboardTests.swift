@@ -278,6 +278,12 @@ final class CookieBrowser: Sendable {
                 ("/app/alerts/\(UUID().lowercased)/dismiss", "csrf=\(csrf)", 404, "No such alert."),
                 ("/app/devices/not-a-uuid/sync", "csrf=\(csrf)", 400, "&#39;not-a-uuid&#39; is not a UUID."),
                 ("/app/pairings/\(UUID().lowercased)/confirm", "csrf=\(csrf)", 404, "No such pairing."),
+                // Bodies no browser sends: a broken escape (it once stopped the server), a field
+                // twice, a field as a list.
+                ("/app/members/\(member)/apps", "csrf=\(csrf)&app=%ZZ&action=block", 400, "This form could not be read"),
+                ("/app/members/\(member)/apps", "csrf=\(csrf)&app=tiktok&app=brawl&action=block", 400, "This form could not be read"),
+                ("/app/members/\(member)/apps", "csrf=\(csrf)&app[]=tiktok&action=block", 400, "This form could not be read"),
+                ("/app/sign-out", "csrf=\(csrf)&note=50%", 400, "This form could not be read"),
             ]
             let before = try await server.fingerprint()
             for testCase in cases {
