@@ -33,6 +33,13 @@ public struct Member: Sendable, Equatable {
         }
     }
 
+    /// A family has at most `Limits.maximumMembers` live members; a new one past that is refused.
+    public static func checkRoom(liveMembers: Int) throws(FamilySyncError) {
+        guard liveMembers < Limits.maximumMembers else {
+            throw FamilySyncError.limitExceeded("A family has at most \(Limits.maximumMembers) members; delete one first.")
+        }
+    }
+
     /// Deleting a member revokes its devices; a parent cannot delete its own member (it would
     /// revoke itself), as it cannot revoke the family's last parent device.
     public static func checkDelete(_ member: Member, by caller: AuthenticatedDevice) throws(FamilySyncError) {

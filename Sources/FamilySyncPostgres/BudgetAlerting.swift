@@ -15,7 +15,7 @@ extension LockedFamily {
         let budgets = try await RecordRow.fields(ofType: "Budget", inZone: zoneName, family: id, on: connection, logger: logger)
             .compactMap(Budget.init(fields:)).filter(\.enabled)
         guard !budgets.isEmpty else { return [] }
-        let memberDays = try await PostgresMemberStore.days(familyID: id, memberID: memberID, dates: dates, on: connection, logger: logger)
+        let memberDays = try await MemberRows.days(familyID: id, memberID: memberID, dates: dates, on: connection, logger: logger)
         let candidates = memberDays.flatMap { day in
             BudgetEvaluation.alertsDue(budgets: budgets, date: day.date, byCategory: day.secondsByCategory, existing: [], member: memberID, device: device, at: now)
         }

@@ -43,6 +43,42 @@ public struct ChangeLog: Sendable {
         knownDevices?.invalidate(published.notices)
         return result
     }
+
+    /// Creates a family and runs `body` in the creating transaction: the family's row (its
+    /// creation is change 1, so a token at 0 has seen nothing), its `family` zone, and whatever
+    /// `body` makes, all numbered 1.
+    public func create<Result: Sendable>(family familyID: UUID, now: Date, _ body: @escaping @Sendable (LockedFamily) async throws -> Result) async throws -> Result {
+        let logger = logger
+        return try await database.inTransaction(logger: logger) { connection in
+            try await connection.rows("INSERT INTO families (family_id, created_at, change_seq) VALUES (\(familyID), \(now), 1)", logger: logger)
+            var family = LockedFamily(id: familyID, connection: connection, logger: logger, sequenceAtLock: 1, pendingPushes: nil, published: PublishedNotices())
+            family.creating = true
+            try await family.createZone("family", now: now)
+            return try await body(family)
+        }
+    }
+
+    /// After a restore from a backup older than the last write: every change token handed out
+    /// before is refused (410 `CHANGE_TOKEN_EXPIRED`), so each device fetches its zones whole
+    /// (§5.5) instead of trusting a token the restored history never reached.
+    ///
+    /// Each family's sequence moves `fenceGap` ahead and its horizon with it. A token from after the
+    /// backup lies between the restored sequence and the new horizon, so the horizon check refuses
+    /// it now and after any number of new writes (which number from above the horizon). Without
+    /// the fence such a token is refused only until new writes carry the sequence past it, and then
+    /// it silently skips the writes in between. Run before servers start on the database, so
+    /// nothing is notified. Returns how many families there are.
+    @discardableResult
+    public static func fenceChangeTokens(on connection: PostgresConnection, logger: Logger) async throws -> Int {
+        // One statement: it takes each family's row lock as a writer would, and a writer holds
+        // one family's at a time, so the two only queue.
+        try await connection.rows(
+            "UPDATE families SET change_seq = change_seq + \(fenceGap), horizon_seq = change_seq + \(fenceGap) RETURNING family_id", logger: logger
+        ).count
+    }
+
+    /// More changes than any family makes between a backup and its restore.
+    public static let fenceGap: Int64 = 1 << 40
 }
 
 /// The notices a transaction sent, for what must follow its commit in this instance.
@@ -55,312 +91,5 @@ final class PublishedNotices: Sendable {
 
     var notices: [ChangeNotice] {
         sent.withLock { $0 }
-    }
-}
-
-/// A family whose row lock this transaction holds: its zones, records and devices change only
-/// through here.
-public struct LockedFamily: Sendable {
-    public let id: UUID
-    public let connection: PostgresConnection
-    let logger: Logger
-    /// The family's change sequence when the lock was taken.
-    public let sequenceAtLock: Int64
-    /// What calls for pushes, when push is on and the family has a device registered for them.
-    let pendingPushes: PendingPushes?
-    let published: PublishedNotices
-
-    /// Reads, with the lock, whether any device of the family has a push registration: a family
-    /// with none writes no outbox rows and spends no statement on them.
-    static func lock(
-        _ familyID: UUID, on connection: PostgresConnection, logger: Logger, outbox: PushOutbox? = nil, published: PublishedNotices = PublishedNotices()
-    ) async throws -> LockedFamily {
-        let rows = try await connection.rows(
-            """
-            SELECT change_seq, \(outbox != nil) AND EXISTS (SELECT 1 FROM device_push_tokens WHERE family_id = \(familyID))
-            FROM families WHERE family_id = \(familyID) FOR UPDATE
-            """,
-            logger: logger
-        )
-        guard let (sequence, pushes) = try rows.decode((Int64, Bool).self).first else {
-            throw FamilySyncError.notFound("No such family.")
-        }
-        let pending = pushes ? outbox.map(PendingPushes.init) : nil
-        return LockedFamily(id: familyID, connection: connection, logger: logger, sequenceAtLock: sequence, pendingPushes: pending, published: published)
-    }
-
-    /// Takes `count` numbers of the family's change sequence and returns the last.
-    public func advance(by count: Int64 = 1) async throws -> Int64 {
-        let rows = try await connection.rows(
-            "UPDATE families SET change_seq = change_seq + \(count) WHERE family_id = \(id) RETURNING change_seq", logger: logger
-        )
-        guard let sequence = try rows.decode(Int64.self).first else {
-            throw FamilySyncError.notFound("No such family.")
-        }
-        return sequence
-    }
-
-    /// A live zone of the family; `ZONE_NOT_FOUND` otherwise.
-    public func zone(_ name: String) async throws -> Zone {
-        try await ZoneRows.zone(id, name, on: connection, logger: logger)
-    }
-
-    /// Writes decided records into a zone, and what their types derive from them
-    /// (`RecordTypeRegistry`): takes numbers of the family's sequence, stamps each record's change
-    /// tag with its number, advances the zone and tells the polls. Every write of records goes
-    /// through here (modify, commands, usage, retention). Derivations see the zone's local days in
-    /// `timeZone`, by default its child device's.
-    @discardableResult
-    public func commit(_ records: [Record], into zoneName: String, derivingIn timeZone: TimeZone? = nil) async throws -> Commit {
-        try await commit(records, into: .named(zoneName), derivingIn: timeZone)
-    }
-
-    /// As `commit(_:into:derivingIn:)`, into a zone already read (spares the read derivations need);
-    /// `categoryKinds`, when the caller read them already, spares that read too.
-    @discardableResult
-    public func commit(_ records: [Record], into zone: Zone, derivingIn timeZone: TimeZone? = nil, categoryKinds: CategoryKinds? = nil) async throws -> Commit {
-        try await commit(records, into: .read(zone), derivingIn: timeZone, categoryKinds: categoryKinds)
-    }
-
-    private enum Target {
-        case named(String)
-        case read(Zone)
-
-        var name: String {
-            switch self {
-            case .named(let name): name
-            case .read(let zone): zone.name
-            }
-        }
-    }
-
-    private func commit(_ records: [Record], into target: Target, derivingIn timeZone: TimeZone?, categoryKinds: CategoryKinds? = nil) async throws -> Commit {
-        let zoneName = target.name
-        let derived = try await derivations(of: records, in: target, timeZone: timeZone, categoryKinds: categoryKinds)
-        let all = records + derived
-        let count = Int64(all.count)
-        let last = try await advance(by: count)
-        let first = last - count + 1
-        var written: [(record: Record, sequence: Int64)] = []
-        for (offset, record) in all.enumerated() {
-            var record = record
-            record.changeTag = String(first + Int64(offset), radix: 36)
-            written.append((record, first + Int64(offset)))
-        }
-        try await write(written, into: zoneName)
-        try await connection.rows("UPDATE zones SET changed_seq = \(last) WHERE family_id = \(id) AND zone_name = \(zoneName)", logger: logger)
-        try await publish([.zone(zoneName, of: id)], writer: records.first?.modifiedBy)
-        return Commit(records: written.map(\.record), derivedCount: derived.count, sequence: last)
-    }
-
-    public struct Commit: Sendable {
-        /// As written, change tags set: the records given, then the derived ones.
-        public var records: [Record]
-        public var derivedCount: Int
-        /// The family's sequence after the commit (the zone's `changed_seq`).
-        public var sequence: Int64
-
-        public var derived: ArraySlice<Record> { records.suffix(derivedCount) }
-    }
-
-    /// The records the written ones' types derive, from the zone as it is before the write.
-    private func derivations(of records: [Record], in target: Target, timeZone: TimeZone?, categoryKinds known: CategoryKinds?) async throws -> [Record] {
-        let live = records.filter { !$0.deleted }
-        let derivations = Dictionary(grouping: live, by: \.recordType).compactMap { type, written in
-            RecordTypeRegistry.types[type]?.derivation.map { (type, $0, written) }
-        }.sorted { $0.0 < $1.0 }
-        guard !derivations.isEmpty, let writer = live.first else { return [] }
-        let zone: Zone
-        switch target {
-        case .named(let name): zone = try await self.zone(name)
-        case .read(let read): zone = read
-        }
-        var local = timeZone
-        if local == nil { local = try await localTimeZone(of: zone) }
-        let kinds = if let known { known } else { try await categoryKinds() }
-        let context = DerivationContext(zone: zone, writer: writer.modifiedBy, timeZone: local ?? .gmt, now: writer.modifiedAt, categoryKinds: kinds)
-        var derived: [Record] = []
-        for (_, derivation, written) in derivations {
-            let plan = derivation.plan(written, context)
-            var stored: [StoredRecord] = []
-            for query in plan.reads { stored += try await read(query, in: zone.name) }
-            derived += plan.derive(stored)
-        }
-        return derived
-    }
-
-    /// The kinds of the family's categories: the built-ins, and its own from the `Category`
-    /// records of its `family` zone (§9.1).
-    public func categoryKinds() async throws -> CategoryKinds {
-        CategoryKinds(records: try await RecordRow.fields(ofType: "Category", inZone: "family", family: id, on: connection, logger: logger))
-    }
-
-    /// Refuses a family's own category without its record (§9.1), the first of `named`: 400
-    /// naming its member. The family's categories are read only when one of its own is named.
-    public func checkCategories(_ named: [NamedCategory]) async throws {
-        let own = named.filter { !$0.category.isBuiltIn }
-        guard !own.isEmpty else { return }
-        try await categoryKinds().check(own)
-    }
-
-    /// As `checkCategories(_:)`, for what the records' types name in their fields
-    /// (`RecordTypeRegistry`); `fields(index)` is the path of the record at `index`'s fields.
-    public func checkCategories(of records: [Record], fields: (Int) -> String) async throws {
-        try await checkCategories(records.enumerated().flatMap { index, record in RecordTypeRegistry.categories(namedBy: record, field: fields(index)) })
-    }
-
-    /// The time zone of a child zone's device; UTC for other zones.
-    private func localTimeZone(of zone: Zone) async throws -> TimeZone {
-        guard let child = zone.childDeviceID else { return .gmt }
-        let rows = try await connection.rows("SELECT time_zone FROM devices WHERE family_id = \(id) AND device_id = \(child)", logger: logger)
-        return try rows.decode(String.self).first.flatMap(TimeZone.init(identifier:)) ?? .gmt
-    }
-
-    /// Live records of the zone that a derivation asks for, as much of them as it reads.
-    func read(_ query: StoredRecordQuery, in zoneName: String) async throws -> [StoredRecord] {
-        func stored(_ row: PostgresRow) throws -> StoredRecord {
-            let cells = row.makeRandomAccess()
-            return StoredRecord(
-                recordName: try cells["record_name"].decode(String.self), recordType: try cells["record_type"].decode(String.self),
-                fields: try cells["fields"].decode(RecordFields.self).value, createdAt: try cells["created_at"].decode(Date.self)
-            )
-        }
-        switch query {
-        case .named(let names):
-            return try await connection.rows(
-                """
-                SELECT record_name, record_type, fields, created_at FROM records
-                WHERE family_id = \(id) AND zone_name = \(zoneName) AND record_name = ANY(\(names)) AND NOT deleted
-                """,
-                logger: logger
-            ).map(stored)
-        case .overlapping(let type, let startField, let endField, let interval):
-            // Written into the statement, not bound, so that it matches the expression index of
-            // `schema/` (a partial index on the type); they are names from Core's declarations.
-            guard [type, startField, endField].allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isLetter } }) else {
-                throw FamilySyncError(.internalError, "A derivation asked for an unusable field.")
-            }
-            return try await connection.rows(
-                """
-                SELECT record_name, record_type, fields, created_at FROM records
-                WHERE family_id = \(id) AND zone_name = \(zoneName) AND record_type = '\(unescaped: type)' AND NOT deleted
-                  AND fields ->> '\(unescaped: endField)' >= \(Instant.format(interval.start)) AND fields ->> '\(unescaped: startField)' < \(Instant.format(interval.end))
-                """,
-                logger: logger
-            ).map(stored)
-        }
-    }
-
-    /// A new zone a parent made, or one deleted before made again (a new incarnation); `EXISTS`
-    /// for a live one.
-    public func createZone(_ name: String, now: Date) async throws -> Zone {
-        let sequence = try await advance()
-        let rows = try await connection.rows(
-            """
-            INSERT INTO zones (family_id, zone_name, child_device_id, created_at, incarnation, changed_seq)
-            VALUES (\(id), \(name), NULL, \(now), gen_random_uuid(), \(sequence))
-            ON CONFLICT (family_id, zone_name) DO UPDATE
-                SET deleted_at = NULL, incarnation = gen_random_uuid(), changed_seq = EXCLUDED.changed_seq, created_at = EXCLUDED.created_at
-                WHERE zones.deleted_at IS NOT NULL
-            RETURNING incarnation
-            """,
-            logger: logger
-        )
-        guard let incarnation = try rows.decode(UUID.self).first else {
-            throw FamilySyncError(.exists, "A zone named '\(name)' exists.")
-        }
-        try await publish([.zone(name, of: id)])
-        return Zone(name: name, childDeviceID: nil, incarnation: incarnation, changedSequence: sequence, deleted: false)
-    }
-
-    /// A confirmed child's own zone, `child-<deviceId>`, shared with it.
-    public func createChildZone(for deviceID: UUID, now: Date) async throws {
-        try await createDeviceZone(Device.zoneName(forChild: deviceID), for: deviceID, now: now)
-    }
-
-    /// A tracked device's own zone (`child-…`, `device-…`); nothing if it has one already, a new
-    /// incarnation if it was purged.
-    public func createDeviceZone(_ name: String, for deviceID: UUID, now: Date) async throws {
-        try await createOwnedZone(name, device: deviceID, member: nil, now: now)
-    }
-
-    /// A member's zone `member-<memberId>` (§8), shared read-only with the member's devices.
-    public func createMemberZone(for memberID: UUID, now: Date) async throws {
-        try await createOwnedZone(Member.zoneName(of: memberID), device: nil, member: memberID, now: now)
-    }
-
-    /// A zone a device or a member owns: a change of the database only when it is new or revived.
-    private func createOwnedZone(_ name: String, device: UUID?, member: UUID?, now: Date) async throws {
-        let sequence = try await advance()
-        let rows = try await connection.rows(
-            """
-            INSERT INTO zones (family_id, zone_name, child_device_id, member_id, created_at, changed_seq)
-            VALUES (\(id), \(name), \(device), \(member), \(now), \(sequence))
-            ON CONFLICT (family_id, zone_name) DO UPDATE
-                SET deleted_at = NULL, incarnation = gen_random_uuid(), changed_seq = EXCLUDED.changed_seq, created_at = EXCLUDED.created_at
-                WHERE zones.deleted_at IS NOT NULL
-            RETURNING zone_name
-            """,
-            logger: logger
-        )
-        if !rows.isEmpty { try await publish([.zone(name, of: id)]) }
-    }
-
-    /// Shows a zone again in the database change feeds of those who see it (a device moved into
-    /// its member, §8): it is stamped with a new number of the family's sequence.
-    public func touchZone(_ name: String) async throws {
-        let sequence = try await advance()
-        try await connection.rows("UPDATE zones SET changed_seq = \(sequence) WHERE family_id = \(id) AND zone_name = \(name)", logger: logger)
-        try await publish([.zone(name, of: id)])
-    }
-
-    /// Deletes a zone's records; the zone stays as a tombstone for the database change feed.
-    public func tombstoneZone(_ name: String, now: Date) async throws {
-        let sequence = try await advance()
-        try await connection.rows("DELETE FROM records WHERE family_id = \(id) AND zone_name = \(name)", logger: logger)
-        try await connection.rows(
-            "UPDATE zones SET deleted_at = \(now), changed_seq = \(sequence) WHERE family_id = \(id) AND zone_name = \(name)", logger: logger
-        )
-        try await publish([.zone(name, of: id)])
-    }
-
-    /// A device's status, role or name changed: stamps it with a number of the family's sequence
-    /// and tells the polls that can see it.
-    public func deviceChanged(_ deviceID: UUID) async throws {
-        let sequence = try await advance()
-        try await connection.rows("UPDATE devices SET changed_seq = \(sequence) WHERE family_id = \(id) AND device_id = \(deviceID)", logger: logger)
-        try await publish([.device(deviceID, of: id)])
-    }
-
-    /// Tells every instance's polls what changed, on commit (`pg_notify` in this transaction),
-    /// and, with push on, the registered devices it concerns other than `writer`'s (§12).
-    public func publish(_ notices: [ChangeNotice], writer: UUID? = nil) async throws {
-        try await ChangePublisher.publish(notices, on: connection, logger: logger)
-        published.add(notices)
-        pendingPushes?.add(notices, writer: writer)
-    }
-
-    /// Records in one statement (one round trip for a whole batch), inserting new ones and
-    /// overwriting stored ones and tombstones.
-    private func write(_ records: [(record: Record, sequence: Int64)], into zoneName: String) async throws {
-        let list = records.map(\.record)
-        try await connection.rows(
-            """
-            INSERT INTO records (family_id, zone_name, record_name, record_type, fields, change_tag, deleted, created_at, created_by,
-                                 modified_at, modified_by, modified_role, client_modified_at, seq)
-            SELECT \(id), \(zoneName), name, type, body, tag, gone, created, creator, modified, modifier, role, client, seq
-            FROM unnest(\(list.map(\.recordName))::text[], \(list.map(\.recordType))::text[], \(list.map { RecordFields($0.fields) })::jsonb[],
-                        \(list.map(\.changeTag))::text[], \(list.map(\.deleted))::bool[], \(list.map(\.createdAt))::timestamptz[],
-                        \(list.map(\.createdBy))::uuid[], \(list.map(\.modifiedAt))::timestamptz[], \(list.map(\.modifiedBy))::uuid[],
-                        \(list.map(\.modifiedRole.rawValue))::text[], \(list.map(\.clientModifiedAt))::timestamptz[], \(records.map(\.sequence))::bigint[])
-                AS u(name, type, body, tag, gone, created, creator, modified, modifier, role, client, seq)
-            ON CONFLICT (family_id, zone_name, record_name) DO UPDATE SET
-                record_type = EXCLUDED.record_type, fields = EXCLUDED.fields, change_tag = EXCLUDED.change_tag, deleted = EXCLUDED.deleted,
-                created_at = EXCLUDED.created_at, created_by = EXCLUDED.created_by, modified_at = EXCLUDED.modified_at,
-                modified_by = EXCLUDED.modified_by, modified_role = EXCLUDED.modified_role,
-                client_modified_at = EXCLUDED.client_modified_at, seq = EXCLUDED.seq
-            """,
-            logger: logger
-        )
     }
 }

@@ -11,10 +11,10 @@ public struct PostgresAlertStore: Sendable {
     let clock: any WallClock
     let logger: Logger
 
-    /// `outbox`: push on (§12), the outbox rows of each change written with it.
-    public init(database: Database, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil) {
-        self.database = database
-        self.changeLog = ChangeLog(database: database, logger: logger, outbox: outbox)
+    /// `changeLog`: the one every store writes through (`ServerDependencies` makes it).
+    public init(changeLog: ChangeLog, clock: any WallClock, logger: Logger) {
+        self.database = changeLog.database
+        self.changeLog = changeLog
         self.clock = clock
         self.logger = logger
     }
@@ -24,10 +24,10 @@ public struct PostgresAlertStore: Sendable {
     public func budgetStatus(familyID: UUID, memberID: UUID, date: String) async throws -> [BudgetStatus] {
         let logger = logger
         return try await database.inSnapshot(logger: logger) { connection in
-            try await PostgresMemberStore.checkLive(memberID, of: familyID, on: connection, logger: logger)
+            try await MemberRows.checkLive(memberID, of: familyID, on: connection, logger: logger)
             let budgets = try await RecordRow.fields(ofType: "Budget", inZone: Member.zoneName(of: memberID), family: familyID, on: connection, logger: logger)
                 .compactMap(Budget.init(fields:))
-            let day = try await PostgresMemberStore.days(familyID: familyID, memberID: memberID, dates: [date], on: connection, logger: logger)
+            let day = try await MemberRows.days(familyID: familyID, memberID: memberID, dates: [date], on: connection, logger: logger)
             return BudgetEvaluation.status(of: budgets, date: date, byCategory: day.first?.secondsByCategory ?? [:])
         }
     }
@@ -36,7 +36,7 @@ public struct PostgresAlertStore: Sendable {
     public func alerts(familyID: UUID, memberID: UUID, from: String, to: String, includeDismissed: Bool) async throws -> [Alert] {
         let logger = logger
         return try await database.inSnapshot(logger: logger) { connection in
-            try await PostgresMemberStore.checkLive(memberID, of: familyID, on: connection, logger: logger)
+            try await MemberRows.checkLive(memberID, of: familyID, on: connection, logger: logger)
             // Only the days asked for: a member's alerts add up over the year.
             let alerts = try await connection.rows(
                 """

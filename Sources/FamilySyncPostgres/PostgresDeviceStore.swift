@@ -16,13 +16,13 @@ public struct PostgresDeviceStore: Sendable {
     /// `lastSeenAt` is written at most this often per device, not on every request.
     public static let lastSeenGranularity: TimeInterval = 60
 
-    /// `outbox`: push on (§12), the outbox rows of each change written with it.
-    public init(database: Database, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil, knownDevices: KnownDevices? = nil) {
-        self.database = database
-        self.changeLog = ChangeLog(database: database, logger: logger, outbox: outbox, knownDevices: knownDevices)
+    /// `changeLog`: the one every store writes through (`ServerDependencies` makes it).
+    public init(changeLog: ChangeLog, clock: any WallClock, logger: Logger) {
+        self.database = changeLog.database
+        self.changeLog = changeLog
         self.clock = clock
         self.logger = logger
-        self.knownDevices = knownDevices
+        self.knownDevices = changeLog.knownDevices
     }
 
     /// The device a credential belongs to, if the credential is its current one and it is not revoked.
@@ -103,7 +103,7 @@ public struct PostgresDeviceStore: Sendable {
         let now = clock.now()
         return try await changeLog.write(family: familyID) { family in
             let connection = family.connection
-            var device = try await Self.lockedDevice(familyID: familyID, deviceID: deviceID, on: connection, logger: logger)
+            var device = try await family.lockedDevice(deviceID)
             if childName != nil, device.role != .child {
                 throw FamilySyncError.badRequest("Only a child device has a child name.", field: "childName")
             }
@@ -135,7 +135,7 @@ public struct PostgresDeviceStore: Sendable {
         let now = clock.now()
         try await changeLog.write(family: familyID) { family in
             let connection = family.connection
-            let device = try await Self.lockedDevice(familyID: familyID, deviceID: deviceID, on: connection, logger: logger)
+            let device = try await family.lockedDevice(deviceID)
             if device.role == .parent, device.status == .active {
                 let others = try await connection.rows(
                     """
@@ -148,7 +148,7 @@ public struct PostgresDeviceStore: Sendable {
                     throw FamilySyncError(.conflict, "This is the family's last parent device; delete the family instead.")
                 }
             }
-            try await Self.revoke(deviceID, in: family, logger: logger)
+            try await family.revokeDevice(deviceID)
             // An invitation it accepted and nobody decided on is decided now.
             try await connection.rows(
                 """
@@ -168,59 +168,9 @@ public struct PostgresDeviceStore: Sendable {
     /// notice reaches it (the notice changes nothing a poll answers).
     public func rotateCredential(familyID: UUID, deviceID: UUID) async throws -> DeviceCredential {
         let credential = DeviceCredential.generate(familyID: familyID, deviceID: deviceID)
-        let logger = logger
-        let notice = ChangeNotice.device(deviceID, of: familyID)
-        defer { knownDevices?.invalidate([notice]) }
-        try await database.inTransaction(logger: logger) { connection in
-            let rows = try await connection.rows(
-                """
-                UPDATE devices SET credential_hash = \(ByteBuffer(bytes: credential.hash))
-                WHERE family_id = \(familyID) AND device_id = \(deviceID) AND status <> 'revoked'
-                RETURNING device_id
-                """,
-                logger: logger
-            )
-            guard !rows.isEmpty else {
-                throw FamilySyncError(.authenticationRequired, "This device's credential is no longer valid.")
-            }
-            try await ChangePublisher.publish([notice], on: connection, logger: logger)
+        try await changeLog.write(family: familyID) { family in
+            try await family.rotateCredential(of: deviceID, to: credential.hash)
         }
         return credential
-    }
-
-    /// Revoked: the credential erased, and its held polls answer 401 at once.
-    static func revoke(_ deviceID: UUID, in family: LockedFamily, logger: Logger) async throws {
-        try await family.connection.rows(
-            "UPDATE devices SET status = 'revoked', credential_hash = NULL WHERE family_id = \(family.id) AND device_id = \(deviceID)", logger: logger
-        )
-        // Nothing is pushed to a device that can no longer sync (§12).
-        try await family.connection.rows("DELETE FROM device_push_tokens WHERE family_id = \(family.id) AND device_id = \(deviceID)", logger: logger)
-        try await family.deviceChanged(deviceID)
-    }
-
-    static func lockedDevice(familyID: UUID, deviceID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Device {
-        let rows = try await connection.rows(
-            "\(unescaped: DeviceRow.select) WHERE family_id = \(familyID) AND device_id = \(deviceID) FOR UPDATE",
-            logger: logger
-        )
-        guard let device = try rows.map(DeviceRow.decode).first else {
-            throw FamilySyncError.notFound("No such device.")
-        }
-        return device
-    }
-
-    @discardableResult
-    static func insert(_ device: Device, credentialHash: [UInt8], changedSequence: Int64, on connection: PostgresConnection, logger: Logger) async throws -> Device {
-        try await connection.rows(
-            """
-            INSERT INTO devices (family_id, device_id, role, name, child_name, platform, time_zone, status, credential_hash, registered_at, last_seen_at, last_sync_at,
-                                 changed_seq, member_id, tracked)
-            VALUES (\(device.familyID), \(device.id), \(device.role.rawValue), \(device.name), \(device.childName), \(device.platform.rawValue),
-                    \(device.timeZone), \(device.status.rawValue), \(ByteBuffer(bytes: credentialHash)), \(device.registeredAt), \(device.lastSeenAt), \(device.lastSyncAt),
-                    \(changedSequence), \(device.memberID), \(device.tracked))
-            """,
-            logger: logger
-        )
-        return device
     }
 }

@@ -10,10 +10,10 @@ public struct PostgresFamilyStore: Sendable {
     let clock: any WallClock
     let logger: Logger
 
-    /// `outbox`: push on (§12), the outbox rows of each change written with it.
-    public init(database: Database, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil, knownDevices: KnownDevices? = nil) {
-        self.database = database
-        self.changeLog = ChangeLog(database: database, logger: logger, outbox: outbox, knownDevices: knownDevices)
+    /// `changeLog`: the one every store writes through (`ServerDependencies` makes it).
+    public init(changeLog: ChangeLog, clock: any WallClock, logger: Logger) {
+        self.database = changeLog.database
+        self.changeLog = changeLog
         self.clock = clock
         self.logger = logger
     }
@@ -28,22 +28,15 @@ public struct PostgresFamilyStore: Sendable {
         let recoveryCode = RecoveryCode.generate()
         let now = clock.now()
         let logger = logger
-        let device = try await database.inTransaction(logger: logger) { connection in
-            // The family's creation is change 1 (schema 0004): a token at 0 has seen nothing.
-            try await connection.rows(
-                "INSERT INTO families (family_id, created_at, change_seq) VALUES (\(familyID), \(now), 1)", logger: logger
-            )
-            try await connection.rows(
+        let device = try await changeLog.create(family: familyID, now: now) { family in
+            try await family.connection.rows(
                 "INSERT INTO recovery_codes (code_hash, family_id) VALUES (\(ByteBuffer(bytes: recoveryCode.hash)), \(familyID))", logger: logger
             )
-            try await connection.rows(
-                "INSERT INTO zones (family_id, zone_name, child_device_id, created_at, changed_seq) VALUES (\(familyID), 'family', NULL, \(now), 1)", logger: logger
-            )
-            try await PostgresMemberStore.insert(memberID, familyID: familyID, name: parentName, role: .parent, now: now, sequence: 1, on: connection, logger: logger)
-            return try await PostgresDeviceStore.insert(
+            try await family.createMember(memberID, name: parentName, role: .parent, now: now)
+            return try await family.insertDevice(
                 Device(id: deviceID, familyID: familyID, role: .parent, name: parentName, childName: nil, platform: platform,
                        timeZone: timeZone, status: .active, registeredAt: now, lastSeenAt: now, lastSyncAt: nil, memberID: memberID),
-                credentialHash: credential.hash, changedSequence: 1, on: connection, logger: logger
+                credentialHash: credential.hash
             )
         }
         return (device, credential, recoveryCode)
@@ -127,14 +120,11 @@ public struct PostgresFamilyStore: Sendable {
             try await connection.rows(
                 "INSERT INTO recovery_codes (code_hash, family_id) VALUES (\(ByteBuffer(bytes: newCode.hash)), \(found.family))", logger: logger
             )
-            let sequence = try await family.advance()
-            let device = try await PostgresDeviceStore.insert(
+            return try await family.insertDevice(
                 Device(id: deviceID, familyID: found.family, role: .parent, name: name, childName: nil, platform: platform,
                        timeZone: timeZone, status: .active, registeredAt: now, lastSeenAt: now, lastSyncAt: nil, memberID: found.member),
-                credentialHash: credential.hash, changedSequence: sequence, on: connection, logger: logger
+                credentialHash: credential.hash
             )
-            try await family.publish([.device(deviceID, of: found.family)])
-            return device
         }
         return Recovery(device: device, credential: credential, recoveryCode: newCode)
     }

@@ -11,27 +11,12 @@ public struct PostgresPairingStore: Sendable {
     let clock: any WallClock
     let logger: Logger
 
-    /// `outbox`: push on (§12), the outbox rows of each change written with it.
-    public init(database: Database, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil, knownDevices: KnownDevices? = nil) {
-        self.database = database
-        self.changeLog = ChangeLog(database: database, logger: logger, outbox: outbox, knownDevices: knownDevices)
+    /// `changeLog`: the one every store writes through (`ServerDependencies` makes it).
+    public init(changeLog: ChangeLog, clock: any WallClock, logger: Logger) {
+        self.database = changeLog.database
+        self.changeLog = changeLog
         self.clock = clock
         self.logger = logger
-    }
-
-    static let columns = "pairing_id, family_id, role, child_name, status, created_by, device_id, verification_emoji, created_at, expires_at, member_id"
-    static let select = "SELECT \(columns) FROM pairings"
-
-    static func decode(_ row: PostgresRow) throws -> Pairing {
-        let cells = row.makeRandomAccess()
-        return Pairing(
-            id: try cells["pairing_id"].decode(UUID.self), familyID: try cells["family_id"].decode(UUID.self),
-            role: DeviceRole(rawValue: try cells["role"].decode(String.self)) ?? .child, childName: try cells["child_name"].decode(String?.self),
-            storedStatus: PairingStatus(rawValue: try cells["status"].decode(String.self)) ?? .revoked, createdBy: try cells["created_by"].decode(UUID.self),
-            deviceID: try cells["device_id"].decode(UUID?.self), verificationEmoji: try cells["verification_emoji"].decode([String]?.self),
-            createdAt: try cells["created_at"].decode(Date.self), expiresAt: try cells["expires_at"].decode(Date.self),
-            memberID: try cells["member_id"].decode(UUID?.self)
-        )
     }
 
     /// An invitation; with `memberID`, into that member (a live member of the pairing's role),
@@ -46,7 +31,7 @@ public struct PostgresPairingStore: Sendable {
         let logger = logger
         try await changeLog.write(family: familyID) { family in
             if let memberID {
-                let member = try await PostgresMemberStore.locked(memberID, in: family, logger: logger)
+                let member = try await family.lockedMember(memberID)
                 try Member.checkMove(device: role, to: member)
             }
             try await family.connection.rows(
@@ -65,9 +50,9 @@ public struct PostgresPairingStore: Sendable {
     public func list(familyID: UUID, status: PairingStatus?) async throws -> [Pairing] {
         let now = clock.now()
         let all = try await database.rows(
-            "\(unescaped: Self.select) WHERE family_id = \(familyID) ORDER BY created_at DESC, pairing_id",
+            "\(unescaped: PairingRows.select) WHERE family_id = \(familyID) ORDER BY created_at DESC, pairing_id",
             logger: logger
-        ).map(Self.decode)
+        ).map(PairingRows.decode)
         guard let status else { return all }
         return all.filter { $0.status(at: now) == status }
     }
@@ -76,18 +61,14 @@ public struct PostgresPairingStore: Sendable {
     public func get(familyID: UUID, pairingID: UUID, acceptedBy: UUID? = nil) async throws -> Pairing? {
         try await database.rows(
             """
-            \(unescaped: Self.select)
+            \(unescaped: PairingRows.select)
             WHERE family_id = \(familyID) AND pairing_id = \(pairingID) AND (\(acceptedBy)::uuid IS NULL OR device_id = \(acceptedBy))
             """,
             logger: logger
-        ).map(Self.decode).first
+        ).map(PairingRows.decode).first
     }
 
-    public struct Acceptance: Sendable {
-        public var pairing: Pairing
-        public var device: Device
-        public var credential: DeviceCredential
-    }
+    public typealias Acceptance = PairingAcceptance
 
     /// Accepts with the token: registers the device (awaiting confirmation) and fixes the emoji.
     /// A wrong token counts against the pairing, and is recorded even though the request fails:
@@ -122,7 +103,7 @@ public struct PostgresPairingStore: Sendable {
         let connection = family.connection
         let rows = try await connection.rows(
             """
-            SELECT \(unescaped: Self.columns), token_hash, failed_attempts FROM pairings
+            SELECT \(unescaped: PairingRows.columns), token_hash, failed_attempts FROM pairings
             WHERE family_id = \(token.familyID) AND pairing_id = \(pairingID) FOR UPDATE
             """,
             logger: logger
@@ -130,7 +111,7 @@ public struct PostgresPairingStore: Sendable {
         guard let row = rows.first else {
             throw FamilySyncError.notFound("No such pairing, or the token does not match.")
         }
-        var pairing = try Self.decode(row)
+        var pairing = try PairingRows.decode(row)
         let columns = row.makeRandomAccess()
         let storedHash = try columns["token_hash"].decode(ByteBuffer.self)
         let attempts = try columns["failed_attempts"].decode(Int.self)
@@ -147,39 +128,7 @@ public struct PostgresPairingStore: Sendable {
         }
         let deviceID = UUID()
         let emoji = EmojiCode.derive(token: token.token, pairingID: pairingID, parentDeviceID: pairing.createdBy, childDeviceID: deviceID)
-        return .accepted(try await registerAccepting(
-            &pairing, deviceID: deviceID, emoji: emoji, name: name, platform: platform, timeZone: timeZone, now: now, in: family, logger: logger
-        ))
-    }
-
-    /// The end of every acceptance, by token (§3) or by a sign-in's claim (§3.1): the device
-    /// registered, awaiting confirmation, with a new credential, and the pairing accepted by it
-    /// with its emoji.
-    static func registerAccepting(
-        _ pairing: inout Pairing, deviceID: UUID, emoji: [String], name: String, platform: DevicePlatform, timeZone: String, now: Date,
-        in family: LockedFamily, logger: Logger
-    ) async throws -> Acceptance {
-        let connection = family.connection
-        let credential = DeviceCredential.generate(familyID: pairing.familyID, deviceID: deviceID)
-        let device = Device(
-            id: deviceID, familyID: pairing.familyID, role: pairing.role, name: name, childName: pairing.childName,
-            platform: platform, timeZone: timeZone, status: .awaitingConfirmation, registeredAt: now, lastSeenAt: now, lastSyncAt: nil
-        )
-        // A new device: parents' polls wake to show the emoji.
-        let sequence = try await family.advance()
-        try await PostgresDeviceStore.insert(device, credentialHash: credential.hash, changedSequence: sequence, on: connection, logger: logger)
-        try await family.publish([.device(device.id, of: pairing.familyID)])
-        pairing.storedStatus = .accepted
-        pairing.deviceID = device.id
-        pairing.verificationEmoji = emoji
-        try await connection.rows(
-            """
-            UPDATE pairings SET status = 'accepted', device_id = \(device.id), verification_emoji = \(emoji)
-            WHERE family_id = \(pairing.familyID) AND pairing_id = \(pairing.id)
-            """,
-            logger: logger
-        )
-        return Acceptance(pairing: pairing, device: device, credential: credential)
+        return .accepted(try await family.acceptPairing(&pairing, deviceID: deviceID, emoji: emoji, name: name, platform: platform, timeZone: timeZone, now: now))
     }
 
     /// Confirms or rejects an accepted pairing, or revokes a pending one. Confirming activates the
@@ -208,8 +157,8 @@ public struct PostgresPairingStore: Sendable {
                     memberID = invited
                 } else {
                     memberID = UUID()
-                    let device = try await PostgresDeviceStore.lockedDevice(familyID: familyID, deviceID: deviceID, on: connection, logger: logger)
-                    try await PostgresMemberStore.create(memberID, name: pairing.childName ?? device.name, role: pairing.role, now: now, in: family, logger: logger)
+                    let device = try await family.lockedDevice(deviceID)
+                    try await family.createMember(memberID, name: pairing.childName ?? device.name, role: pairing.role, now: now)
                 }
                 try await connection.rows(
                     "UPDATE devices SET status = 'active', member_id = \(memberID) WHERE family_id = \(familyID) AND device_id = \(deviceID)",
@@ -220,7 +169,7 @@ public struct PostgresPairingStore: Sendable {
                 // A change of the database: parents' feeds must show the new zone.
                 if pairing.role == .child { try await family.createChildZone(for: deviceID, now: now) }
             case .reject, .revoke:
-                try await PostgresDeviceStore.revoke(deviceID, in: family, logger: logger)
+                try await family.revokeDevice(deviceID)
             }
             return pairing
         }
@@ -228,10 +177,10 @@ public struct PostgresPairingStore: Sendable {
 
     private func lockedPairing(familyID: UUID, pairingID: UUID, on connection: PostgresConnection) async throws -> Pairing {
         let rows = try await connection.rows(
-            "\(unescaped: Self.select) WHERE family_id = \(familyID) AND pairing_id = \(pairingID) FOR UPDATE",
+            "\(unescaped: PairingRows.select) WHERE family_id = \(familyID) AND pairing_id = \(pairingID) FOR UPDATE",
             logger: logger
         )
-        guard let pairing = try rows.map(Self.decode).first else {
+        guard let pairing = try rows.map(PairingRows.decode).first else {
             throw FamilySyncError.notFound("No such pairing.")
         }
         return pairing

@@ -11,10 +11,10 @@ public struct PostgresParentPINStore: Sendable {
     let clock: any WallClock
     let logger: Logger
 
-    /// `outbox`: push on (§12), the outbox rows of each change written with it.
-    public init(database: Database, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil) {
-        self.database = database
-        self.changeLog = ChangeLog(database: database, logger: logger, outbox: outbox)
+    /// `changeLog`: the one every store writes through (`ServerDependencies` makes it).
+    public init(changeLog: ChangeLog, clock: any WallClock, logger: Logger) {
+        self.database = changeLog.database
+        self.changeLog = changeLog
         self.clock = clock
         self.logger = logger
     }
@@ -25,7 +25,7 @@ public struct PostgresParentPINStore: Sendable {
         let logger = logger
         let now = clock.now()
         try await changeLog.write(family: caller.familyID) { family in
-            let member = try await PostgresMemberStore.locked(memberID, in: family, logger: logger)
+            let member = try await family.lockedMember(memberID)
             let stored = try await RecordRow.record(named: ParentPIN.recordName, inZone: member.zoneName, family: family.id, on: family.connection, logger: logger)
             let record = Record(
                 recordName: ParentPIN.recordName, recordType: "DeviceSettings", fields: pin.fields, changeTag: "", deleted: false,

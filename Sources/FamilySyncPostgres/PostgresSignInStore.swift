@@ -12,9 +12,10 @@ public struct PostgresSignInStore: Sendable {
     let clock: any WallClock
     let logger: Logger
 
-    public init(database: Database, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil, knownDevices: KnownDevices? = nil) {
-        self.database = database
-        self.changeLog = ChangeLog(database: database, logger: logger, outbox: outbox, knownDevices: knownDevices)
+    /// `changeLog`: the one every store writes through (`ServerDependencies` makes it).
+    public init(changeLog: ChangeLog, clock: any WallClock, logger: Logger) {
+        self.database = changeLog.database
+        self.changeLog = changeLog
         self.clock = clock
         self.logger = logger
     }
@@ -108,7 +109,7 @@ public struct PostgresSignInStore: Sendable {
         /// No parent has taken the code yet.
         case waiting(SignIn)
         /// The device is registered, awaiting the parent's confirmation; its credential is here.
-        case claimed(SignIn, PostgresPairingStore.Acceptance)
+        case claimed(SignIn, PairingAcceptance)
     }
 
     /// The device asks with its secret. A wrong secret (or code) is `NOT_FOUND`; once a parent
@@ -142,18 +143,17 @@ public struct PostgresSignInStore: Sendable {
                 else { throw over }
                 try signIn.checkClaimable(at: now)
                 let pairings = try await connection.rows(
-                    "\(unescaped: PostgresPairingStore.select) WHERE family_id = \(familyID) AND pairing_id = \(pairingID) FOR UPDATE", logger: logger
+                    "\(unescaped: PairingRows.select) WHERE family_id = \(familyID) AND pairing_id = \(pairingID) FOR UPDATE", logger: logger
                 )
-                guard var pairing = try pairings.map(PostgresPairingStore.decode).first, let emoji = pairing.verificationEmoji else {
+                guard var pairing = try pairings.map(PairingRows.decode).first, let emoji = pairing.verificationEmoji else {
                     throw FamilySyncError(.pairingExpired, "The parent withdrew this sign-in; start again.")
                 }
                 // The parent may have withdrawn the pairing (DELETE /v1/pairings/{id}) meanwhile.
                 guard pairing.status(at: now) == .pending else {
                     throw FamilySyncError(.pairingExpired, "This sign-in's pairing is \(pairing.status(at: now).rawValue); start again.")
                 }
-                let acceptance = try await PostgresPairingStore.registerAccepting(
-                    &pairing, deviceID: deviceID, emoji: emoji, name: signIn.deviceName, platform: signIn.platform, timeZone: signIn.timeZone, now: now,
-                    in: family, logger: logger
+                let acceptance = try await family.acceptPairing(
+                    &pairing, deviceID: deviceID, emoji: emoji, name: signIn.deviceName, platform: signIn.platform, timeZone: signIn.timeZone, now: now
                 )
                 try await connection.rows("UPDATE sign_ins SET claimed_at = \(now) WHERE code_hash = \(ByteBuffer(bytes: code.hash))", logger: logger)
                 signIn.claimedAt = now

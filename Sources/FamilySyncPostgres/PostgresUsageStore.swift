@@ -12,10 +12,10 @@ public struct PostgresUsageStore: Sendable {
     let clock: any WallClock
     let logger: Logger
 
-    /// `outbox`: push on (§12), the outbox rows of each change written with it.
-    public init(database: Database, clock: any WallClock, logger: Logger, outbox: PushOutbox? = nil) {
-        self.database = database
-        self.changeLog = ChangeLog(database: database, logger: logger, outbox: outbox)
+    /// `changeLog`: the one every store writes through (`ServerDependencies` makes it).
+    public init(changeLog: ChangeLog, clock: any WallClock, logger: Logger) {
+        self.database = changeLog.database
+        self.changeLog = changeLog
         self.clock = clock
         self.logger = logger
     }

@@ -17,7 +17,7 @@ struct ExpireChangeTokensCommand: AsyncParsableCommand {
     func run() async throws {
         let families = try await database.run(logging: logging) { url, logger in
             try await PostgresConnection.withConnection(try url.connectionConfiguration(), logger: logger) { connection in
-                try await ChangeTokenFence.raise(on: connection, logger: logger)
+                try await ChangeLog.fenceChangeTokens(on: connection, logger: logger)
             }
         }
         print("\(families) \(families == 1 ? "family" : "families"): every change token handed out before now answers 410; devices fetch their zones again")

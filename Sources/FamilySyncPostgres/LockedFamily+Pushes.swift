@@ -1,0 +1,81 @@
+import FamilySyncCore
+import Foundation
+import Logging
+import PostgresNIO
+
+extension LockedFamily {
+    /// New alerts (§9.4), written into their members' zones by `device` for the server; each
+    /// tells the family's parents with a visible notification (§12). Every alert is made here.
+    public func raise(_ alerts: [Alert], by device: UUID, role: WriterRole = .server, now: Date) async throws {
+        for (zone, alerts) in Dictionary(grouping: alerts, by: { Member.zoneName(of: $0.memberID) }).sorted(by: { $0.key < $1.key }) {
+            try await commit(alerts.map { alert in
+                Record(
+                    recordName: alert.recordName, recordType: "Alert", fields: alert.fields, changeTag: "", deleted: false, createdAt: now,
+                    createdBy: device, modifiedAt: now, modifiedBy: device, modifiedRole: role, clientModifiedAt: now
+                )
+            }, into: zone)
+        }
+        pendingPushes?.add(alerts)
+    }
+
+    /// The outbox rows of this transaction's changes and alerts: a background push to each
+    /// registered device a change concerns (§6's rule), unless it wrote the change or holds a poll
+    /// now (the poll tells it), merged into the one it has waiting; a visible notification of each
+    /// alert to each active parent device. Senders are notified on commit.
+    func queuePushes() async throws {
+        guard let pendingPushes else { return }
+        let (changes, alerts) = pendingPushes.take()
+        guard !changes.isEmpty || !alerts.isEmpty else { return }
+        let now = pendingPushes.outbox.clock.now()
+        let rows = try await connection.rows(
+            """
+            SELECT d.device_id, d.role, d.status, d.member_id, d.tracked, coalesce(t.poll_held_until > \(now), false)
+            FROM device_push_tokens t JOIN devices d ON d.family_id = t.family_id AND d.device_id = t.device_id
+            WHERE t.family_id = \(id)
+            """,
+            logger: logger
+        ).map { row -> (AuthenticatedDevice, Bool)? in
+            let (device, role, status, member, tracked, polling) = try row.decode((UUID, String, String, UUID?, Bool, Bool).self)
+            guard let role = DeviceRole(rawValue: role), let status = DeviceStatus(rawValue: status) else { return nil }
+            return (AuthenticatedDevice(familyID: id, deviceID: device, role: role, status: status, memberID: member, tracked: tracked), polling)
+        }.compactMap { $0 }
+        let reachable = rows.filter { !$0.1 }.map(\.0)
+        var targets: [UUID: Set<String>] = [:]
+        for (writer, group) in Dictionary(grouping: changes, by: \.writer) {
+            for (device, zones) in BackgroundPush.targets(of: group.map(\.notice), registered: reachable, writer: writer) {
+                targets[device, default: []].formUnion(zones)
+            }
+        }
+        let parents = rows.map(\.0).filter { $0.role == .parent && $0.status == .active }.map(\.deviceID)
+        guard !targets.isEmpty || (!alerts.isEmpty && !parents.isEmpty) else { return }
+        if !targets.isEmpty {
+            let devices = targets.keys.sorted { $0.uuidString < $1.uuidString }
+            let contents = devices.map { RecordFields(["zones": .array(targets[$0]!.sorted().map(JSONValue.string))]) }
+            try await connection.rows(
+                """
+                INSERT INTO push_outbox (family_id, device_id, kind, payload, created_at, not_before, expires_at)
+                SELECT \(id), device, 'background', content, \(now), \(now), \(now.addingTimeInterval(BackgroundPush.lifetime))
+                FROM unnest(\(devices)::uuid[], \(contents)::jsonb[]) AS u(device, content)
+                ON CONFLICT (family_id, device_id) WHERE kind = 'background' DO UPDATE SET
+                    payload = jsonb_build_object('zones', (
+                        SELECT coalesce(jsonb_agg(DISTINCT zone ORDER BY zone), '[]'::jsonb)
+                        FROM jsonb_array_elements((push_outbox.payload -> 'zones') || (EXCLUDED.payload -> 'zones')) AS zone)),
+                    expires_at = EXCLUDED.expires_at, version = push_outbox.version + 1
+                """,
+                logger: logger
+            )
+        }
+        if !alerts.isEmpty && !parents.isEmpty {
+            let pairs = parents.flatMap { parent in alerts.map { (parent, RecordFields(AlertPush.content(of: $0))) } }
+            try await connection.rows(
+                """
+                INSERT INTO push_outbox (family_id, device_id, kind, payload, created_at, not_before, expires_at)
+                SELECT \(id), device, 'alert', content, \(now), \(now), \(now.addingTimeInterval(AlertPush.lifetime))
+                FROM unnest(\(pairs.map(\.0))::uuid[], \(pairs.map(\.1))::jsonb[]) AS u(device, content)
+                """,
+                logger: logger
+            )
+        }
+        try await connection.rows("SELECT pg_notify(\(PushOutbox.channel), \(ChangeNotice.family(id).payload))", logger: logger)
+    }
+}
