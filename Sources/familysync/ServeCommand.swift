@@ -21,36 +21,36 @@ struct ServeCommand: AsyncParsableCommand {
     var host: String?
 
     @Option(help: "Port to listen on. Env: FAMILYSYNC_PORT. Default: 8080.")
-    var port: String?
+    var port: SettingFlag<Int>?
 
     @Option(help: "Largest request body in bytes; larger ones are refused with 413 before they are read. Env: FAMILYSYNC_MAX_BODY_BYTES. Default: 4194304.")
-    var maxBodyBytes: String?
+    var maxBodyBytes: SettingFlag<Int>?
 
     @Option(help: "Seconds in-flight requests get to finish after SIGTERM. Env: FAMILYSYNC_SHUTDOWN_TIMEOUT. Default: 10.")
-    var shutdownTimeout: String?
+    var shutdownTimeout: SettingFlag<Int>?
 
     @Option(help: "Base URL devices reach this server at, written into pairing QR codes (https://sync.example.com). Env: FAMILYSYNC_PUBLIC_URL. Default: http:// and the request's Host.")
-    var publicURL: String?
+    var publicURL: SettingFlag<URL>?
 
     @Option(help: "Requests a minute per client address to the endpoints that need no credential (family creation, pairing acceptance), also the burst. Env: FAMILYSYNC_UNAUTHENTICATED_RATE_LIMIT. Default: 20.")
-    var unauthenticatedRateLimit: String?
+    var unauthenticatedRateLimit: SettingFlag<Int>?
 
     @Option(help: "Days tombstones (deleted records and zones) are kept; change tokens older than that answer 410. Env: FAMILYSYNC_TOMBSTONE_DAYS. Default: 30.")
-    var tombstoneDays: String?
+    var tombstoneDays: SettingFlag<Int>?
 
     @Option(help: "Days usage records are kept (daily summaries stay). Env: FAMILYSYNC_USAGE_RETENTION_DAYS. Default: 400.")
-    var usageRetentionDays: String?
+    var usageRetentionDays: SettingFlag<Int>?
 
     @Option(help: "Seconds a connection may sit with nothing in flight (a request head never finished, an idle keep-alive) before it is closed; a request being answered, such as a held poll, is never idle. Env: FAMILYSYNC_IDLE_TIMEOUT. Default: 75.")
-    var idleTimeout: String?
+    var idleTimeout: SettingFlag<Int>?
 
     @Option(help: "Sign in with Apple (§13): the app's client ids (the tokens' audience), comma-separated; none: the Apple endpoints answer 404. Env: FAMILYSYNC_APPLE_CLIENT_IDS.")
-    var appleClientIds: String?
+    var appleClientIds: SettingFlag<CommaSeparated>?
 
     @Option(help: "Where Apple's signing keys (a JWKS) are fetched. Env: FAMILYSYNC_APPLE_JWKS_URL. Default: https://appleid.apple.com/auth/keys.")
-    var appleJwksUrl: String?
+    var appleJwksUrl: SettingFlag<URL>?
 
-    @Option(help: "Push (§12): the APNs auth key, a .p8 file from Apple's developer site. With --apns-key-id and --apns-team-id, push is on. Env: FAMILYSYNC_APNS_KEY_FILE.")
+    @Option(help: "Push (§12): the APNs auth key, a .p8 file from Apple's developer site. With --apns-key-id and --apns-team-id, push is on. Env: FAMILYSYNC_APNS_KEY_FILE.", completion: .file(extensions: ["p8"]))
     var apnsKeyFile: String?
 
     @Option(help: "Push: the APNs key's id (10 characters). Env: FAMILYSYNC_APNS_KEY_ID.")
@@ -60,22 +60,22 @@ struct ServeCommand: AsyncParsableCommand {
     var apnsTeamId: String?
 
     @Option(help: "Push: production or sandbox, to send every push to that APNs host; unset, each device's registration says. Env: FAMILYSYNC_APNS_ENVIRONMENT.")
-    var apnsEnvironment: String?
+    var apnsEnvironment: SettingFlag<PushRegistration.Environment>?
 
     @Option(help: "Push: at most one background push a device per this many seconds. Env: FAMILYSYNC_PUSH_MIN_INTERVAL. Default: 30.")
-    var pushMinInterval: String?
+    var pushMinInterval: SettingFlag<Int>?
 
     @Option(help: "Push: POST each push as signed JSON to this URL instead of APNs (needs a secret). Env: FAMILYSYNC_PUSH_WEBHOOK_URL.")
-    var pushWebhookUrl: String?
+    var pushWebhookUrl: SettingFlag<URL>?
 
-    @Option(help: "Push: a file holding the webhook's HMAC-SHA-256 secret (at least 32 characters). Env: FAMILYSYNC_PUSH_WEBHOOK_SECRET (the secret itself).")
+    @Option(help: "Push: a file holding the webhook's HMAC-SHA-256 secret (at least 32 characters). Env: FAMILYSYNC_PUSH_WEBHOOK_SECRET (the secret itself).", completion: .file())
     var pushWebhookSecretFile: String?
 
     @Option(help: .hidden)
     /// Test-only: a stand-in APNs for both environments, and the PEM certificate to trust for it.
     var apnsUrl: String?
 
-    @Option(help: .hidden)
+    @Option(help: .hidden, completion: .file())
     var apnsTrustRootFile: String?
 
     @Option(help: .hidden)
@@ -85,36 +85,31 @@ struct ServeCommand: AsyncParsableCommand {
     var clockRate: Double?
 
     @Option(help: "Connections to PostgreSQL this instance opens at most, as requests need them, closing them after a minute idle (the database's max_connections must allow them on every instance, plus one for its change listener). Env: FAMILYSYNC_DB_CONNECTIONS. Default: 20.")
-    var dbConnections: String?
+    var dbConnections: SettingFlag<Int>?
 
     @Option(help: "Proxies whose X-Forwarded-For names the client for the per-address rate limits: addresses and CIDR ranges, comma-separated (127.0.0.1,10.0.0.0/8,::1). Env: FAMILYSYNC_TRUSTED_PROXIES. Default: none (the peer's address counts).")
-    var trustedProxies: String?
+    var trustedProxies: SettingFlag<TrustedProxies>?
 
     @Option(help: "on or off: run the hottest reads as named prepared statements. Off behind PgBouncer before 1.21 in transaction mode, which does not track them. Env: FAMILYSYNC_PREPARED_STATEMENTS. Default: on.")
-    var preparedStatements: String?
+    var preparedStatements: SettingFlag<PreparedStatements>?
 
     @Option(help: "PostgreSQL URL of the same database for the change listener's LISTEN connection, reached directly, when --database-url goes through a pooler in transaction mode (PgBouncer), which cannot carry LISTEN. Env: FAMILYSYNC_LISTEN_DATABASE_URL. Default: the database URL.")
-    var listenDatabaseUrl: String?
+    var listenDatabaseUrl: SettingFlag<ListenDatabaseURL>?
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let server = try serverConfiguration(environment)
-        let push = try pushSettings(environment)
-        let shutdownSeconds = try Self.integer(shutdownTimeout ?? environment["FAMILYSYNC_SHUTDOWN_TIMEOUT"], named: "shutdown timeout", default: 10, range: 0...3600)
-        let connections = try Self.integer(
-            dbConnections ?? environment["FAMILYSYNC_DB_CONNECTIONS"], named: "database connections", default: PostgresClient.defaultConnections, range: 1...1000
-        )
+        let settings = SettingSource(environment: environment)
+        let server = try serverConfiguration(settings)
+        let push = try pushSettings(settings)
+        let shutdownSeconds = try settings.wholeNumber(shutdownTimeout, "FAMILYSYNC_SHUTDOWN_TIMEOUT", named: "shutdown timeout", in: 0...3600) ?? 10
+        let connections = try settings.wholeNumber(dbConnections, "FAMILYSYNC_DB_CONNECTIONS", named: "database connections", in: 1...1000)
+            ?? PostgresClient.defaultConnections
         let source = try database.resolve(environment)
-        let listenURL = try listenDatabaseURL(environment, source: source)
-        let prepared: Bool
-        switch (preparedStatements ?? environment["FAMILYSYNC_PREPARED_STATEMENTS"] ?? "on").lowercased() {
-        case "on": prepared = true
-        case "off": prepared = false
-        case let other: throw OperatorError.configuration("prepared statements must be on or off, not '\(other)'")
-        }
+        let listenURL = try listenDatabaseURL(settings, source: source)
+        let prepared = try settings.value(preparedStatements, "FAMILYSYNC_PREPARED_STATEMENTS") ?? .on
         let logger = try logging.bootstrap(environment)
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
@@ -126,7 +121,7 @@ struct ServeCommand: AsyncParsableCommand {
             let clock: any WallClock = clockRate.map { ScaledWallClock(rate: $0) } ?? SystemWallClock()
             let dependencies = ServerDependencies(
                 postgres: client, listener: try (listenURL ?? url).connectionConfiguration(), metricsRegistry: registry, clock: clock, logger: logger, push: push,
-                preparedStatements: prepared
+                preparedStatements: prepared == .on
             )
             if let push {
                 logger.info("push on", metadata: ["to": "\(push.destination.description)", "minimumInterval": "\(push.minimumInterval)"])
@@ -156,54 +151,33 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// The listener's own URL, for a pool behind a transaction pooler; only beside a database URL.
-    private func listenDatabaseURL(_ environment: [String: String], source: DatabaseOptions.Source) throws -> DatabaseURL? {
-        guard let text = listenDatabaseUrl ?? environment["FAMILYSYNC_LISTEN_DATABASE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) else { return nil }
+    private func listenDatabaseURL(_ settings: SettingSource, source: DatabaseOptions.Source) throws -> DatabaseURL? {
+        let variable = "FAMILYSYNC_LISTEN_DATABASE_URL"
+        guard settings.isSet(listenDatabaseUrl, variable, emptyIsUnset: true) else { return nil }
         guard case .url = source else {
             throw OperatorError.configuration("a listen database URL needs a database URL (--database-url or DATABASE_URL); the embedded database is listened to directly")
         }
-        do {
-            return try DatabaseURL(text)
-        } catch {
-            let reason = (error as? DatabaseURL.ParseError)?.reason ?? "\(error)"
-            throw OperatorError.configuration("malformed listen database URL: \(reason)")
-        }
+        return try settings.value(listenDatabaseUrl, variable, emptyIsUnset: true)?.url
     }
 
-    private func serverConfiguration(_ environment: [String: String]) throws -> ServerConfiguration {
-        let host = host ?? environment["FAMILYSYNC_HOST"] ?? ServerConfiguration.defaultHost
+    private func serverConfiguration(_ settings: SettingSource) throws -> ServerConfiguration {
+        let host = host ?? settings.environment["FAMILYSYNC_HOST"] ?? ServerConfiguration.defaultHost
         guard !host.isEmpty else { throw OperatorError.configuration("host must not be empty") }
-        let port = try Self.integer(port ?? environment["FAMILYSYNC_PORT"], named: "port", default: ServerConfiguration.defaultPort, range: 1...65535)
-        let maxBody = try Self.integer(
-            maxBodyBytes ?? environment["FAMILYSYNC_MAX_BODY_BYTES"], named: "max body bytes",
-            default: Limits.defaultMaxBodyBytes, range: 1024...(1 << 30)
+        let port = try settings.wholeNumber(port, "FAMILYSYNC_PORT", named: "port", in: 1...65535) ?? ServerConfiguration.defaultPort
+        let maxBody = try settings.wholeNumber(maxBodyBytes, "FAMILYSYNC_MAX_BODY_BYTES", named: "max body bytes", in: 1024...(1 << 30)) ?? Limits.defaultMaxBodyBytes
+        let publicURL = try settings.webURL(
+            publicURL, "FAMILYSYNC_PUBLIC_URL", requirement: "public URL must be an http:// or https:// URL without a query", allowsQuery: false
         )
-        let publicURL = publicURL ?? environment["FAMILYSYNC_PUBLIC_URL"]
-        if let publicURL {
-            guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil, url.query == nil else {
-                throw OperatorError.configuration("public URL must be an http:// or https:// URL without a query, not '\(publicURL)'")
-            }
-        }
-        let rate = try Self.integer(
-            unauthenticatedRateLimit ?? environment["FAMILYSYNC_UNAUTHENTICATED_RATE_LIMIT"], named: "unauthenticated rate limit",
-            default: RateLimit.unauthenticatedDefault.perMinute, range: 1...1_000_000
-        )
-        let tombstoneDays = try Self.integer(tombstoneDays ?? environment["FAMILYSYNC_TOMBSTONE_DAYS"], named: "tombstone days", default: 30, range: 1...3650)
-        let retentionDays = try Self.integer(
-            usageRetentionDays ?? environment["FAMILYSYNC_USAGE_RETENTION_DAYS"], named: "usage retention days", default: 400, range: 1...36500
-        )
-        let idleSeconds = try Self.integer(idleTimeout ?? environment["FAMILYSYNC_IDLE_TIMEOUT"], named: "idle timeout", default: 75, range: 1...3600)
-        let appleClientIDs = (appleClientIds ?? environment["FAMILYSYNC_APPLE_CLIENT_IDS"] ?? "")
-            .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        let appleJWKS = appleJwksUrl ?? environment["FAMILYSYNC_APPLE_JWKS_URL"] ?? ServerConfiguration.appleJWKSDefault
-        guard let jwks = URL(string: appleJWKS), ["http", "https"].contains(jwks.scheme ?? ""), jwks.host != nil else {
-            throw OperatorError.configuration("the Apple JWKS URL must be an http:// or https:// URL, not '\(appleJWKS)'")
-        }
-        let proxies: TrustedProxies
-        do {
-            proxies = try TrustedProxies(parsing: trustedProxies ?? environment["FAMILYSYNC_TRUSTED_PROXIES"] ?? "")
-        } catch {
-            throw OperatorError.configuration(error.description)
-        }
+        let rate = try settings.wholeNumber(
+            unauthenticatedRateLimit, "FAMILYSYNC_UNAUTHENTICATED_RATE_LIMIT", named: "unauthenticated rate limit", in: 1...1_000_000
+        ) ?? RateLimit.unauthenticatedDefault.perMinute
+        let tombstoneDays = try settings.wholeNumber(tombstoneDays, "FAMILYSYNC_TOMBSTONE_DAYS", named: "tombstone days", in: 1...3650) ?? 30
+        let retentionDays = try settings.wholeNumber(usageRetentionDays, "FAMILYSYNC_USAGE_RETENTION_DAYS", named: "usage retention days", in: 1...36500) ?? 400
+        let idleSeconds = try settings.wholeNumber(idleTimeout, "FAMILYSYNC_IDLE_TIMEOUT", named: "idle timeout", in: 1...3600) ?? 75
+        let appleClientIDs = try settings.value(appleClientIds, "FAMILYSYNC_APPLE_CLIENT_IDS")?.items ?? []
+        let appleJWKS = try settings.webURL(appleJwksUrl, "FAMILYSYNC_APPLE_JWKS_URL", requirement: "the Apple JWKS URL must be an http:// or https:// URL")
+            ?? ServerConfiguration.appleJWKSDefault
+        let proxies = try settings.value(trustedProxies, "FAMILYSYNC_TRUSTED_PROXIES") ?? .none
         if let clockRate, !(1...1000).contains(clockRate) {
             throw OperatorError.configuration("clock rate must be from 1 to 1000, not '\(clockRate)'")
         }
@@ -221,21 +195,20 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// Push (§12) from the flags: APNs when its three are set, the webhook when its URL is; off
     /// when none is.
-    func pushSettings(_ environment: [String: String]) throws -> PushSettings? {
+    func pushSettings(_ settings: SettingSource) throws -> PushSettings? {
+        let environment = settings.environment
         let keyFile = apnsKeyFile ?? environment["FAMILYSYNC_APNS_KEY_FILE"]
         let keyID = apnsKeyId ?? environment["FAMILYSYNC_APNS_KEY_ID"]
         let teamID = apnsTeamId ?? environment["FAMILYSYNC_APNS_TEAM_ID"]
-        let webhook = pushWebhookUrl ?? environment["FAMILYSYNC_PUSH_WEBHOOK_URL"]
-        let interval = try Self.integer(
-            pushMinInterval ?? environment["FAMILYSYNC_PUSH_MIN_INTERVAL"], named: "push minimum interval",
-            default: Int(BackgroundPush.defaultMinimumInterval), range: 1...3600
-        )
+        let webhookSet = settings.isSet(pushWebhookUrl, "FAMILYSYNC_PUSH_WEBHOOK_URL")
+        let interval = try settings.wholeNumber(pushMinInterval, "FAMILYSYNC_PUSH_MIN_INTERVAL", named: "push minimum interval", in: 1...3600)
+            ?? Int(BackgroundPush.defaultMinimumInterval)
         let apnsNamed = [("--apns-key-file", keyFile), ("--apns-key-id", keyID), ("--apns-team-id", teamID)]
         let destination: PushSettings.Destination
         if apnsNamed.contains(where: { $0.1 != nil }) {
             let missing = apnsNamed.filter { $0.1 == nil }.map(\.0)
             guard missing.isEmpty else { throw OperatorError.configuration("APNs needs \(missing.joined(separator: " and ")) too") }
-            guard webhook == nil else { throw OperatorError.configuration("push goes to APNs or to a webhook, not both") }
+            guard !webhookSet else { throw OperatorError.configuration("push goes to APNs or to a webhook, not both") }
             guard let keyFile, let keyID, let teamID else { return nil }
             for (name, value) in [("key id", keyID), ("team id", teamID)] where !(value.count == 10 && value.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) })) {
                 throw OperatorError.configuration("the APNs \(name) is 10 capital letters and digits, not '\(value)'")
@@ -247,19 +220,11 @@ struct ServeCommand: AsyncParsableCommand {
             } catch {
                 throw OperatorError.configuration("the APNs key file \(keyFile) is not a readable .p8 (P-256) key: \(error)")
             }
-            let chosen = apnsEnvironment ?? environment["FAMILYSYNC_APNS_ENVIRONMENT"]
-            var target: PushRegistration.Environment?
-            if let chosen {
-                guard let value = PushRegistration.Environment(rawValue: chosen) else {
-                    throw OperatorError.configuration("the APNs environment is production or sandbox, not '\(chosen)'")
-                }
-                target = value
-            }
+            let target = try settings.value(apnsEnvironment, "FAMILYSYNC_APNS_ENVIRONMENT")
             destination = .apns(keyPEM: pem, keyID: keyID, teamID: teamID, environment: target)
-        } else if let webhook {
-            guard let url = URL(string: webhook), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
-                throw OperatorError.configuration("the push webhook URL must be an http:// or https:// URL, not '\(webhook)'")
-            }
+        } else if let webhook = try settings.webURL(
+            pushWebhookUrl, "FAMILYSYNC_PUSH_WEBHOOK_URL", requirement: "the push webhook URL must be an http:// or https:// URL"
+        ) {
             var secret = environment["FAMILYSYNC_PUSH_WEBHOOK_SECRET"]
             if let file = pushWebhookSecretFile {
                 do {
@@ -280,14 +245,6 @@ struct ServeCommand: AsyncParsableCommand {
             trustRoots = [try String(contentsOfFile: file, encoding: .utf8)]
         }
         return PushSettings(destination: destination, minimumInterval: TimeInterval(interval), apnsBaseURL: apnsUrl, trustRoots: trustRoots)
-    }
-
-    static func integer(_ text: String?, named name: String, default value: Int, range: ClosedRange<Int>) throws -> Int {
-        guard let text else { return value }
-        guard let number = Int(text), range.contains(number) else {
-            throw OperatorError.configuration("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
-        }
-        return number
     }
 
     /// Failures to bind and refused databases are the operator's to fix (exit 2); the rest is exit 1.
