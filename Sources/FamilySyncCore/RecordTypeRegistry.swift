@@ -1,7 +1,8 @@
 import Foundation
 
 /// A record type of PROTOCOL §5.2, declared once: the zones it may live in, who writes it through
-/// which route, what its fields must be, and the records derived from it in the same transaction.
+/// which route, what its fields must be, and what it is derived from in the transaction that
+/// writes its sources.
 public struct RecordType: Sendable {
     public enum Route: Sendable, Equatable {
         /// Written through `records/modify` by these roles; a child only with `childOperations`
@@ -25,11 +26,13 @@ public struct RecordType: Sendable {
     public var categoryMembers: [CategoryMember]
 
     public typealias Validation = @Sendable (_ fields: [String: JSONValue], _ recordName: String, _ field: String) throws(FamilySyncError) -> Void
-    public var derivation: Derivation?
+    /// The record types it is derived from, each with its pure derivation: when records of such a
+    /// type are committed, the change log runs it and commits what it derives with them.
+    public var derivedFrom: [(source: String, derivation: Derivation)]
 
     public init(
         _ name: String, zones: Set<RecordSchema.ZoneKind>, route: Route,
-        validate: Validation? = nil, derivation: Derivation? = nil, maximumPerZone: Int? = nil, reservedNames: [String: String] = [:],
+        validate: Validation? = nil, derivedFrom: [(source: String, derivation: Derivation)] = [], maximumPerZone: Int? = nil, reservedNames: [String: String] = [:],
         categoryMembers: [CategoryMember] = []
     ) {
         self.maximumPerZone = maximumPerZone
@@ -39,7 +42,7 @@ public struct RecordType: Sendable {
         self.zones = zones
         self.route = route
         self.validate = validate
-        self.derivation = derivation
+        self.derivedFrom = derivedFrom
     }
 }
 
@@ -53,16 +56,35 @@ public enum RecordTypeRegistry {
         RecordType("AppConfiguration", zones: [.child], route: .modify(writers: [.parent, .child], childOperations: [.create, .update, .replace]), validate: { fields, _, field throws(FamilySyncError) in try AppConfigurationFields.validate(fields, field: field) }, categoryMembers: [.single("category")]),
         RecordType("DeviceSettings", zones: [.child, .member, .family], route: .modify(writers: [.parent]), reservedNames: [ParentPIN.recordName: "PUT /v1/members/{id}/pin"]),
         RecordType("ConfigurationCommand", zones: [.child], route: .endpoint("POST /v1/devices/{id}/commands and POST /v1/commands/{id}/result")),
-        RecordType("UsageRecord", zones: [.child], route: .endpoint("POST /v1/usage"), derivation: DailySummary.derivation),
-        RecordType("DailyTotals", zones: [.child], route: .endpoint("POST /v1/usage/totals"), derivation: DailySummary.totalsDerivation),
-        RecordType("DailySummary", zones: [.child], route: .endpoint("the server (it derives them from usage and daily totals)")),
+        RecordType("UsageRecord", zones: [.child], route: .endpoint("POST /v1/usage")),
+        RecordType("DailyTotals", zones: [.child], route: .endpoint("POST /v1/usage/totals")),
+        RecordType(
+            "DailySummary", zones: [.child], route: .endpoint("the server (it derives them from usage and daily totals)"),
+            derivedFrom: [("UsageRecord", DailySummary.derivation), ("DailyTotals", DailySummary.totalsDerivation)]
+        ),
         RecordType("DeviceHealth", zones: [.child], route: .endpoint("the server (from POST /v1/devices/me/health and its stale detector, §10)")),
         RecordType("Category", zones: [.family], route: .modify(writers: [.parent]), validate: CategoryFields.validate),
         RecordType("Schedule", zones: [.member], route: .modify(writers: [.parent]), validate: Schedule.validate, maximumPerZone: Limits.schedulesPerMember, categoryMembers: [.list("categories")]),
         RecordType("ShieldConfiguration", zones: [.member], route: .modify(writers: [.parent]), validate: ShieldConfigurationFields.validate, maximumPerZone: 100),
         RecordType("Budget", zones: [.member], route: .modify(writers: [.parent]), validate: Budget.validate, maximumPerZone: 100, categoryMembers: [.single("category")]),
-        RecordType("Alert", zones: [.member], route: .endpoint("the server (§9.4: when an upload reaches a budget's percent), and POST /v1/alerts/{id}/dismiss")),
+        RecordType(
+            "Alert", zones: [.member], route: .endpoint("the server (§9.4: when an upload reaches a budget's percent), and POST /v1/alerts/{id}/dismiss"),
+            derivedFrom: [("DailySummary", Alert.budgetDerivation)]
+        ),
     ].map { ($0.name, $0) })
+
+    /// What records of `type` derive, by derived type name; none for a type nothing derives from.
+    public static func derivations(from type: String) -> [Derivation] {
+        derived[type] ?? []
+    }
+
+    private static let derived: [String: [Derivation]] = {
+        var bySource: [String: [(String, Derivation)]] = [:]
+        for type in types.values {
+            for (source, derivation) in type.derivedFrom { bySource[source, default: []].append((type.name, derivation)) }
+        }
+        return bySource.mapValues { $0.sorted { $0.0 < $1.0 }.map(\.1) }
+    }()
 
     /// The categories a written record names (its type's `categoryMembers`), each with its path
     /// under `field` (the record's fields); none for a deletion or a type that names none.
@@ -73,23 +95,47 @@ public enum RecordTypeRegistry {
 }
 
 /// Records a type derives from what is written, in the same transaction (`UsageRecord` →
-/// `DailySummary`). Pure: for the live records of its type being committed it makes a plan, the
-/// change log runs the plan's reads on the zone and hands their rows to `derive`, and commits what
-/// that returns with the records that caused it.
+/// `DailySummary` → `Alert`). Pure: for the live records of its type being committed it makes a
+/// plan, the change log runs the plan's reads and hands their rows to the plan's next step, which
+/// either derives records (each into its zone) or reads more; what it derives is committed with
+/// the records that caused it, and runs its own type's derivations in turn.
 public struct Derivation: Sendable {
     public struct Plan: Sendable {
-        /// The zone's stored records it needs (as they are before this write).
+        /// The stored records it needs (as they are before this write).
         public var reads: [StoredRecordQuery]
-        /// The records to write besides, from what the reads found.
-        public var derive: @Sendable (_ stored: [StoredRecord]) -> [Record]
+        /// What to write besides, or what to read next, from what the reads found.
+        public var next: @Sendable (_ stored: [StoredRecord]) -> Step
 
-        public init(reads: [StoredRecordQuery], derive: @escaping @Sendable (_ stored: [StoredRecord]) -> [Record]) {
+        public init(reads: [StoredRecordQuery], then next: @escaping @Sendable (_ stored: [StoredRecord]) -> Step) {
             self.reads = reads
-            self.derive = derive
+            self.next = next
+        }
+
+        /// Records derived into the zone written (`context.zone`).
+        public init(reads: [StoredRecordQuery], into zone: String, derive: @escaping @Sendable (_ stored: [StoredRecord]) -> [Record]) {
+            self.init(reads: reads) { stored in .derived(derive(stored).map { Derived($0, into: zone) }) }
         }
 
         /// Nothing to read, nothing to write.
-        public static let none = Plan(reads: []) { _ in [] }
+        public static let none = Plan(reads: []) { _ in .derived([]) }
+    }
+
+    public enum Step: Sendable {
+        case derived([Derived])
+        /// Another read, whose rows decide (a derivation that must know which of its candidates
+        /// exist already).
+        case read(Plan)
+    }
+
+    /// A derived record and the zone it is written into.
+    public struct Derived: Sendable {
+        public var record: Record
+        public var zone: String
+
+        public init(_ record: Record, into zone: String) {
+            self.record = record
+            self.zone = zone
+        }
     }
 
     public var plan: @Sendable (_ written: [Record], _ context: DerivationContext) -> Plan
@@ -109,14 +155,52 @@ public struct DerivationContext: Sendable {
     public var now: Date
     /// The kinds of the family's categories (its own `x-…` ones from their records).
     public var categoryKinds: CategoryKinds
+    /// The device whose zone this is, when it is a device's (`child-…`, `device-…`).
+    public var owner: ZoneOwner?
 
-    public init(zone: Zone, writer: UUID, timeZone: TimeZone, now: Date, categoryKinds: CategoryKinds = CategoryKinds()) {
+    public init(zone: Zone, writer: UUID, timeZone: TimeZone, now: Date, categoryKinds: CategoryKinds = CategoryKinds(), owner: ZoneOwner? = nil) {
         self.zone = zone
         self.writer = writer
         self.timeZone = timeZone
         self.now = now
         self.categoryKinds = categoryKinds
+        self.owner = owner
     }
+}
+
+/// The device a zone belongs to, and its member's devices that have zones of their own (whose
+/// days add up to the member's, §8).
+public struct ZoneOwner: Sendable, Equatable {
+    public struct MemberDevice: Sendable, Equatable {
+        public var deviceID: UUID
+        public var platform: DevicePlatform
+        public var zoneName: String
+
+        public init(deviceID: UUID, platform: DevicePlatform, zoneName: String) {
+            self.deviceID = deviceID
+            self.platform = platform
+            self.zoneName = zoneName
+        }
+    }
+
+    public var deviceID: UUID
+    public var deviceName: String
+    /// As the device registered it (Foundation calls UTC "GMT").
+    public var timeZoneName: String
+    public var memberID: UUID?
+    /// Oldest first, the owner among them.
+    public var memberDevices: [MemberDevice]
+
+    public init(deviceID: UUID, deviceName: String, timeZoneName: String, memberID: UUID?, memberDevices: [MemberDevice]) {
+        self.deviceID = deviceID
+        self.deviceName = deviceName
+        self.timeZoneName = timeZoneName
+        self.memberID = memberID
+        self.memberDevices = memberDevices
+    }
+
+    /// Its local days' time zone; UTC for a name no longer known.
+    public var timeZone: TimeZone { TimeZone(identifier: timeZoneName) ?? .gmt }
 }
 
 /// What a derivation reads of a stored record: its name, type, fields, and when it was made
@@ -127,12 +211,17 @@ public struct StoredRecord: Sendable, Equatable {
     public var recordType: String
     public var fields: [String: JSONValue]
     public var createdAt: Date
+    /// The zone it was read from.
+    public var zoneName: String
+    public var deleted: Bool
 
-    public init(recordName: String, recordType: String, fields: [String: JSONValue], createdAt: Date) {
+    public init(recordName: String, recordType: String, fields: [String: JSONValue], createdAt: Date, zoneName: String = "", deleted: Bool = false) {
         self.recordName = recordName
         self.recordType = recordType
         self.fields = fields
         self.createdAt = createdAt
+        self.zoneName = zoneName
+        self.deleted = deleted
     }
 
     public init(_ record: Record) {
@@ -140,13 +229,18 @@ public struct StoredRecord: Sendable, Equatable {
     }
 }
 
-/// A read of live records of the zone a derivation asks for.
+/// A read of live records a derivation asks for, of the zone written unless it names others.
 public enum StoredRecordQuery: Sendable, Equatable {
     /// Records by name.
     case named([String])
     /// Records of `type` whose instants `[startField, endField)` overlap `interval` (instants are
     /// stored as fixed-width UTC text, so text order is time order).
     case overlapping(type: String, startField: String, endField: String, interval: DateInterval)
+    /// Records by name in other zones; with `includingDeleted`, tombstones too (a record made
+    /// once, and dismissed or deleted since, is not made again).
+    case namedIn(zones: [String], names: [String], includingDeleted: Bool = false)
+    /// Every live record of `type` in `zone`.
+    case ofType(String, zone: String)
 }
 
 extension DailySummary {
@@ -178,7 +272,7 @@ extension DailySummary {
             .overlapping(type: "UsageRecord", startField: "sessionStart", endField: "sessionEnd", interval: DateInterval(start: first.start, end: last.end)),
             .named(changing.map(recordName) + changing.map(DailyTotals.recordName)),
         ]
-        return Derivation.Plan(reads: reads) { stored in
+        return Derivation.Plan(reads: reads, into: context.zone.name) { stored in
             let names = Set(written.map(\.recordName))
             let unchanged = stored.filter { !names.contains($0.recordName) }
             let sessions = unchanged.filter { $0.recordType == "UsageRecord" }.compactMap { UsageSession(fields: $0.fields) } + fresh

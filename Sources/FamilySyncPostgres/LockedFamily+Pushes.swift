@@ -5,15 +5,11 @@ import PostgresNIO
 
 extension LockedFamily {
     /// New alerts (§9.4), written into their members' zones by `device` for the server; each
-    /// tells the family's parents with a visible notification (§12). Every alert is made here.
+    /// tells the family's parents with a visible notification (§12): what an endpoint reports (a
+    /// threshold alert) or a job finds (a tracking alert); budget alerts are derived (`Alert.budgetDerivation`).
     public func raise(_ alerts: [Alert], by device: UUID, role: WriterRole = .server, now: Date) async throws {
         for (zone, alerts) in Dictionary(grouping: alerts, by: { Member.zoneName(of: $0.memberID) }).sorted(by: { $0.key < $1.key }) {
-            try await commit(alerts.map { alert in
-                Record(
-                    recordName: alert.recordName, recordType: "Alert", fields: alert.fields, changeTag: "", deleted: false, createdAt: now,
-                    createdBy: device, modifiedAt: now, modifiedBy: device, modifiedRole: role, clientModifiedAt: now
-                )
-            }, into: zone)
+            try await commit(alerts.map { $0.record(by: device, role: role) }, into: zone)
         }
         pendingPushes?.add(alerts)
     }

@@ -72,73 +72,6 @@ public struct LockedFamily: Sendable {
         try await commit(records, into: .read(zone), derivingIn: timeZone, categoryKinds: categoryKinds)
     }
 
-    private enum Target {
-        case named(String)
-        case read(Zone)
-
-        var name: String {
-            switch self {
-            case .named(let name): name
-            case .read(let zone): zone.name
-            }
-        }
-    }
-
-    private func commit(_ records: [Record], into target: Target, derivingIn timeZone: TimeZone?, categoryKinds: CategoryKinds? = nil) async throws -> Commit {
-        let zoneName = target.name
-        let derived = try await derivations(of: records, in: target, timeZone: timeZone, categoryKinds: categoryKinds)
-        let all = records + derived
-        let count = Int64(all.count)
-        let last = try await advance(by: count)
-        let first = last - count + 1
-        var written: [(record: Record, sequence: Int64)] = []
-        for (offset, record) in all.enumerated() {
-            var record = record
-            record.changeTag = String(first + Int64(offset), radix: 36)
-            written.append((record, first + Int64(offset)))
-        }
-        try await write(written, into: zoneName)
-        try await connection.rows("UPDATE zones SET changed_seq = \(last) WHERE family_id = \(id) AND zone_name = \(zoneName)", logger: logger)
-        try await publish([.zone(zoneName, of: id)], writer: records.first?.modifiedBy)
-        return Commit(records: written.map(\.record), derivedCount: derived.count, sequence: last)
-    }
-
-    public struct Commit: Sendable {
-        /// As written, change tags set: the records given, then the derived ones.
-        public var records: [Record]
-        public var derivedCount: Int
-        /// The family's sequence after the commit (the zone's `changed_seq`).
-        public var sequence: Int64
-
-        public var derived: ArraySlice<Record> { records.suffix(derivedCount) }
-    }
-
-    /// The records the written ones' types derive, from the zone as it is before the write.
-    private func derivations(of records: [Record], in target: Target, timeZone: TimeZone?, categoryKinds known: CategoryKinds?) async throws -> [Record] {
-        let live = records.filter { !$0.deleted }
-        let derivations = Dictionary(grouping: live, by: \.recordType).compactMap { type, written in
-            RecordTypeRegistry.types[type]?.derivation.map { (type, $0, written) }
-        }.sorted { $0.0 < $1.0 }
-        guard !derivations.isEmpty, let writer = live.first else { return [] }
-        let zone: Zone
-        switch target {
-        case .named(let name): zone = try await self.zone(name)
-        case .read(let read): zone = read
-        }
-        var local = timeZone
-        if local == nil { local = try await localTimeZone(of: zone) }
-        let kinds = if let known { known } else { try await categoryKinds() }
-        let context = DerivationContext(zone: zone, writer: writer.modifiedBy, timeZone: local ?? .gmt, now: writer.modifiedAt, categoryKinds: kinds)
-        var derived: [Record] = []
-        for (_, derivation, written) in derivations {
-            let plan = derivation.plan(written, context)
-            var stored: [StoredRecord] = []
-            for query in plan.reads { stored += try await read(query, in: zone.name) }
-            derived += plan.derive(stored)
-        }
-        return derived
-    }
-
     /// The kinds of the family's categories: the built-ins, and its own from the `Category`
     /// records of its `family` zone (§9.1).
     public func categoryKinds() async throws -> CategoryKinds {
@@ -159,48 +92,6 @@ public struct LockedFamily: Sendable {
         try await checkCategories(records.enumerated().flatMap { index, record in RecordTypeRegistry.categories(namedBy: record, field: fields(index)) })
     }
 
-    /// The time zone of a child zone's device; UTC for other zones.
-    private func localTimeZone(of zone: Zone) async throws -> TimeZone {
-        guard let child = zone.childDeviceID else { return .gmt }
-        let rows = try await connection.rows("SELECT time_zone FROM devices WHERE family_id = \(id) AND device_id = \(child)", logger: logger)
-        return try rows.decode(String.self).first.flatMap(TimeZone.init(identifier:)) ?? .gmt
-    }
-
-    /// Live records of the zone that a derivation asks for, as much of them as it reads.
-    func read(_ query: StoredRecordQuery, in zoneName: String) async throws -> [StoredRecord] {
-        func stored(_ row: PostgresRow) throws -> StoredRecord {
-            let cells = row.makeRandomAccess()
-            return StoredRecord(
-                recordName: try cells["record_name"].decode(String.self), recordType: try cells["record_type"].decode(String.self),
-                fields: try cells["fields"].decode(RecordFields.self).value, createdAt: try cells["created_at"].decode(Date.self)
-            )
-        }
-        switch query {
-        case .named(let names):
-            return try await connection.rows(
-                """
-                SELECT record_name, record_type, fields, created_at FROM records
-                WHERE family_id = \(id) AND zone_name = \(zoneName) AND record_name = ANY(\(names)) AND NOT deleted
-                """,
-                logger: logger
-            ).map(stored)
-        case .overlapping(let type, let startField, let endField, let interval):
-            // Written into the statement, not bound, so that it matches the expression index of
-            // `schema/` (a partial index on the type); they are names from Core's declarations.
-            guard [type, startField, endField].allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isLetter } }) else {
-                throw FamilySyncError(.internalError, "A derivation asked for an unusable field.")
-            }
-            return try await connection.rows(
-                """
-                SELECT record_name, record_type, fields, created_at FROM records
-                WHERE family_id = \(id) AND zone_name = \(zoneName) AND record_type = '\(unescaped: type)' AND NOT deleted
-                  AND fields ->> '\(unescaped: endField)' >= \(Instant.format(interval.start)) AND fields ->> '\(unescaped: startField)' < \(Instant.format(interval.end))
-                """,
-                logger: logger
-            ).map(stored)
-        }
-    }
-
     /// Tells every instance's polls what changed, on commit (`pg_notify` in this transaction),
     /// and, with push on, the registered devices it concerns other than `writer`'s (§12).
     func publish(_ notices: [ChangeNotice], writer: UUID? = nil) async throws {
@@ -218,7 +109,7 @@ public struct LockedFamily: Sendable {
 
     /// Records in one statement (one round trip for a whole batch), inserting new ones and
     /// overwriting stored ones and tombstones.
-    private func write(_ records: [(record: Record, sequence: Int64)], into zoneName: String) async throws {
+    func write(_ records: [(record: Record, sequence: Int64)], into zoneName: String) async throws {
         let list = records.map(\.record)
         try await connection.rows(
             """

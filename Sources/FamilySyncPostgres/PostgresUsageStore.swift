@@ -89,10 +89,14 @@ public struct PostgresUsageStore: Sendable {
             )
             // The new records, and the summaries of the days they touch (their type's derivation).
             var derived: [String: DailySummary] = [:]
+            var alerts: [Alert] = []
             var sequence = zone.changedSequence
             if !fresh.isEmpty {
                 let commit = try await family.commit(fresh.map { Self.record($0, by: child.deviceID, now: now) }, into: zone, derivingIn: tz, categoryKinds: kinds)
-                for record in commit.derived { if let summary = DailySummary(fields: record.fields) { derived[summary.date] = summary } }
+                for record in commit.derived where record.recordType == "DailySummary" {
+                    if let summary = DailySummary(fields: record.fields) { derived[summary.date] = summary }
+                }
+                alerts = commit.derived.filter { $0.recordType == "Alert" }.compactMap { Alert(fields: $0.fields) }
                 sequence = commit.sequence
                 zone.changedSequence = sequence
             }
@@ -101,11 +105,6 @@ public struct PostgresUsageStore: Sendable {
             let unchanged = days.filter { derived[$0] == nil }
             let asStored = unchanged.isEmpty ? [:] : try await Self.summaries(for: unchanged, familyID: familyID, zone: zoneName, on: connection, logger: logger)
             let summaries = days.map { derived[$0] ?? asStored[$0] ?? .empty(date: $0, deviceID: child.deviceID, at: now) }
-            // The member's budgets, against the days whose summaries changed.
-            var alerts: [Alert] = []
-            if let member = child.memberID, !derived.isEmpty {
-                alerts = try await family.alertBudgets(of: member, days: derived.keys.sorted(), device: child.deviceID, now: now)
-            }
             return Upload(
                 accepted: fresh.count, duplicates: sessions.count - fresh.count, summaries: summaries, alerts: alerts, zone: zone, sequence: sequence
             )
@@ -165,6 +164,7 @@ public struct PostgresUsageStore: Sendable {
                 "UPDATE devices SET last_sync_at = \(now) WHERE family_id = \(familyID) AND device_id = \(child.deviceID)", logger: logger
             )
             var derived: DailySummary?
+            var alerts: [Alert] = []
             var sequence = zone.changedSequence
             if after != before {
                 let record = Record(
@@ -173,16 +173,13 @@ public struct PostgresUsageStore: Sendable {
                     modifiedRole: .child, clientModifiedAt: now
                 )
                 let commit = try await family.commit([record], into: zone, derivingIn: tz, categoryKinds: kinds)
-                derived = commit.derived.lazy.compactMap { DailySummary(fields: $0.fields) }.first
+                derived = commit.derived.lazy.filter { $0.recordType == "DailySummary" }.compactMap { DailySummary(fields: $0.fields) }.first
+                alerts = commit.derived.filter { $0.recordType == "Alert" }.compactMap { Alert(fields: $0.fields) }
                 sequence = commit.sequence
                 zone.changedSequence = sequence
             }
             var summary = derived
             if summary == nil { summary = try await Self.summaries(for: [date], familyID: familyID, zone: zoneName, on: connection, logger: logger)[date] }
-            var alerts: [Alert] = []
-            if let member = child.memberID, derived != nil {
-                alerts = try await family.alertBudgets(of: member, days: [date], device: child.deviceID, now: now)
-            }
             return TotalsUpload(summary: summary ?? .empty(date: date, deviceID: child.deviceID, at: now), alerts: alerts, zone: zone, sequence: sequence)
         }
     }

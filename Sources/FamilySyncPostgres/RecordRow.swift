@@ -43,4 +43,25 @@ enum RecordRow {
             logger: logger
         ).map(decode).first
     }
+
+    /// A zone's live records of `type` whose instants `[startField, endField)` overlap `interval`
+    /// (a day's usage sessions), each with its name, type, fields, creation, zone and deletion.
+    static func overlapping(
+        _ type: String, startField: String, endField: String, interval: DateInterval, inZone zone: String, family: UUID, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> [PostgresRow] {
+        // Written into the statement, not bound, so that it matches the expression index of
+        // `schema/` (a partial index on the type); they are names from Core's declarations.
+        guard [type, startField, endField].allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isLetter } }) else {
+            throw FamilySyncError(.internalError, "A read asked for an unusable field.")
+        }
+        return try await connection.rows(
+            """
+            SELECT record_name, record_type, fields, created_at, zone_name, deleted FROM records
+            WHERE family_id = \(family) AND zone_name = \(zone) AND record_type = '\(unescaped: type)' AND NOT deleted
+              AND fields ->> '\(unescaped: endField)' >= \(Instant.format(interval.start)) AND fields ->> '\(unescaped: startField)' < \(Instant.format(interval.end))
+            """,
+            logger: logger
+        )
+    }
 }

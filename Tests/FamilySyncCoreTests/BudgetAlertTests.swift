@@ -88,3 +88,84 @@ import Testing
         #expect(Alert(fields: dismissed.fields) == dismissed)
     }
 }
+
+/// `DailySummary` → budget `Alert` as the registry declares it: the member's days over every
+/// device with a zone, its budgets read, and the candidates that exist already left out by Core.
+@Suite struct BudgetAlertDerivationTests {
+    static let member = UUID()
+    static let tablet = UUID()
+    static let phone = UUID()
+    static let now = Date(timeIntervalSince1970: 1_795_000_000)
+    static let social = CategoryID(rawValue: "social_media")!
+
+    static var context: DerivationContext {
+        let zone = Zone(name: Device.zoneName(forChild: tablet), childDeviceID: tablet, incarnation: UUID(), changedSequence: 1, deleted: false)
+        let owner = ZoneOwner(
+            deviceID: tablet, deviceName: "Tablet", timeZoneName: "UTC", memberID: member,
+            memberDevices: [
+                .init(deviceID: tablet, platform: .ios, zoneName: zone.name),
+                .init(deviceID: phone, platform: .ios, zoneName: Device.zoneName(forChild: phone)),
+            ]
+        )
+        return DerivationContext(zone: zone, writer: tablet, timeZone: .gmt, now: now, owner: owner)
+    }
+
+    static func summary(_ device: UUID, minutes: Int) -> DailySummary {
+        DailySummary(
+            date: "2026-11-23", deviceID: device, totalLearningSeconds: 0, totalRewardSeconds: 0, totalPointsEarned: 0,
+            byApp: [.init(logicalID: "chat", displayName: "Chat", category: social, seconds: minutes * 60, points: 0)], lastUpdated: now
+        )
+    }
+
+    static func record(_ summary: DailySummary) -> Record {
+        Record(
+            recordName: summary.recordName, recordType: "DailySummary", fields: summary.fields, changeTag: "", deleted: false, createdAt: now,
+            createdBy: tablet, modifiedAt: now, modifiedBy: tablet, modifiedRole: .server, clientModifiedAt: now
+        )
+    }
+
+    /// 60 minutes a day; the tablet's 30 and the phone's 20 make 83 %: the 80 % alert, once.
+    @Test func theMembersDevicesAddUpAndAnExistingAlertIsNotMadeAgain() throws {
+        let budget: [String: JSONValue] = [
+            "budgetID": .string("social"), "category": .string("social_media"), "enabled": .bool(true), "period": .string("daily"),
+            "dailyMinutes": .number(60), "alertAtPercent": .array([.number(80), .number(100)]),
+        ]
+        let plan = Alert.budgetDerivation.plan([Self.record(Self.summary(Self.tablet, minutes: 30))], Self.context)
+        let memberZone = Member.zoneName(of: Self.member)
+        #expect(plan.reads == [
+            .ofType("Budget", zone: memberZone), .namedIn(zones: [Device.zoneName(forChild: Self.phone)], names: ["summary-2026-11-23"]),
+        ])
+        let stored = [
+            StoredRecord(recordName: "budget-social", recordType: "Budget", fields: budget, createdAt: Self.now, zoneName: memberZone),
+            StoredRecord(Self.record(Self.summary(Self.phone, minutes: 20))).with(zone: Device.zoneName(forChild: Self.phone)),
+        ]
+        guard case .read(let existing) = plan.next(stored) else { Issue.record("no read of the existing alerts"); return }
+        let expected = Alert.budgetAlertID(member: Self.member, budgetID: "social", date: "2026-11-23", percent: 80)
+        #expect(existing.reads == [.namedIn(zones: [memberZone], names: [Alert.recordName(expected)], includingDeleted: true)])
+        guard case .derived(let fresh) = existing.next([]) else { Issue.record("nothing derived"); return }
+        #expect(fresh.map(\.zone) == [memberZone])
+        #expect(fresh.compactMap { Alert(fields: $0.record.fields)?.percent } == [80])
+        #expect(fresh.first?.record.createdBy == Self.tablet)
+        // Made before (and dismissed since, a tombstone or not): nothing.
+        let made = StoredRecord(recordName: Alert.recordName(expected), recordType: "Alert", fields: [:], createdAt: Self.now, zoneName: memberZone, deleted: true)
+        guard case .derived(let again) = existing.next([made]) else { Issue.record("another read"); return }
+        #expect(again.isEmpty)
+    }
+
+    @Test func aDeviceWithoutMemberOrAMemberWithoutBudgetsDerivesNothing() {
+        var context = Self.context
+        context.owner?.memberID = nil
+        #expect(Alert.budgetDerivation.plan([Self.record(Self.summary(Self.tablet, minutes: 90))], context).reads.isEmpty)
+        let plan = Alert.budgetDerivation.plan([Self.record(Self.summary(Self.tablet, minutes: 90))], Self.context)
+        guard case .derived(let none) = plan.next([]) else { Issue.record("read past no budgets"); return }
+        #expect(none.isEmpty)
+    }
+}
+
+extension StoredRecord {
+    func with(zone: String) -> StoredRecord {
+        var copy = self
+        copy.zoneName = zone
+        return copy
+    }
+}
