@@ -61,9 +61,9 @@ package func buildApplication(
             try await dependencies.usage.expireUsage(before: clock.now().addingTimeInterval(-configuration.usageRetention))
         },
         PeriodicJobService(name: "devices turned stale", interval: configuration.healthCheckInterval, logger: logger) {
-            let (stale, alerts) = try await dependencies.health.detectStale()
+            let (stale, alerts) = try await dependencies.staleDetector.run()
             dependencies.healthMetrics.trackingAlerts.increment(by: Int64(alerts.count))
-            dependencies.healthMetrics.set(try await dependencies.health.countByStatus())
+            dependencies.healthMetrics.set(try await dependencies.fleetGauge.countByStatus())
             return stale
         }
     )
@@ -127,7 +127,7 @@ func buildRouter(
     DeviceController(devices: dependencies.devices).addRoutes(to: authenticated)
     MemberController(members: dependencies.members).addRoutes(to: authenticated)
     AlertController(alerts: dependencies.alerts).addRoutes(to: authenticated)
-    DeviceHealthController(health: dependencies.health, metrics: dependencies.healthMetrics, clock: clock).addRoutes(to: authenticated)
+    DeviceHealthController(intake: dependencies.healthIntake, reads: dependencies.healthReads, metrics: dependencies.healthMetrics, clock: clock).addRoutes(to: authenticated)
     ShieldController(shields: dependencies.shields, clock: clock).addRoutes(to: authenticated)
     ParentPINController(pins: dependencies.parentPINs).addRoutes(to: authenticated)
     PushController(pushes: dependencies.pushes).addRoutes(to: authenticated)

@@ -7,7 +7,8 @@ import Hummingbird
 /// Device health (PROTOCOL §10): a tracked device's heartbeats and error log, and a day's health
 /// for its parents, as JSON or the plain-text diagnostics export.
 struct DeviceHealthController {
-    let health: PostgresHealthStore
+    let intake: PostgresHealthIntake
+    let reads: PostgresHealthReads
     let metrics: HealthMetrics
     let clock: any WallClock
 
@@ -26,7 +27,7 @@ struct DeviceHealthController {
             notificationSequence: body.notificationSequence, errors: (body.errors ?? []).map(\.error)
         )
         try report.validate(now: clock.now())
-        let reported = try await health.report(report, by: caller)
+        let reported = try await intake.report(report, by: caller)
         metrics.record(reported)
         return DeviceHealthBody(reported.health)
     }
@@ -40,7 +41,7 @@ struct DeviceHealthController {
         if let date, DailySummaryCalculator.interval(of: date, in: .gmt) == nil {
             throw FamilySyncError.badRequest("date is a date, YYYY-MM-DD.", field: "date")
         }
-        let (day, name, timeZone) = try await health.health(of: deviceID, familyID: caller.familyID, date: date, errorLimit: 20)
+        let (day, name, timeZone) = try await reads.health(of: deviceID, familyID: caller.familyID, date: date, errorLimit: 20)
         if request.prefers("text/plain") {
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: day.export(deviceName: name, timeZone: timeZone)))

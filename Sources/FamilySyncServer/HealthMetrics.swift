@@ -37,7 +37,7 @@ struct HealthMetrics: Sendable {
         ).increment()
     }
 
-    func record(_ reported: PostgresHealthStore.Reported) {
+    func record(_ reported: PostgresHealthIntake.Reported) {
         if let gap = reported.sinceLastHeartbeat { heartbeatGap.record(gap) }
         if reported.missedNotifications > 0 { missedNotifications.increment(by: Int64(reported.missedNotifications)) }
         if reported.sequenceReset { sequenceResets.increment() }

@@ -135,7 +135,7 @@ public struct TestServer: Sendable {
     /// stale, and the tracking alerts made.
     @discardableResult
     public func detectStale() async throws -> (stale: Int, alerts: [Alert]) {
-        try await dependencies.health.detectStale()
+        try await dependencies.staleDetector.run()
     }
 
     /// The hourly purge of sign-ins (§3.1), on demand.

@@ -1,0 +1,174 @@
+import FamilySyncCore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Tracked devices' reports (PROTOCOL §10): heartbeats in `device_health`, the day's counters,
+/// closed heartbeat gaps and the error log in their tables, and the `health` record in the
+/// device's zone written from them when a parent would see a difference.
+public struct PostgresHealthIntake: Sendable {
+    let changeLog: ChangeLog
+    let clock: any WallClock
+    let logger: Logger
+
+    public init(changeLog: ChangeLog, clock: any WallClock, logger: Logger) {
+        self.changeLog = changeLog
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// What a report did, for the answer and for the fleet's figures.
+    public struct Reported: Sendable {
+        public var health: DeviceHealth
+        /// Taken by the one-statement path (a heartbeat that changed nothing a parent sees).
+        public var quiet: Bool
+        /// Seconds since the heartbeat before (nil for the first).
+        public var sinceLastHeartbeat: TimeInterval?
+        public var missedNotifications: Int
+        public var sequenceReset: Bool
+        /// The errors stored for the first time.
+        public var newErrors: [ExtensionError]
+        public var alerts: [Alert]
+    }
+
+    /// Takes a tracked device's report. A heartbeat that changes nothing a parent sees
+    /// (`HeartbeatRules.QuietHeartbeat`) is one statement, outside the family's lock: its row lock
+    /// orders it with the stale detector's update of the same row. Anything else is a transaction
+    /// under the family's lock that stores what changed (`HeartbeatRules.decide`), writes the
+    /// `health` record if it must, and makes the day's tracking alert when the heartbeat gaps
+    /// passed 15 minutes.
+    public func report(_ report: HealthReport, by device: AuthenticatedDevice) async throws -> Reported {
+        let now = clock.now()
+        guard let zone = device.zoneName else { throw FamilySyncError(.accessDenied, "This device is not tracked.") }
+        if report.errors.isEmpty, let quiet = try await quietHeartbeat(HeartbeatRules.QuietHeartbeat(report, now: now), by: device, zone: zone) {
+            return quiet
+        }
+        let logger = logger
+        return try await changeLog.write(family: device.familyID) { family in
+            let connection = family.connection
+            let owner = try await DeviceHealthRows.owner(device.deviceID, of: device.familyID, on: connection, logger: logger)
+            let before = try await DeviceHealthRows.state(device.deviceID, of: device.familyID, on: connection, logger: logger)
+            let fresh = try await Self.store(report.errors, of: device, on: connection, logger: logger)
+            let decision = HeartbeatRules.decide(before: before, report: report, newErrors: fresh.count, in: owner.timeZone, now: now)
+            try await Self.store(decision, of: device, on: connection, logger: logger)
+            let health = try await DeviceHealthRows.day(decision.date, of: owner, on: connection, errorLimit: 10, now: now, logger: logger)
+            if decision.writesRecord { try await family.writeHealthRecord(health, zone: zone, now: now) }
+            // A closed gap may have passed the day's 15 minutes, on each day it touched.
+            var alerts: [Alert] = []
+            for day in decision.alertDays {
+                let health = day == decision.date ? health : try await DeviceHealthRows.day(day, of: owner, on: connection, errorLimit: 0, now: now, logger: logger)
+                if let alert = try await family.trackingAlert(health, owner: owner, now: now) { alerts.append(alert) }
+            }
+            return Reported(
+                health: health, quiet: false, sinceLastHeartbeat: decision.sinceLastHeartbeat, missedNotifications: decision.missedNotifications,
+                sequenceReset: decision.sequenceReset, newErrors: fresh, alerts: alerts
+            )
+        }
+    }
+
+    /// The one-statement heartbeat: updates the row only while `quiet` admits it, and answers from
+    /// the `health` record; nil when the report needs the full path.
+    func quietHeartbeat(_ quiet: HeartbeatRules.QuietHeartbeat, by device: AuthenticatedDevice, zone: String) async throws -> Reported? {
+        let sequence = quiet.sequence
+        let rows = try await changeLog.database.rows(
+            """
+            WITH before AS (
+                SELECT h.family_id, h.device_id, h.last_heartbeat_at FROM device_health h
+                WHERE h.family_id = \(device.familyID) AND h.device_id = \(device.deviceID)
+                  AND h.monitoring_active = \(quiet.monitoringActive) AND h.status = \(quiet.status.rawValue)
+                  AND h.last_heartbeat_at >= \(quiet.lastHeartbeatAfter) AND h.last_heartbeat_at <= \(quiet.now)
+                  AND h.record_written_at > \(quiet.recordWrittenAfter)
+                  AND h.record_day_end > \(quiet.recordDayEndAfter)
+                  AND (\(sequence)::bigint IS NULL OR h.last_sequence IS NULL OR \(sequence)::bigint IN (h.last_sequence, h.last_sequence + 1))
+                FOR UPDATE OF h
+            ), updated AS (
+                UPDATE device_health h SET last_heartbeat_at = \(quiet.now), memory_usage_mb = COALESCE(\(quiet.memoryUsageMB), h.memory_usage_mb),
+                    last_sequence = COALESCE(\(sequence)::bigint, h.last_sequence)
+                FROM before WHERE h.family_id = before.family_id AND h.device_id = before.device_id
+                RETURNING h.family_id, h.memory_usage_mb, before.last_heartbeat_at AS previous
+            )
+            SELECT u.previous, u.memory_usage_mb, r.fields FROM updated u
+            JOIN records r ON r.family_id = u.family_id AND r.zone_name = \(zone) AND r.record_name = \(DeviceHealth.recordName) AND NOT r.deleted
+            """,
+            logger: logger
+        )
+        guard let (previous, memory, fields) = try rows.decode((Date, Double?, RecordFields).self).first,
+            let record = DeviceHealth(fields: fields.value, deviceID: device.deviceID)
+        else { return nil }
+        return Reported(
+            health: quiet.answer(from: record, memoryUsageMB: memory), quiet: true, sinceLastHeartbeat: quiet.now.timeIntervalSince(previous),
+            missedNotifications: 0, sequenceReset: false, newErrors: [], alerts: []
+        )
+    }
+
+    /// Stores the errors not stored before and cuts the log to the newest 100; returns the new ones.
+    static func store(_ errors: [ExtensionError], of device: AuthenticatedDevice, on connection: PostgresConnection, logger: Logger) async throws -> [ExtensionError] {
+        guard !errors.isEmpty else { return [] }
+        // As one jsonb array: PostgresNIO binds no arrays of optionals.
+        let rows = JSONB(JSONValue.array(errors.map { error in
+            .object([
+                "id": .string(error.id.lowercased), "at": .string(Instant.format(error.timestamp)), "name": .string(error.eventName),
+                "action": .string(error.action), "success": .bool(error.success), "description": error.errorDescription.map(JSONValue.string) ?? .null,
+                "memory": error.memoryUsageMB.map(JSONValue.number) ?? .null,
+            ])
+        }))
+        let stored = try await connection.rows(
+            """
+            INSERT INTO device_errors (family_id, device_id, error_id, occurred_at, event_name, action, success, description, memory_usage_mb)
+            SELECT \(device.familyID), \(device.deviceID), e.id, e.at, e.name, e.action, e.success, e.description, e.memory
+            FROM jsonb_to_recordset(\(rows)) AS e(id uuid, at timestamptz, name text, action text, success boolean, description text, memory double precision)
+            ON CONFLICT DO NOTHING
+            RETURNING error_id
+            """,
+            logger: logger
+        ).map { try $0.decode(UUID.self) }
+        try await connection.rows(
+            """
+            DELETE FROM device_errors WHERE family_id = \(device.familyID) AND device_id = \(device.deviceID) AND error_id IN (
+                SELECT error_id FROM device_errors WHERE family_id = \(device.familyID) AND device_id = \(device.deviceID)
+                ORDER BY occurred_at DESC, error_id DESC OFFSET \(ExtensionError.maximumKept)
+            )
+            """,
+            logger: logger
+        )
+        return errors.filter { stored.contains($0.id) }
+    }
+
+    /// Stores what `decision` says: the day's counters, the closed gap, the state after.
+    static func store(_ decision: HeartbeatDecision, of device: AuthenticatedDevice, on connection: PostgresConnection, logger: Logger) async throws {
+        if decision.sequenceChanged {
+            try await connection.rows(
+                """
+                INSERT INTO device_health_days (family_id, device_id, date, missed_notifications, sequence_resets)
+                VALUES (\(device.familyID), \(device.deviceID), \(decision.date), \(decision.missedNotifications), \(decision.sequenceReset ? 1 : 0))
+                ON CONFLICT (family_id, device_id, date) DO UPDATE SET
+                    missed_notifications = device_health_days.missed_notifications + EXCLUDED.missed_notifications,
+                    sequence_resets = device_health_days.sequence_resets + EXCLUDED.sequence_resets
+                """,
+                logger: logger
+            )
+        }
+        if let gap = decision.closedGap {
+            try await connection.rows(
+                """
+                INSERT INTO device_heartbeat_gaps (family_id, device_id, started_at, ended_at)
+                VALUES (\(device.familyID), \(device.deviceID), \(gap.start), \(gap.end)) ON CONFLICT DO NOTHING
+                """,
+                logger: logger
+            )
+        }
+        let after = decision.after
+        try await connection.rows(
+            """
+            INSERT INTO device_health (family_id, device_id, monitoring_active, last_heartbeat_at, memory_usage_mb, last_sequence, status, record_written_at, record_day_end)
+            VALUES (\(device.familyID), \(device.deviceID), \(after.monitoringActive), \(after.lastHeartbeatAt), \(after.memoryUsageMB), \(after.lastSequence),
+                    \(after.status.rawValue), \(after.recordWrittenAt), \(after.recordDayEnd))
+            ON CONFLICT (family_id, device_id) DO UPDATE SET
+                monitoring_active = EXCLUDED.monitoring_active, last_heartbeat_at = EXCLUDED.last_heartbeat_at, memory_usage_mb = EXCLUDED.memory_usage_mb,
+                last_sequence = EXCLUDED.last_sequence, status = EXCLUDED.status, record_written_at = EXCLUDED.record_written_at,
+                record_day_end = EXCLUDED.record_day_end
+            """,
+            logger: logger
+        )
+    }
+}
