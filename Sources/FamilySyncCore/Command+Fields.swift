@@ -16,6 +16,15 @@ extension Command {
         return fields
     }
 
+    /// The command as its `ConfigurationCommand` record, written by `device` at `now`; `createdAt`
+    /// is the stored record's (the command's own when it is new).
+    public func record(by device: UUID, role: WriterRole, createdAt: Date, at now: Date) -> Record {
+        Record(
+            recordName: recordName, recordType: "ConfigurationCommand", fields: fields, changeTag: "", deleted: false,
+            createdAt: createdAt, createdBy: createdBy, modifiedAt: now, modifiedBy: device, modifiedRole: role, clientModifiedAt: now
+        )
+    }
+
     /// Reads a stored command back; nil for fields the server did not write.
     public init?(fields: [String: JSONValue]) {
         func string(_ key: String) -> String? { if case .string(let value)? = fields[key] { value } else { nil } }

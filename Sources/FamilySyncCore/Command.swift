@@ -48,6 +48,22 @@ public struct Command: Sendable, Equatable {
         self.error = error
     }
 
+    /// A command a parent sends (§7.1): pending, expiring `expiresIn` seconds after `now`.
+    public static func sent(
+        _ commandType: String, payload: [String: JSONValue], expiresIn: Int, to child: UUID, by parent: UUID, at now: Date, commandID: UUID = UUID()
+    ) -> Command {
+        Command(
+            commandID: commandID, targetDeviceID: child, commandType: commandType, payload: payload, status: .pending, createdAt: now,
+            createdBy: parent, expiresAt: now.addingTimeInterval(TimeInterval(expiresIn))
+        )
+    }
+
+    /// Whether `caller` may see or act on the command: any parent of the family, and its target.
+    /// Another device's command is none of a child's business: to it, it does not exist.
+    public func concerns(_ caller: AuthenticatedDevice) -> Bool {
+        caller.role == .parent || targetDeviceID == caller.deviceID
+    }
+
     public var recordName: String { Self.recordName(commandID) }
     public static func recordName(_ id: UUID) -> String { "command-\(id.lowercased)" }
 

@@ -146,17 +146,14 @@ extension RecordQuery {
     static func sortKeyColumn(_ index: Int) -> String { "sort_key_\(index)" }
 }
 
-extension PostgresRecordStore {
+extension PostgresRecordReads {
     /// Live records of one type matching the query, and the cursor after them when a next page exists.
     public func query(access: ZoneAccess, zoneName: String, _ query: RecordQuery) async throws -> (records: [Record], next: RecordQuery.Cursor?) {
         let familyID = access.caller.familyID
         let logger = logger
         let sql = try query.sql(familyID: familyID, zoneName: zoneName)
         return try await database.inSnapshot(logger: logger) { connection in
-            let zone = try await ZoneRows.zone(familyID, zoneName, on: connection, logger: logger)
-            guard access.canRead(zone) else {
-                throw FamilySyncError(.zoneNotFound, "No such zone.")
-            }
+            try access.checkRead(try await ZoneRows.zone(familyID, zoneName, on: connection, logger: logger))
             var rows = try await connection.rows(sql, logger: logger).map { row in
                 let cells = row.makeRandomAccess()
                 let keys = try query.sorts.indices.map { index in

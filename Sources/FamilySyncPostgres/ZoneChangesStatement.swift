@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
 
-/// A zone's page of changes with the family's position and the zone (`PostgresRecordStore.zoneChanges`),
+/// A zone's page of changes with the family's position and the zone (`PostgresRecordReads.zoneChanges`),
 /// prepared once per connection: every device's every fetch runs it, and PostgreSQL spent about
 /// as long parsing and planning this join as running it (perf, "nothing new" fetches). Prepared,
 /// it is planned once for all (a generic plan after five runs).

@@ -51,7 +51,7 @@ package func buildApplication(
     }
     app.addServices(
         PeriodicJobService(name: "purged tombstones", interval: .seconds(3600), logger: logger) {
-            try await dependencies.records.purgeTombstones(olderThan: clock.now().addingTimeInterval(-configuration.tombstoneHorizon))
+            try await dependencies.tombstones.purge(olderThan: clock.now().addingTimeInterval(-configuration.tombstoneHorizon))
         },
         PeriodicJobService(name: "expired sign-ins", interval: .seconds(3600), logger: logger) {
             // A day after they ended: long enough to tell a late claim that it expired.
@@ -133,9 +133,9 @@ func buildRouter(
     PushController(pushes: dependencies.pushes).addRoutes(to: authenticated)
     pairings.addAuthenticatedRoutes(to: authenticated)
     signIns.addAuthenticatedRoutes(to: authenticated)
-    ZoneController(records: dependencies.records, devices: dependencies.devices, keyring: keyring).addRoutes(to: authenticated)
-    RecordController(records: dependencies.records, keyring: keyring).addRoutes(to: authenticated)
-    CommandController(commands: dependencies.commands).addRoutes(to: authenticated)
+    ZoneController(writes: dependencies.recordWrites, reads: dependencies.recordReads, devices: dependencies.devices, keyring: keyring).addRoutes(to: authenticated)
+    RecordController(writes: dependencies.recordWrites, reads: dependencies.recordReads, keyring: keyring).addRoutes(to: authenticated)
+    CommandController(writes: dependencies.commandWrites, reads: dependencies.commandReads).addRoutes(to: authenticated)
     let usage = UsageController(usage: dependencies.usage, keyring: keyring, clock: clock, retention: configuration.usageRetention)
     usage.addRoutes(to: authenticated)
     usage.addReadRoutes(to: authenticated)

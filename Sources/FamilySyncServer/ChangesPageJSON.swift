@@ -20,13 +20,13 @@ struct ChangesPageJSON {
     }
 
     /// A room estimate for a page: the records' fields plus their envelopes.
-    static func capacity(of pages: [PostgresRecordStore.ZoneChanges]) -> Int {
+    static func capacity(of pages: [PostgresRecordReads.ZoneChanges]) -> Int {
         pages.reduce(256) { total, page in total + page.records.reduce(128) { $0 + $1.fieldsJSON.readableBytes + 320 } }
     }
 
     /// `{"changeToken":…,"moreComing":…,"records":[…]}`, or with `"zoneName"` after them for an
     /// entry of a multi-zone answer.
-    mutating func writePage(_ changes: PostgresRecordStore.ZoneChanges, changeToken: String, zoneName: String? = nil) {
+    mutating func writePage(_ changes: PostgresRecordReads.ZoneChanges, changeToken: String, zoneName: String? = nil) {
         buffer.writeStaticString(#"{"changeToken":"#)
         writeString(changeToken)
         buffer.writeStaticString(changes.moreComing ? #","moreComing":true,"records":["# : #","moreComing":false,"records":["#)

@@ -6,7 +6,8 @@ import Hummingbird
 
 /// Configuration commands (PROTOCOL §7.1): parent → child, with delivery and results.
 struct CommandController {
-    let commands: PostgresCommandStore
+    let writes: PostgresCommandWrites
+    let reads: PostgresCommandReads
 
     func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.post("devices/:id/commands", use: send)
@@ -21,7 +22,7 @@ struct CommandController {
         try AccessPolicy.check(caller, .sendCommand)
         let childID = try context.pathID()
         let body = try await request.decode(as: CreateCommandRequest.self, context: context)
-        let command = try await commands.create(try Self.validate(body), to: childID, by: caller)
+        let command = try await writes.create(try Self.validate(body), to: childID, by: caller)
         return EditedResponse(status: .created, response: CommandBody(command))
     }
 
@@ -36,7 +37,7 @@ struct CommandController {
             }
             return status
         }
-        let list = try await commands.list(childID: childID, caller: caller, status: status)
+        let list = try await reads.list(childID: childID, caller: caller, status: status)
         return CommandList(commands: list.map(CommandBody.init))
     }
 
@@ -46,17 +47,17 @@ struct CommandController {
         try AccessPolicy.check(caller, .reportCommandResult)
         let id = try context.pathID()
         let body = try await request.decode(as: CommandResultRequest.self, context: context)
-        return CommandBody(try await commands.apply(try Self.result(body), to: id, by: caller))
+        return CommandBody(try await writes.apply(try Self.result(body), to: id, by: caller))
     }
 
     /// `POST /v1/commands/{id}/cancel`: a parent takes back a command not yet carried out.
     @Sendable func cancel(_ request: Request, context: FamilySyncRequestContext) async throws -> CommandBody {
         let caller = try context.requireDevice()
         try AccessPolicy.check(caller, .sendCommand)
-        return CommandBody(try await commands.apply(.cancel, to: try context.pathID(), by: caller))
+        return CommandBody(try await writes.apply(.cancel, to: try context.pathID(), by: caller))
     }
 
-    static func validate(_ body: CreateCommandRequest) throws(FamilySyncError) -> PostgresCommandStore.NewCommand {
+    static func validate(_ body: CreateCommandRequest) throws(FamilySyncError) -> PostgresCommandWrites.NewCommand {
         try Command.checkType(body.commandType, field: "commandType")
         let payload = body.payload ?? [:]
         let payloadBytes = (try? JSONEncoder().encode(payload).count) ?? .max

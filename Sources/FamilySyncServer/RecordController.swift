@@ -6,7 +6,8 @@ import Hummingbird
 
 /// `/v1/zones/{zone}/records/modify` and `…/lookup` (PROTOCOL §5.3).
 struct RecordController {
-    let records: PostgresRecordStore
+    let writes: PostgresRecordWrites
+    let reads: PostgresRecordReads
     let keyring: ChangeTokenKeyring
 
 
@@ -39,7 +40,7 @@ struct RecordController {
                 clientModifiedAt: operation.record.clientModifiedAt, path: path
             )
         }
-        let outcome = try await records.modify(access: ZoneAccess(caller), zoneName: zoneName, operations: operations, atomic: body.atomic ?? true)
+        let outcome = try await writes.modify(access: ZoneAccess(caller), zoneName: zoneName, operations: operations, atomic: body.atomic ?? true)
         let results = outcome.results.map { result in
             switch result {
             case .saved(let record, let outcome, let incomingWon):
@@ -80,7 +81,7 @@ struct RecordController {
             sorts: (body.sortBy ?? []).map { ($0.fieldName, $0.ascending ?? true) },
             limit: limit, after: after
         )
-        let (found, next) = try await records.query(access: ZoneAccess(caller), zoneName: zoneName, query)
+        let (found, next) = try await reads.query(access: ZoneAccess(caller), zoneName: zoneName, query)
         // The marker is where the page ended (the last record's sort keys and name); opaque to clients.
         let marker = try next.map { try JSONEncoder().encode($0).base64EncodedString() }
         return QueryRecordsResponse(records: found.map { RecordBody($0) }, continuationMarker: marker)
@@ -98,7 +99,7 @@ struct RecordController {
         for (index, name) in body.recordNames.enumerated() {
             try RecordNames.checkRecordName(name, field: "recordNames[\(index)]")
         }
-        let found = try await records.lookup(access: ZoneAccess(caller), zoneName: zoneName, names: body.recordNames)
+        let found = try await reads.lookup(access: ZoneAccess(caller), zoneName: zoneName, names: body.recordNames)
         return LookupRecordsResponse(records: zip(body.recordNames, found).map { name, record in
             record.map { RecordResult(record: RecordBody($0)) }
                 ?? RecordResult(recordName: name, error: .notFound("No record named '\(name)'."))

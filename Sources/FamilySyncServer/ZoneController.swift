@@ -7,7 +7,8 @@ import Hummingbird
 /// `/v1/zones` (PROTOCOL §4) and the change feeds `/v1/zones/{zone}/changes`, `/v1/changes/zones`,
 /// `/v1/changes` (§5.5).
 struct ZoneController {
-    let records: PostgresRecordStore
+    let writes: PostgresRecordWrites
+    let reads: PostgresRecordReads
     let devices: PostgresDeviceStore
     let keyring: ChangeTokenKeyring
 
@@ -25,7 +26,7 @@ struct ZoneController {
         let caller = try context.requireDevice()
         try AccessPolicy.check(caller, .readZones)
         let access = ZoneAccess(caller)
-        let zones = try await records.zones(for: access)
+        let zones = try await reads.zones(for: access)
         return ZoneList(zones: try zones.map { zone in
             ZoneBody(
                 zoneName: zone.name, scope: (access.isParent ? ZoneScope.private : .shared).rawValue, childDeviceId: zone.childDeviceID?.lowercased,
@@ -41,7 +42,7 @@ struct ZoneController {
         let body = try await request.decode(as: CreateZoneRequest.self, context: context)
         try RecordNames.checkZoneName(body.zoneName, field: "zoneName")
         try Zone.checkNewName(body.zoneName, field: "zoneName")
-        let zone = try await records.createZone(familyID: caller.familyID, name: body.zoneName)
+        let zone = try await writes.createZone(familyID: caller.familyID, name: body.zoneName)
         let token = try keyring.encode(Self.token(caller, zone, zone.changedSequence))
         return EditedResponse(status: .created, response: ZoneBody(zoneName: zone.name, scope: ZoneScope.private.rawValue, childDeviceId: nil, changeToken: token))
     }
@@ -51,7 +52,7 @@ struct ZoneController {
         let caller = try context.requireDevice()
         try AccessPolicy.check(caller, .manageZones)
         let name = try context.pathZoneName()
-        try await records.deleteZone(familyID: caller.familyID, name: name)
+        try await writes.deleteZone(familyID: caller.familyID, name: name)
         return Response(status: .noContent)
     }
 
@@ -61,7 +62,7 @@ struct ZoneController {
         try AccessPolicy.check(caller, .readZones)
         let name = try context.pathZoneName()
         let since = try request.uri.queryParameters.get("since").map { text throws(FamilySyncError) in try keyring.decode(text, for: caller) }
-        let changes = try await records.zoneChanges(access: ZoneAccess(caller), zoneName: name, since: since, limit: try request.pageLimit())
+        let changes = try await reads.zoneChanges(access: ZoneAccess(caller), zoneName: name, since: since, limit: try request.pageLimit())
         try await devices.markSynced(familyID: caller.familyID, deviceID: caller.deviceID)
         var body = ChangesPageJSON(capacity: ChangesPageJSON.capacity(of: [changes]))
         body.writePage(changes, changeToken: try pageToken(of: changes, for: caller))
@@ -85,7 +86,7 @@ struct ZoneController {
             guard case .success(let since) = token else { return nil }
             return (zone.zoneName, since)
         }
-        let read = try await records.zoneChanges(access: ZoneAccess(caller), zones: readable, limit: limit, total: Limits.maximumRecordsPerZonesFetch)
+        let read = try await reads.zoneChanges(access: ZoneAccess(caller), zones: readable, limit: limit, total: Limits.maximumRecordsPerZonesFetch)
         var pages = read.makeIterator()
         var answer = ChangesPageJSON(capacity: ChangesPageJSON.capacity(of: read.compactMap { try? $0.get() }))
         answer.writeStatic(#"{"zones":["#)
@@ -129,7 +130,7 @@ struct ZoneController {
     }
 
     /// The signed token a zone's page ends with.
-    func pageToken(of changes: PostgresRecordStore.ZoneChanges, for caller: AuthenticatedDevice) throws(FamilySyncError) -> String {
+    func pageToken(of changes: PostgresRecordReads.ZoneChanges, for caller: AuthenticatedDevice) throws(FamilySyncError) -> String {
         try keyring.encode(Self.token(caller, changes.zone, changes.sequence))
     }
 
@@ -141,7 +142,7 @@ struct ZoneController {
         if let since, since.scope != .database {
             throw FamilySyncError(.badChangeToken, "This is a zone's change token, not the database's.", field: "since")
         }
-        let changes = try await records.databaseChanges(access: ZoneAccess(caller), since: since, limit: try request.pageLimit())
+        let changes = try await reads.databaseChanges(access: ZoneAccess(caller), since: since, limit: try request.pageLimit())
         try await devices.markSynced(familyID: caller.familyID, deviceID: caller.deviceID)
         return DatabaseChangesResponse(
             zones: try changes.zones.filter { !$0.deleted }.map { zone in

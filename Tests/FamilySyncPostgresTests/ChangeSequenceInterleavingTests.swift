@@ -14,9 +14,9 @@ import Testing
     @Test func aWriterThatCommitsLateIsNotSkipped() async throws {
         try await withTestDatabase { client, url in
             let family = try await RecordEnginePropertyTests.makeFamily(client)
-            let store = PostgresRecordStore(database: Database(client: client), clock: SystemWallClock(), logger: testLogger)
+            let stores = RecordEnginePropertyTests.stores(client)
             let parent = ZoneAccess(family.parents[0])
-            let start = try await store.zoneChanges(access: parent, zoneName: family.zone, since: nil, limit: 100)
+            let start = try await stores.reads.zoneChanges(access: parent, zoneName: family.zone, since: nil, limit: 100)
             let startToken = ChangeToken(familyID: family.child.familyID, deviceID: family.parents[0].deviceID, scope: .zone(name: family.zone, incarnation: start.zone.incarnation), sequence: start.sequence)
 
             // Writer A, by hand: takes the next number and writes, but does not commit yet.
@@ -36,7 +36,7 @@ import Testing
 
             // Writer B, through the store, starts now and must wait for A.
             let writerB = Task {
-                try await store.modify(access: ZoneAccess(family.parents[1]), zoneName: family.zone, operations: [
+                try await stores.writes.modify(access: ZoneAccess(family.parents[1]), zoneName: family.zone, operations: [
                     RecordEnginePropertyTests.operation(.create, "from-b", fields: RecordEnginePropertyTests.config("b", 2))
                 ], atomic: true)
             }
@@ -47,7 +47,7 @@ import Testing
             }
 
             // A reader now sees neither, and its token does not pass A's number.
-            let during = try await store.zoneChanges(access: parent, zoneName: family.zone, since: startToken, limit: 100)
+            let during = try await stores.reads.zoneChanges(access: parent, zoneName: family.zone, since: startToken, limit: 100)
             #expect(during.records.isEmpty)
             #expect(during.sequence < numberA)
 
@@ -58,7 +58,7 @@ import Testing
 
             var token = startToken
             token.sequence = during.sequence
-            let after = try await store.zoneChanges(access: parent, zoneName: family.zone, since: token, limit: 100)
+            let after = try await stores.reads.zoneChanges(access: parent, zoneName: family.zone, since: token, limit: 100)
             #expect(after.records.map(\.recordName) == ["from-a", "from-b"])
         }
     }

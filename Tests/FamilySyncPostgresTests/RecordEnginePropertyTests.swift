@@ -18,6 +18,12 @@ import Testing
 
     static let clock = SystemWallClock()
 
+    /// The record stores over one change log, as the server builds them.
+    static func stores(_ client: PostgresClient) -> (writes: PostgresRecordWrites, reads: PostgresRecordReads) {
+        let changeLog = ChangeLog(database: Database(client: client), logger: testLogger)
+        return (PostgresRecordWrites(changeLog: changeLog, clock: clock, logger: testLogger), PostgresRecordReads(changeLog: changeLog, logger: testLogger))
+    }
+
     /// A family with three parent devices and a child with its zone, made through the stores.
     static func makeFamily(_ client: PostgresClient) async throws -> Family {
         let families = PostgresFamilyStore(database: Database(client: client), clock: clock, logger: testLogger)
@@ -52,7 +58,7 @@ import Testing
     func concurrentWritesEndTheSameInAnyOrder(_ seed: Int) async throws {
         var random = SeededGenerator(seed: UInt64(seed))
         try await withTestDatabase { client, _ in
-            let store = PostgresRecordStore(database: Database(client: client), clock: Self.clock, logger: testLogger)
+            let stores = Self.stores(client)
             let base = Date().addingTimeInterval(-3600)
             var finals: [Record?] = []
             // Distinct (device, second) pairs: one device does not make two different writes in the
@@ -67,17 +73,17 @@ import Testing
             for order in orders {
                 let family = try await Self.makeFamily(client)
                 let access = { (index: Int) in ZoneAccess(family.parents[index]) }
-                let created = try await store.modify(access: access(0), zoneName: family.zone, operations: [Self.operation(.create, "r", fields: Self.config("r", 0), at: base)], atomic: true)
+                let created = try await stores.writes.modify(access: access(0), zoneName: family.zone, operations: [Self.operation(.create, "r", fields: Self.config("r", 0), at: base)], atomic: true)
                 guard case .saved(let original, _, _) = created.results[0] else { Issue.record("create failed"); return }
                 for index in order {
                     let write = writes[index]
                     let fields = write.type == .delete ? nil : ["displayName": JSONValue.string("w\(index)-\(write.value)")].merging(write.type == .replace ? Self.config("r", write.value) : [:]) { a, _ in a }
                     // Every write was made from the original version: all tags but the first to arrive are stale.
-                    _ = try await store.modify(access: access(write.device), zoneName: family.zone, operations: [
+                    _ = try await stores.writes.modify(access: access(write.device), zoneName: family.zone, operations: [
                         Self.operation(write.type, "r", fields: fields, tag: original.changeTag, at: base.addingTimeInterval(TimeInterval(write.second)))
                     ], atomic: false)
                 }
-                let final = try await store.lookupIncludingDeleted(familyID: family.child.familyID, zoneName: family.zone, name: "r")
+                let final = try await stores.reads.lookupIncludingDeleted(familyID: family.child.familyID, zoneName: family.zone, name: "r")
                 finals.append(final)
             }
             // What a client sees: deleted, or the live record's displayName.
@@ -92,7 +98,7 @@ import Testing
     func aFollowerEndsWithTheServersState(_ seed: Int) async throws {
         var random = SeededGenerator(seed: UInt64(seed) &* 7919)
         try await withTestDatabase { client, _ in
-            let store = PostgresRecordStore(database: Database(client: client), clock: Self.clock, logger: testLogger)
+            let stores = Self.stores(client)
             let family = try await Self.makeFamily(client)
             let names = (0..<12).map { "r\($0)" }
             let batches: [[(RecordOperationType, String, Int)]] = (0..<Int.random(in: 10...25, using: &random)).map { _ in
@@ -105,7 +111,7 @@ import Testing
             actor Follower {
                 var state: [String: String] = [:]
                 var token: ChangeToken?
-                func apply(_ changes: PostgresRecordStore.ZoneChanges, token next: ChangeToken) throws {
+                func apply(_ changes: PostgresRecordReads.ZoneChanges, token next: ChangeToken) throws {
                     for record in changes.records {
                         state[record.recordName] = record.deleted ? nil : try record.record().fields["displayName"].map { "\($0)" }
                     }
@@ -117,7 +123,7 @@ import Testing
             let follow: @Sendable () async throws -> Void = {
                 while true {
                     let since = await follower.token
-                    let changes = try await store.zoneChanges(access: ZoneAccess(family.parents[0]), zoneName: family.zone, since: since, limit: pageSize)
+                    let changes = try await stores.reads.zoneChanges(access: ZoneAccess(family.parents[0]), zoneName: family.zone, since: since, limit: pageSize)
                     let next = ChangeToken(familyID: family.child.familyID, deviceID: family.parents[0].deviceID, scope: .zone(name: family.zone, incarnation: changes.zone.incarnation), sequence: changes.sequence)
                     try await follower.apply(changes, token: next)
                     if !changes.moreComing { return }
@@ -131,7 +137,7 @@ import Testing
                             let operations = batch.map { type, name, value in
                                 Self.operation(type, name, fields: type == .forceDelete ? nil : Self.config(name, value))
                             }
-                            _ = try await store.modify(access: ZoneAccess(family.parents[writer]), zoneName: family.zone, operations: operations, atomic: false)
+                            _ = try await stores.writes.modify(access: ZoneAccess(family.parents[writer]), zoneName: family.zone, operations: operations, atomic: false)
                         }
                     }
                 }
@@ -141,7 +147,7 @@ import Testing
                 try await group.waitForAll()
             }
             try await follow()
-            let server = try await store.zoneChanges(access: ZoneAccess(family.parents[1]), zoneName: family.zone, since: nil, limit: 1000)
+            let server = try await stores.reads.zoneChanges(access: ZoneAccess(family.parents[1]), zoneName: family.zone, since: nil, limit: 1000)
             let expected = Dictionary(uniqueKeysWithValues: try server.records.map { ($0.recordName, try $0.record().fields["displayName"].map { "\($0)" } ?? "") })
             #expect(await follower.state == expected, "seed \(seed)")
         }
@@ -152,7 +158,7 @@ import Testing
     func atomicBatchesAreAllOrNothing(_ seed: Int) async throws {
         var random = SeededGenerator(seed: UInt64(seed) &* 104_729)
         try await withTestDatabase { client, _ in
-            let store = PostgresRecordStore(database: Database(client: client), clock: Self.clock, logger: testLogger)
+            let stores = Self.stores(client)
             let family = try await Self.makeFamily(client)
             let access = ZoneAccess(family.parents[0])
             let size = Int.random(in: 2...12, using: &random)
@@ -164,13 +170,13 @@ import Testing
             }
             let before = try await databaseFingerprint(client)
             await #expect(throws: FamilySyncError.self) {
-                try await store.modify(access: access, zoneName: family.zone, operations: operations, atomic: true)
+                try await stores.writes.modify(access: access, zoneName: family.zone, operations: operations, atomic: true)
             }
             #expect(try await databaseFingerprint(client) == before, "seed \(seed)")
-            let partial = try await store.modify(access: access, zoneName: family.zone, operations: operations, atomic: false)
+            let partial = try await stores.writes.modify(access: access, zoneName: family.zone, operations: operations, atomic: false)
             let saved = partial.results.filter { if case .saved = $0 { true } else { false } }.count
             #expect(saved == size - 1)
-            let live = try await store.zoneChanges(access: access, zoneName: family.zone, since: nil, limit: 1000).records.count
+            let live = try await stores.reads.zoneChanges(access: access, zoneName: family.zone, since: nil, limit: 1000).records.count
             #expect(live == size - 1)
         }
     }

@@ -83,7 +83,7 @@ import Testing
         )
         let zone = Zone(name: "family", childDeviceID: nil, memberID: nil, incarnation: UUID(), changedSequence: 1, deleted: false)
         var body = ChangesPageJSON(capacity: 16)
-        body.writePage(PostgresRecordStore.ZoneChanges(records: [record], zone: zone, sequence: 1, moreComing: true), changeToken: awkward)
+        body.writePage(PostgresRecordReads.ZoneChanges(records: [record], zone: zone, sequence: 1, moreComing: true), changeToken: awkward)
         let page = try WireCoding.makeDecoder().decode(ZoneChangesResponse.self, from: Data(body.buffer.readableBytesView))
         #expect(page.changeToken == awkward)
         #expect(page.moreComing)

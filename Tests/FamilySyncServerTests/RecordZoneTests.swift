@@ -112,13 +112,13 @@ import Testing
                 #"{"operationType":"create","record":{"recordName":"drop","recordType":"AppConfiguration","fields":\#(RecordZoneTests.appConfiguration("drop"))}}"#,
             ])
             _ = try await RecordZoneTests.modify(server, parent, zone: zone, [#"{"operationType":"forceDelete","record":{"recordName":"drop"}}"#])
-            let store = PostgresRecordStore(database: Database(client: server.postgres), clock: server.clock, logger: testLogger)
+            let purge = PostgresTombstonePurge(changeLog: ChangeLog(database: Database(client: server.postgres), logger: testLogger), logger: testLogger)
             // Within the horizon nothing is purged and the old token still works.
-            #expect(try await store.purgeTombstones(olderThan: server.clock.now().addingTimeInterval(-30 * 86_400)) == 0)
+            #expect(try await purge.purge(olderThan: server.clock.now().addingTimeInterval(-30 * 86_400)) == 0)
             #expect(try await server.send(.get, "/v1/zones/\(zone)/changes?since=\(old)", credential: parent.credential).status == .ok)
 
             server.clock.advance(by: 31 * 86_400)
-            #expect(try await store.purgeTombstones(olderThan: server.clock.now().addingTimeInterval(-30 * 86_400)) == 1)
+            #expect(try await purge.purge(olderThan: server.clock.now().addingTimeInterval(-30 * 86_400)) == 1)
             let expired = try await server.send(.get, "/v1/zones/\(zone)/changes?since=\(old)", credential: parent.credential)
             #expect(expired.status == .gone && expired.errorCode == "CHANGE_TOKEN_EXPIRED")
             let database = try await server.send(.get, "/v1/changes?since=\(try await server.send(.get, "/v1/changes", credential: parent.credential).decode(DatabaseChangesResponse.self).changeToken)", credential: parent.credential)
