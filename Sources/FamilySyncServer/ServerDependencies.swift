@@ -35,14 +35,21 @@ public struct ServerDependencies: Sendable {
     let pairings: PostgresPairingStore
     /// Public for harnesses and tests that run the hourly purge on demand.
     public let signIns: PostgresSignInStore
-    let records: PostgresRecordStore
-    let commands: PostgresCommandStore
+    let recordWrites: PostgresRecordWrites
+    let recordReads: PostgresRecordReads
+    let tombstones: PostgresTombstonePurge
+    let commandWrites: PostgresCommandWrites
+    let commandReads: PostgresCommandReads
     let usage: PostgresUsageStore
     let polls: PostgresPollStore
     let members: PostgresMemberStore
     let alerts: PostgresAlertStore
-    /// Device health (§10); the stale detector is public for harnesses that drive it on their own clock.
-    public let health: PostgresHealthStore
+    /// Device health (§10): reports, a device's day, the fleet gauge, and the stale detector,
+    /// public for harnesses that drive it on their own clock.
+    let healthIntake: PostgresHealthIntake
+    let healthReads: PostgresHealthReads
+    let fleetGauge: PostgresFleetGauge
+    public let staleDetector: PostgresStaleDetector
     let healthMetrics: HealthMetrics
     let shields: PostgresShieldStore
     let parentPINs: PostgresParentPINStore
@@ -85,20 +92,28 @@ public struct ServerDependencies: Sendable {
         migrator = Migrator(logger: logger)
         migrationDatabase = listener
         let outbox = push.map { _ in PushOutbox(clock: clock) }
-        families = PostgresFamilyStore(database: database, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
-        devices = PostgresDeviceStore(database: database, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
-        pairings = PostgresPairingStore(database: database, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
-        signIns = PostgresSignInStore(database: database, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
-        records = PostgresRecordStore(database: database, clock: clock, logger: logger, outbox: outbox, preparedStatements: preparedStatements)
-        commands = PostgresCommandStore(database: database, clock: clock, logger: logger, outbox: outbox)
-        usage = PostgresUsageStore(database: database, clock: clock, logger: logger, outbox: outbox)
+        // The one way every store changes a family (docs/architecture.md, "One change log").
+        let changeLog = ChangeLog(database: database, logger: logger, outbox: outbox, knownDevices: knownDevices)
+        families = PostgresFamilyStore(changeLog: changeLog, clock: clock, logger: logger)
+        devices = PostgresDeviceStore(changeLog: changeLog, clock: clock, logger: logger)
+        pairings = PostgresPairingStore(changeLog: changeLog, clock: clock, logger: logger)
+        signIns = PostgresSignInStore(changeLog: changeLog, clock: clock, logger: logger)
+        recordWrites = PostgresRecordWrites(changeLog: changeLog, clock: clock, logger: logger)
+        recordReads = PostgresRecordReads(changeLog: changeLog, logger: logger, preparedStatements: preparedStatements)
+        tombstones = PostgresTombstonePurge(changeLog: changeLog, logger: logger)
+        commandWrites = PostgresCommandWrites(changeLog: changeLog, clock: clock, logger: logger)
+        commandReads = PostgresCommandReads(changeLog: changeLog, clock: clock, logger: logger)
+        usage = PostgresUsageStore(changeLog: changeLog, clock: clock, logger: logger)
         polls = PostgresPollStore(database: database, logger: logger, preparedStatements: preparedStatements)
-        members = PostgresMemberStore(database: database, clock: clock, logger: logger, outbox: outbox, knownDevices: knownDevices)
-        alerts = PostgresAlertStore(database: database, clock: clock, logger: logger, outbox: outbox)
-        health = PostgresHealthStore(database: database, clock: clock, logger: logger, outbox: outbox)
+        members = PostgresMemberStore(changeLog: changeLog, clock: clock, logger: logger)
+        alerts = PostgresAlertStore(changeLog: changeLog, clock: clock, logger: logger)
+        healthIntake = PostgresHealthIntake(changeLog: changeLog, clock: clock, logger: logger)
+        healthReads = PostgresHealthReads(changeLog: changeLog, clock: clock, logger: logger)
+        fleetGauge = PostgresFleetGauge(changeLog: changeLog, clock: clock, logger: logger)
+        staleDetector = PostgresStaleDetector(changeLog: changeLog, clock: clock, logger: logger)
         healthMetrics = HealthMetrics(registry: metricsRegistry)
         shields = PostgresShieldStore(database: database, logger: logger)
-        parentPINs = PostgresParentPINStore(database: database, clock: clock, logger: logger, outbox: outbox)
+        parentPINs = PostgresParentPINStore(changeLog: changeLog, clock: clock, logger: logger)
         pushes = PostgresPushStore(database: database, clock: clock, logger: logger)
         self.push = push
         pushClaims = PostgresPushClaims(database: database, logger: logger)

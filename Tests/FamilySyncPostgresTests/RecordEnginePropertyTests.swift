@@ -26,8 +26,8 @@ import Testing
 
     /// A family with three parent devices and a child with its zone, made through the stores.
     static func makeFamily(_ client: PostgresClient) async throws -> Family {
-        let families = PostgresFamilyStore(database: Database(client: client), clock: clock, logger: testLogger)
-        let pairings = PostgresPairingStore(database: Database(client: client), clock: clock, logger: testLogger)
+        let families = PostgresFamilyStore(changeLog: ChangeLog(database: Database(client: client), logger: testLogger), clock: clock, logger: testLogger)
+        let pairings = PostgresPairingStore(changeLog: ChangeLog(database: Database(client: client), logger: testLogger), clock: clock, logger: testLogger)
         let (parent, _, _) = try await families.create(parentName: "P", platform: .ios, timeZone: "UTC")
         func join(_ role: DeviceRole) async throws -> AuthenticatedDevice {
             let (pairing, token) = try await pairings.create(familyID: parent.familyID, createdBy: parent.id, role: role, childName: nil, ttlSeconds: 600)
