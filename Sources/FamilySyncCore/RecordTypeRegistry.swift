@@ -53,7 +53,7 @@ public enum RecordTypeRegistry {
     public static let types: [String: RecordType] = Dictionary(uniqueKeysWithValues: [
         // A tracked device publishes the apps it picked (§11; only it can see them), but does not
         // force past §5.4 nor delete what a parent configured.
-        RecordType("AppConfiguration", zones: [.child], route: .modify(writers: [.parent, .child], childOperations: [.create, .update, .replace]), validate: { fields, _, field throws(FamilySyncError) in try AppConfigurationFields.validate(fields, field: field) }, categoryMembers: [.single("category")]),
+        RecordType("AppConfiguration", zones: [.child], route: .modify(writers: [.parent, .child], childOperations: [.create, .update, .replace]), validate: AppConfiguration.validate, categoryMembers: [.single("category")]),
         RecordType("DeviceSettings", zones: [.child, .member, .family], route: .modify(writers: [.parent]), reservedNames: [ParentPIN.recordName: "PUT /v1/members/{id}/pin"]),
         RecordType("ConfigurationCommand", zones: [.child], route: .endpoint("POST /v1/devices/{id}/commands and POST /v1/commands/{id}/result")),
         RecordType("UsageRecord", zones: [.child], route: .endpoint("POST /v1/usage")),
