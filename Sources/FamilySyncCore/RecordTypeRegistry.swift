@@ -62,6 +62,10 @@ public enum RecordTypeRegistry {
             "DailySummary", zones: [.child], route: .endpoint("the server (it derives them from usage and daily totals)"),
             derivedFrom: [("UsageRecord", DailySummary.derivation), ("DailyTotals", DailySummary.totalsDerivation)]
         ),
+        RecordType(
+            "WeeklySummary", zones: [.child], route: .endpoint("the server (it derives them from daily summaries)"),
+            derivedFrom: [("DailySummary", WeeklySummary.derivation)]
+        ),
         RecordType("DeviceHealth", zones: [.child], route: .endpoint("the server (from POST /v1/devices/me/health and its stale detector, §10)")),
         RecordType("Category", zones: [.family], route: .modify(writers: [.parent]), validate: CategoryFields.validate),
         RecordType("Schedule", zones: [.member], route: .modify(writers: [.parent]), validate: Schedule.validate, maximumPerZone: Limits.schedulesPerMember, categoryMembers: [.list("categories")]),

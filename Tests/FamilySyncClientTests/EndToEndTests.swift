@@ -117,7 +117,7 @@ import Testing
                 let seen = try await recovering.collectEvents { try await $0.fetchChanges() }
                 #expect(seen.contains(.zoneReset(zone)))
                 let whole = seen.flatMap { event -> [RecordBody] in if case .changes(zone, let records) = event { records } else { [] } }
-                #expect(Set(whole.map(\.recordType)) == ["AppConfiguration", "ConfigurationCommand", "UsageRecord", "DailySummary"])
+                #expect(Set(whole.map(\.recordType)) == ["AppConfiguration", "ConfigurationCommand", "UsageRecord", "DailySummary", "WeeklySummary"])
             }
         }
     }

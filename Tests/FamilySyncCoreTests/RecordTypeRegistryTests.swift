@@ -26,10 +26,10 @@ import Testing
     @Test func everyTypeOfTheProtocolIsDeclaredWithWhatItDerivesFrom() {
         #expect(Set(RecordTypeRegistry.types.keys) == [
             "AppConfiguration", "DeviceSettings", "ConfigurationCommand", "UsageRecord", "DailyTotals", "DailySummary", "Category", "Budget", "Alert",
-            "DeviceHealth", "Schedule", "ShieldConfiguration",
+            "DeviceHealth", "Schedule", "ShieldConfiguration", "WeeklySummary",
         ])
         let sources = RecordTypeRegistry.types.values.filter { !$0.derivedFrom.isEmpty }.map { ($0.name, $0.derivedFrom.map(\.source).sorted()) }
-        #expect(Dictionary(uniqueKeysWithValues: sources) == ["DailySummary": ["DailyTotals", "UsageRecord"], "Alert": ["DailySummary"]])
+        #expect(Dictionary(uniqueKeysWithValues: sources) == ["DailySummary": ["DailyTotals", "UsageRecord"], "Alert": ["DailySummary"], "WeeklySummary": ["DailySummary"]])
         #expect(RecordTypeRegistry.derivations(from: "UsageRecord").count == 1)
         #expect(RecordTypeRegistry.derivations(from: "Budget").isEmpty)
     }
