@@ -66,14 +66,17 @@ public enum RecordTypeRegistry {
             "WeeklySummary", zones: [.child], route: .endpoint("the server (it derives them from daily summaries)"),
             derivedFrom: [("DailySummary", WeeklySummary.derivation)]
         ),
-        RecordType("DeviceHealth", zones: [.child], route: .endpoint("the server (from POST /v1/devices/me/health and its stale detector, §10)")),
+        RecordType(
+            "DeviceHealth", zones: [.child], route: .endpoint("the server (from POST /v1/devices/me/health and its stale detector, §10)"),
+            derivedFrom: [(HealthDay.source, DeviceHealth.derivation)]
+        ),
         RecordType("Category", zones: [.family], route: .modify(writers: [.parent]), validate: CategoryFields.validate),
         RecordType("Schedule", zones: [.member], route: .modify(writers: [.parent]), validate: Schedule.validate, maximumPerZone: Limits.schedulesPerMember, categoryMembers: [.list("categories")]),
         RecordType("ShieldConfiguration", zones: [.member], route: .modify(writers: [.parent]), validate: ShieldConfigurationFields.validate, maximumPerZone: 100),
         RecordType("Budget", zones: [.member], route: .modify(writers: [.parent]), validate: Budget.validate, maximumPerZone: 100, categoryMembers: [.single("category")]),
         RecordType(
             "Alert", zones: [.member], route: .endpoint("the server (§9.4: when an upload reaches a budget's percent), and POST /v1/alerts/{id}/dismiss"),
-            derivedFrom: [("DailySummary", Alert.budgetDerivation)]
+            derivedFrom: [("DailySummary", Alert.budgetDerivation), (HealthDay.source, Alert.trackingDerivation)]
         ),
     ].map { ($0.name, $0) })
 

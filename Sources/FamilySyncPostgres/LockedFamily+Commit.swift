@@ -30,9 +30,12 @@ extension LockedFamily {
     /// derive in turn, each into its zone: numbered from the family's sequence in that order, the
     /// zones written advanced, their polls told. A derived `Alert` also tells the family's parents
     /// (§12).
-    func commit(_ records: [Record], into target: Target, derivingIn timeZone: TimeZone?, categoryKinds: CategoryKinds? = nil) async throws -> Commit {
-        let derived = try await derivations(of: records, in: target, timeZone: timeZone, categoryKinds: categoryKinds)
+    func commit(
+        _ records: [Record], into target: Target, derivingIn timeZone: TimeZone?, categoryKinds: CategoryKinds? = nil, facts: [Record] = []
+    ) async throws -> Commit {
+        let derived = try await derivations(of: records + facts, in: target, timeZone: timeZone, categoryKinds: categoryKinds)
         let all = records.map { Derivation.Derived($0, into: target.name) } + derived
+        guard !all.isEmpty else { return Commit(records: [], derivedCount: 0, sequence: sequenceAtLock) }
         let count = Int64(all.count)
         let last = try await advance(by: count)
         let first = last - count + 1
@@ -52,6 +55,12 @@ extension LockedFamily {
         let alerts = derived.filter { $0.record.recordType == "Alert" }.compactMap { Alert(fields: $0.record.fields) }
         if !alerts.isEmpty { pendingPushes?.add(alerts) }
         return Commit(records: written.map(\.record), derivedCount: derived.count, sequence: last)
+    }
+
+    /// Commits what `facts` derive (`HealthDay`'s, say): the facts themselves are not stored.
+    @discardableResult
+    func derive(from facts: [Record], in zoneName: String) async throws -> Commit {
+        try await commit([], into: .named(zoneName), derivingIn: nil, facts: facts)
     }
 
     /// What the written records derive, level by level: each level from the zones as they are

@@ -52,13 +52,14 @@ public struct PostgresHealthIntake: Sendable {
             let decision = HeartbeatRules.decide(before: before, report: report, newErrors: fresh.count, in: owner.timeZone, now: now)
             try await Self.store(decision, of: device, on: connection, logger: logger)
             let health = try await DeviceHealthRows.day(decision.date, of: owner, on: connection, errorLimit: 10, now: now, logger: logger)
-            if decision.writesRecord { try await family.writeHealthRecord(health, zone: zone, now: now) }
-            // A closed gap may have passed the day's 15 minutes, on each day it touched.
-            var alerts: [Alert] = []
+            // The day's record when due, and each day a closed gap touched, whose gaps may have
+            // passed the day's 15 minutes (its tracking alert).
+            var days: [(health: DeviceHealth, recordDue: Bool)] = []
             for day in decision.alertDays {
-                let health = day == decision.date ? health : try await DeviceHealthRows.day(day, of: owner, on: connection, errorLimit: 0, now: now, logger: logger)
-                if let alert = try await family.trackingAlert(health, owner: owner, now: now) { alerts.append(alert) }
+                days.append(day == decision.date ? (health, decision.writesRecord) : (try await DeviceHealthRows.day(day, of: owner, on: connection, errorLimit: 0, now: now, logger: logger), false))
             }
+            if decision.writesRecord && !decision.alertDays.contains(decision.date) { days.append((health, true)) }
+            let alerts = try await family.deriveHealth(days, owner: owner, now: now)
             return Reported(
                 health: health, quiet: false, sinceLastHeartbeat: decision.sinceLastHeartbeat, missedNotifications: decision.missedNotifications,
                 sequenceReset: decision.sequenceReset, newErrors: fresh, alerts: alerts

@@ -48,10 +48,10 @@ public struct PostgresStaleDetector: Sendable {
                 ).map { try $0.decode(UUID.self) }
                 for deviceID in devices {
                     let owner = try await DeviceHealthRows.owner(deviceID, of: familyID, on: family.connection, logger: logger)
-                    guard let zone = owner.zoneName else { continue }
+                    guard owner.zoneName != nil else { continue }
                     let (date, dayEnd) = HeartbeatRules.day(at: now, in: owner.timeZone)
                     let health = try await DeviceHealthRows.day(date, of: owner, on: family.connection, errorLimit: 10, now: now, logger: logger)
-                    try await family.writeHealthRecord(health, zone: zone, now: now)
+                    try await family.deriveHealth([(health, true)], owner: owner, now: now)
                     try await family.connection.rows(
                         "UPDATE device_health SET record_written_at = \(now), record_day_end = \(dayEnd) WHERE family_id = \(familyID) AND device_id = \(deviceID)",
                         logger: logger
@@ -83,7 +83,7 @@ public struct PostgresStaleDetector: Sendable {
                     let owner = try await DeviceHealthRows.owner(deviceID, of: familyID, on: family.connection, logger: logger)
                     let date = DailySummaryCalculator.day(of: now, in: owner.timeZone)
                     let health = try await DeviceHealthRows.day(date, of: owner, on: family.connection, errorLimit: 0, now: now, logger: logger)
-                    if let alert = try await family.trackingAlert(health, owner: owner, now: now) { made.append(alert) }
+                    made += try await family.deriveHealth([(health, false)], owner: owner, now: now)
                 }
                 return made
             }

@@ -29,7 +29,9 @@ import Testing
             "DeviceHealth", "Schedule", "ShieldConfiguration", "WeeklySummary",
         ])
         let sources = RecordTypeRegistry.types.values.filter { !$0.derivedFrom.isEmpty }.map { ($0.name, $0.derivedFrom.map(\.source).sorted()) }
-        #expect(Dictionary(uniqueKeysWithValues: sources) == ["DailySummary": ["DailyTotals", "UsageRecord"], "Alert": ["DailySummary"], "WeeklySummary": ["DailySummary"]])
+        #expect(Dictionary(uniqueKeysWithValues: sources) == ["DailySummary": ["DailyTotals", "UsageRecord"], "Alert": ["DailySummary", "heartbeat"], "WeeklySummary": ["DailySummary"],
+            "DeviceHealth": ["heartbeat"],
+        ])
         #expect(RecordTypeRegistry.derivations(from: "UsageRecord").count == 1)
         #expect(RecordTypeRegistry.derivations(from: "Budget").isEmpty)
     }
