@@ -53,7 +53,7 @@ public struct ChangeLog: Sendable {
             try await connection.rows("INSERT INTO families (family_id, created_at, change_seq) VALUES (\(familyID), \(now), 1)", logger: logger)
             var family = LockedFamily(id: familyID, connection: connection, logger: logger, sequenceAtLock: 1, pendingPushes: nil, published: PublishedNotices())
             family.creating = true
-            try await family.createZone("family", now: now)
+            _ = try await family.createZone("family", now: now)
             return try await body(family)
         }
     }

@@ -10,11 +10,14 @@ public struct Database: Sendable {
     public let client: PostgresClient
     public let families: FamilyWriteQueue
     private let leased: LeasedConnections
+    /// How long a lease waits by default (`Database.connectionWait` when serving).
+    public let leaseWait: Duration
 
-    public init(client: PostgresClient, families: FamilyWriteQueue = FamilyWriteQueue()) {
+    public init(client: PostgresClient, families: FamilyWriteQueue = FamilyWriteQueue(), leaseWait: Duration = Database.connectionWait) {
         self.client = client
         self.families = families
         self.leased = LeasedConnections()
+        self.leaseWait = leaseWait
     }
 
     /// How long a request waits for a connection of the pool. PostgresNIO's pool queues a lease
@@ -75,9 +78,10 @@ public struct Database: Sendable {
     /// interrupted: a request that began its work finishes it or fails on its own, so a 503 never
     /// hides a write that happened.
     public func leasing<Result: Sendable>(
-        within wait: Duration = Database.connectionWait,
+        within wait: Duration? = nil,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
+        let wait = wait ?? leaseWait
         let lease = LeaseRace()
         let leased = leased
         do {

@@ -38,7 +38,6 @@ public struct PostgresMemberStore: Sendable {
 
     /// A new member and its zone.
     public func create(familyID: UUID, name: String, role: DeviceRole) async throws -> Member {
-        let logger = logger
         let now = clock.now()
         let memberID = UUID()
         try await changeLog.write(family: familyID) { family in

@@ -11,7 +11,7 @@ import Testing
     @Test func aUniqueKeyTakenIsTheDomainsConflict() async throws {
         try await withTestDatabase { client, _ in
             let error = await #expect(throws: (any Error).self) {
-                try await Database(client: client).inTransaction(logger: testLogger) { connection in
+                try await Database.underTest(client).inTransaction(logger: testLogger) { connection in
                     try await connection.query("CREATE TEMPORARY TABLE taken (id int PRIMARY KEY)", logger: testLogger)
                     try await connection.query("INSERT INTO taken VALUES (1), (1)", logger: testLogger)
                 }
@@ -32,7 +32,7 @@ import Testing
     @Test func aStatementThatIsWrongIsNoneOfTheClientsBusiness() async throws {
         try await withTestDatabase { client, _ in
             let error = await #expect(throws: (any Error).self) {
-                try await Database(client: client).rows("SELECT no_such_column FROM families", logger: testLogger)
+                try await Database.underTest(client).rows("SELECT no_such_column FROM families", logger: testLogger)
             }
             #expect(error != nil && !(error is FamilySyncError), "a bug of ours stays itself, for the HTTP layer to answer 500 and log")
         }

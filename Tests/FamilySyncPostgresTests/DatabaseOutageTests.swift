@@ -27,8 +27,8 @@ import Glibc
                 pool.cancel()
                 EmbeddedPostgres.stopImmediately(clusterDirectory: embedded.clusterDirectory)
             }
-            try await Database(client: client).rows("CREATE TABLE counter (id int PRIMARY KEY, n int NOT NULL)", logger: testLogger)
-            try await Database(client: client).rows("INSERT INTO counter VALUES (1, 0)", logger: testLogger)
+            try await Database.underTest(client).rows("CREATE TABLE counter (id int PRIMARY KEY, n int NOT NULL)", logger: testLogger)
+            try await Database.underTest(client).rows("INSERT INTO counter VALUES (1, 0)", logger: testLogger)
 
             let killed = Killed()
             let writers = (0..<8).map { _ in

@@ -12,7 +12,7 @@ import Testing
         try await withTestDatabase { client, _ in
             let family = try await RecordEnginePropertyTests.makeFamily(client)
             let clock = ManualClock()
-            let intake = PostgresHealthIntake(changeLog: ChangeLog(database: Database(client: client), logger: testLogger), clock: clock, logger: testLogger)
+            let intake = PostgresHealthIntake(changeLog: ChangeLog(database: Database.underTest(client), logger: testLogger), clock: clock, logger: testLogger)
             let first = try await intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true, notificationSequence: 1), by: family.child)
             #expect(!first.quiet && first.health.status == .healthy)
             var quiet = 0

@@ -97,12 +97,12 @@ import Testing
 
     @Test func readinessNeedsTheDatabaseAtTheBinarysVersion() async throws {
         try await withTestDatabase(migrated: false) { client, _ in
-            let readiness = DatabaseReadiness(database: Database(client: client), migrator: Migrator(logger: testLogger))
+            let readiness = DatabaseReadiness(database: Database.underTest(client), migrator: Migrator(logger: testLogger))
             await #expect(performing: { try await readiness.check() }, throws: isFamilySyncError(.tryAgainLater))
             try await Migrator(logger: testLogger).migrate(client: client)
             #expect(try await readiness.check() == Migration.all.last!.version)
             let ahead = Migrator(migrations: Migration.all + [Migration(version: 999, name: "next", sql: "SELECT 1;")], logger: testLogger)
-            await #expect(performing: { try await DatabaseReadiness(database: Database(client: client), migrator: ahead).check() }, throws: isFamilySyncError(.tryAgainLater))
+            await #expect(performing: { try await DatabaseReadiness(database: Database.underTest(client), migrator: ahead).check() }, throws: isFamilySyncError(.tryAgainLater))
         }
     }
 }

@@ -20,14 +20,14 @@ import Testing
 
     /// The record stores over one change log, as the server builds them.
     static func stores(_ client: PostgresClient) -> (writes: PostgresRecordWrites, reads: PostgresRecordReads) {
-        let changeLog = ChangeLog(database: Database(client: client), logger: testLogger)
+        let changeLog = ChangeLog(database: Database.underTest(client), logger: testLogger)
         return (PostgresRecordWrites(changeLog: changeLog, clock: clock, logger: testLogger), PostgresRecordReads(changeLog: changeLog, logger: testLogger))
     }
 
     /// A family with three parent devices and a child with its zone, made through the stores.
     static func makeFamily(_ client: PostgresClient) async throws -> Family {
-        let families = PostgresFamilyStore(changeLog: ChangeLog(database: Database(client: client), logger: testLogger), clock: clock, logger: testLogger)
-        let pairings = PostgresPairingStore(changeLog: ChangeLog(database: Database(client: client), logger: testLogger), clock: clock, logger: testLogger)
+        let families = PostgresFamilyStore(changeLog: ChangeLog(database: Database.underTest(client), logger: testLogger), clock: clock, logger: testLogger)
+        let pairings = PostgresPairingStore(changeLog: ChangeLog(database: Database.underTest(client), logger: testLogger), clock: clock, logger: testLogger)
         let (parent, _, _) = try await families.create(parentName: "P", platform: .ios, timeZone: "UTC")
         func join(_ role: DeviceRole) async throws -> AuthenticatedDevice {
             let (pairing, token) = try await pairings.create(familyID: parent.familyID, createdBy: parent.id, role: role, childName: nil, ttlSeconds: 600)

@@ -12,7 +12,7 @@ import Testing
         try await withTestDatabase { client, _ in
             let clock = ManualClock()
             let family = try await RecordEnginePropertyTests.makeFamily(client)
-            let store = PostgresUsageStore(changeLog: ChangeLog(database: Database(client: client), logger: testLogger), clock: clock, logger: testLogger)
+            let store = PostgresUsageStore(changeLog: ChangeLog(database: Database.underTest(client), logger: testLogger), clock: clock, logger: testLogger)
             func session(_ app: String, hoursAgo: Double) -> UsageSession {
                 let start = clock.now().addingTimeInterval(-hoursAgo * 3600)
                 return UsageSession(recordID: UUID(), logicalID: app, displayName: app, category: .learning, sessionStart: start, sessionEnd: start.addingTimeInterval(600), totalSeconds: 600, earnedPoints: 1)

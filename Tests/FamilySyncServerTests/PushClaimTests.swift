@@ -31,7 +31,7 @@ import Testing
     @Test func concurrentClaimsNeverShareARow() async throws {
         try await withTestServer { server in
             _ = try await Self.queue(300, on: server)
-            let claims = PostgresPushClaims(database: Database(client: server.postgres), logger: testLogger)
+            let claims = PostgresPushClaims(database: server.database, logger: testLogger)
             let now = server.clock.now()
             let batches = try await withThrowingTaskGroup(of: [Int64].self) { group in
                 for _ in 0..<4 {
@@ -50,7 +50,7 @@ import Testing
     @Test func aDeadSendersClaimEndsAndAnotherSendsTheRow() async throws {
         try await withTestServer { server in
             let parent = try await Self.queue(3, on: server)
-            let claims = PostgresPushClaims(database: Database(client: server.postgres), logger: testLogger)
+            let claims = PostgresPushClaims(database: server.database, logger: testLogger)
             let start = server.clock.now()
             let taken = try await claims.claim(now: start, limit: 10, claimFor: 30, minimumInterval: 30)
             #expect(taken.count == 3 && taken.allSatisfy { $0.delivery?.registration.token == String(repeating: "ab", count: 32) })
@@ -77,7 +77,7 @@ import Testing
                 """,
                 logger: testLogger
             )
-            let claims = PostgresPushClaims(database: Database(client: server.postgres), logger: testLogger)
+            let claims = PostgresPushClaims(database: server.database, logger: testLogger)
             let claim = try #require(try await claims.claim(now: now, limit: 10, claimFor: 30, minimumInterval: 30).first)
             // A change merges into the row while it is being sent.
             try await server.postgres.query("UPDATE push_outbox SET version = version + 1", logger: testLogger)

@@ -112,7 +112,7 @@ import Testing
                 #"{"operationType":"create","record":{"recordName":"drop","recordType":"AppConfiguration","fields":\#(RecordZoneTests.appConfiguration("drop"))}}"#,
             ])
             _ = try await RecordZoneTests.modify(server, parent, zone: zone, [#"{"operationType":"forceDelete","record":{"recordName":"drop"}}"#])
-            let purge = PostgresTombstonePurge(changeLog: ChangeLog(database: Database(client: server.postgres), logger: testLogger), logger: testLogger)
+            let purge = PostgresTombstonePurge(changeLog: ChangeLog(database: server.database, logger: testLogger), logger: testLogger)
             // Within the horizon nothing is purged and the old token still works.
             #expect(try await purge.purge(olderThan: server.clock.now().addingTimeInterval(-30 * 86_400)) == 0)
             #expect(try await server.send(.get, "/v1/zones/\(zone)/changes?since=\(old)", credential: parent.credential).status == .ok)
