@@ -71,14 +71,9 @@ enum DeviceHealthRows {
         }
         var sessions: [UsageSession] = []
         if let zone = owner.zoneName {
-            sessions = try await connection.rows(
-                """
-                SELECT fields FROM records
-                WHERE family_id = \(familyID) AND zone_name = \(zone) AND record_type = 'UsageRecord' AND NOT deleted
-                  AND fields ->> 'sessionEnd' >= \(Instant.format(bounds.start)) AND fields ->> 'sessionStart' < \(Instant.format(bounds.end))
-                """,
-                logger: logger
-            ).map { try $0.decode(RecordFields.self).value }.compactMap(UsageSession.init(fields:))
+            sessions = try await RecordRow.overlapping(
+                "UsageRecord", startField: "sessionStart", endField: "sessionEnd", interval: bounds, inZone: zone, family: familyID, on: connection, logger: logger
+            ).map { try $0.makeRandomAccess()["fields"].decode(RecordFields.self).value }.compactMap(UsageSession.init(fields:))
         }
         let errors = try await connection.rows(
             """

@@ -2,6 +2,7 @@ import FamilySyncCore
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 
 extension LockedFamily {
     enum Target {
@@ -119,6 +120,7 @@ extension LockedFamily {
     /// The device a zone belongs to, with its member's devices that have zones of their own, in
     /// one read: what derivations and uploads know of a device's days.
     func owner(of deviceID: UUID) async throws -> ZoneOwner {
+        if let known = owners.owner(of: deviceID) { return known }
         let rows = try await connection.rows(
             """
             SELECT d.name, d.time_zone, d.member_id, m.device_id, m.platform, z.zone_name
@@ -134,7 +136,9 @@ extension LockedFamily {
         let devices = rows.compactMap { _, _, _, device, platform, zone in
             device.flatMap { device in zone.map { ZoneOwner.MemberDevice(deviceID: device, platform: DevicePlatform(rawValue: platform ?? "") ?? .other, zoneName: $0) } }
         }
-        return ZoneOwner(deviceID: deviceID, deviceName: name, timeZoneName: timeZone, memberID: member, memberDevices: devices)
+        let owner = ZoneOwner(deviceID: deviceID, deviceName: name, timeZoneName: timeZone, memberID: member, memberDevices: devices)
+        owners.keep(owner)
+        return owner
     }
 
     /// Records a derivation asks for, as much of them as it reads: of the zone written unless the
@@ -170,6 +174,14 @@ extension LockedFamily {
                 .map(stored)
         }
     }
+}
+
+/// The zone owners one transaction read.
+final class ZoneOwners: Sendable {
+    private let read = Mutex<[UUID: ZoneOwner]>([:])
+
+    func owner(of deviceID: UUID) -> ZoneOwner? { read.withLock { $0[deviceID] } }
+    func keep(_ owner: ZoneOwner) { read.withLock { $0[owner.deviceID] = owner } }
 }
 
 extension Optional {

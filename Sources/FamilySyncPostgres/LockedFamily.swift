@@ -15,6 +15,8 @@ public struct LockedFamily: Sendable {
     /// What calls for pushes, when push is on and the family has a device registered for them.
     let pendingPushes: PendingPushes?
     let published: PublishedNotices
+    /// The zone owners read in this transaction (`owner(of:)`): under the lock they cannot change.
+    let owners = ZoneOwners()
     /// The transaction that creates the family: everything it makes is the family's change 1
     /// (schema 0004), and nobody can hold a poll on it yet.
     var creating = false

@@ -101,9 +101,7 @@ public struct PostgresAlertStore: Sendable {
                 return (stored, false)
             }
             try await family.checkCategories(report.namedCategories)
-            let timeZone = try await connection.rows(
-                "SELECT time_zone FROM devices WHERE family_id = \(device.familyID) AND device_id = \(device.deviceID)", logger: logger
-            ).decode(String.self).first.flatMap(TimeZone.init(identifier:)) ?? .gmt
+            let timeZone = try await family.owner(of: device.deviceID).timeZone
             let alert = report.alert(device: device.deviceID, member: member, date: DailySummaryCalculator.day(of: now, in: timeZone), at: now)
             try await family.raise([alert], by: device.deviceID, role: WriterRole(device.role), now: now)
             return (alert, true)
