@@ -9,10 +9,13 @@ public enum HealthDay {
     public static let source = "heartbeat"
 
     /// The fact of `health`; `recordDue` when the device's `health` record is to be written with it
-    /// (`HeartbeatRules.decide`, or the stale detector).
-    public static func fact(_ health: DeviceHealth, recordDue: Bool, at now: Date) -> Record {
+    /// (`HeartbeatRules.decide`, or the stale detector turning it stale), `checksTracking` when the
+    /// day is to be looked at for its tracking alert (a closed gap touched it, or the detector's
+    /// tracking pass).
+    public static func fact(_ health: DeviceHealth, recordDue: Bool, checksTracking: Bool, at now: Date) -> Record {
         var fields = health.fields
         fields["recordDue"] = .bool(recordDue)
+        fields["checksTracking"] = .bool(checksTracking)
         return Record(
             recordName: "heartbeat-\(health.date)", recordType: source, fields: fields, changeTag: "", deleted: false, createdAt: now,
             createdBy: health.deviceID, modifiedAt: now, modifiedBy: health.deviceID, modifiedRole: .server, clientModifiedAt: now
@@ -20,9 +23,9 @@ public enum HealthDay {
     }
 
     /// The health and whether its record is due, of a fact; nil for anything else.
-    static func read(_ record: Record) -> (health: DeviceHealth, recordDue: Bool)? {
+    static func read(_ record: Record) -> (health: DeviceHealth, recordDue: Bool, checksTracking: Bool)? {
         guard record.recordType == source, let health = DeviceHealth(fields: record.fields, deviceID: record.createdBy) else { return nil }
-        return (health, record.fields["recordDue"] == .bool(true))
+        return (health, record.fields["recordDue"] == .bool(true), record.fields["checksTracking"] == .bool(true))
     }
 }
 
@@ -48,7 +51,7 @@ extension Alert {
     /// day's) in the device's member's zone.
     public static let trackingDerivation = Derivation { written, context in
         guard let owner = context.owner, let member = owner.memberID else { return .none }
-        let due = written.compactMap(HealthDay.read).compactMap { day in
+        let due = written.compactMap(HealthDay.read).filter(\.checksTracking).compactMap { day in
             Alert.tracking(member: member, device: owner.deviceID, deviceName: owner.deviceName, date: day.health.date, gapMinutes: day.health.gapMinutesToday, at: context.now)
         }
         guard !due.isEmpty else { return .none }

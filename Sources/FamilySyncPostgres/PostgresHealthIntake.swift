@@ -54,11 +54,12 @@ public struct PostgresHealthIntake: Sendable {
             let health = try await DeviceHealthRows.day(decision.date, of: owner, on: connection, errorLimit: 10, now: now, logger: logger)
             // The day's record when due, and each day a closed gap touched, whose gaps may have
             // passed the day's 15 minutes (its tracking alert).
-            var days: [(health: DeviceHealth, recordDue: Bool)] = []
+            var days: [(health: DeviceHealth, recordDue: Bool, checksTracking: Bool)] = []
             for day in decision.alertDays {
-                days.append(day == decision.date ? (health, decision.writesRecord) : (try await DeviceHealthRows.day(day, of: owner, on: connection, errorLimit: 0, now: now, logger: logger), false))
+                let health = day == decision.date ? health : try await DeviceHealthRows.day(day, of: owner, on: connection, errorLimit: 0, now: now, logger: logger)
+                days.append((health, day == decision.date && decision.writesRecord, true))
             }
-            if decision.writesRecord && !decision.alertDays.contains(decision.date) { days.append((health, true)) }
+            if decision.writesRecord && !decision.alertDays.contains(decision.date) { days.append((health, true, false)) }
             let alerts = try await family.deriveHealth(days, owner: owner, now: now)
             return Reported(
                 health: health, quiet: false, sinceLastHeartbeat: decision.sinceLastHeartbeat, missedNotifications: decision.missedNotifications,

@@ -51,7 +51,7 @@ public struct PostgresStaleDetector: Sendable {
                     guard owner.zoneName != nil else { continue }
                     let (date, dayEnd) = HeartbeatRules.day(at: now, in: owner.timeZone)
                     let health = try await DeviceHealthRows.day(date, of: owner, on: family.connection, errorLimit: 10, now: now, logger: logger)
-                    try await family.deriveHealth([(health, true)], owner: owner, now: now)
+                    try await family.deriveHealth([(health, recordDue: true, checksTracking: false)], owner: owner, now: now)
                     try await family.connection.rows(
                         "UPDATE device_health SET record_written_at = \(now), record_day_end = \(dayEnd) WHERE family_id = \(familyID) AND device_id = \(deviceID)",
                         logger: logger
@@ -83,7 +83,7 @@ public struct PostgresStaleDetector: Sendable {
                     let owner = try await DeviceHealthRows.owner(deviceID, of: familyID, on: family.connection, logger: logger)
                     let date = DailySummaryCalculator.day(of: now, in: owner.timeZone)
                     let health = try await DeviceHealthRows.day(date, of: owner, on: family.connection, errorLimit: 0, now: now, logger: logger)
-                    made += try await family.deriveHealth([(health, false)], owner: owner, now: now)
+                    made += try await family.deriveHealth([(health, recordDue: false, checksTracking: true)], owner: owner, now: now)
                 }
                 return made
             }
