@@ -52,37 +52,16 @@ public struct PostgresUsageStore: Sendable {
             guard let ownZone = child.zoneName else { throw FamilySyncError(.accessDenied, "This device is not tracked.") }
             var zone = try await family.zone(ownZone)
             let zoneName = zone.name
-            let tz = try await Self.timeZone(timeZone, of: child, on: connection, logger: logger)
+            let tz = try await Self.timeZone(timeZone, of: child, in: family)
 
             // Categories: named ones known to the family, the others resolved.
             let kinds = try await family.categoryKinds()
             try kinds.check(sessions.enumerated().filter { !uncategorised.contains($1.recordID) }.map { NamedCategory($1.category, field: "records[\($0)].category") })
-            var sessions = sessions
-            if !uncategorised.isEmpty {
-                let configured = try await Self.configuredCategories(
-                    of: sessions.filter { uncategorised.contains($0.recordID) }.map(\.logicalID), familyID: familyID, zone: zoneName, on: connection, logger: logger
-                )
-                for index in sessions.indices where uncategorised.contains(sessions[index].recordID) {
-                    sessions[index].category = CategoryResolver.category(
-                        named: nil, logicalID: sessions[index].logicalID, bundleIdentifier: sessions[index].bundleIdentifier, configured: configured
-                    )
-                }
-            }
-
-            // Duplicates and conflicts.
+            let configured = uncategorised.isEmpty ? [:] : try await Self.configuredCategories(
+                of: sessions.filter { uncategorised.contains($0.recordID) }.map(\.logicalID), familyID: familyID, zone: zoneName, on: connection, logger: logger
+            )
             let stored = try await Self.sessions(named: sessions.map(\.recordName), familyID: familyID, zone: zoneName, on: connection, logger: logger)
-            var fresh: [UsageSession] = []
-            for (index, var session) in sessions.enumerated() {
-                // Re-sent without a category, a record keeps the one it was stored with.
-                if uncategorised.contains(session.recordID), let existing = stored[session.recordName] { session.category = existing.category }
-                guard let existing = stored[session.recordName] else {
-                    fresh.append(session)
-                    continue
-                }
-                guard existing == session else {
-                    throw FamilySyncError(.conflict, "Record \(session.recordID.lowercased) was uploaded before with other content.", field: "records[\(index)]")
-                }
-            }
+            let fresh = try UsageUploadPlan.fresh(sessions, uncategorised: uncategorised, configured: configured, stored: stored)
 
             try await connection.rows(
                 "UPDATE devices SET last_sync_at = \(now) WHERE family_id = \(familyID) AND device_id = \(child.deviceID)", logger: logger
@@ -138,7 +117,7 @@ public struct PostgresUsageStore: Sendable {
             guard let ownZone = child.zoneName else { throw FamilySyncError(.accessDenied, "This device is not tracked.") }
             var zone = try await family.zone(ownZone)
             let zoneName = zone.name
-            let tz = try await Self.timeZone(timeZone, of: child, on: connection, logger: logger)
+            let tz = try await Self.timeZone(timeZone, of: child, in: family)
             try DailyTotals.checkDate(date, in: tz, now: now, retention: retention, field: "date")
 
             let kinds = try await family.categoryKinds()
@@ -156,9 +135,7 @@ public struct PostgresUsageStore: Sendable {
             let stored = try await RecordRow.record(named: DailyTotals.recordName(date), inZone: zoneName, family: familyID, on: connection, logger: logger)
             let before = stored.flatMap(DailyTotals.init(record:)) ?? DailyTotals(date: date, apps: [])
             let after = before.merging(report, keepingCategory: uncategorised)
-            guard after.apps.count <= DailyTotals.maximumApps else {
-                throw FamilySyncError.limitExceeded("A day holds the totals of at most \(DailyTotals.maximumApps) apps; this report would make \(after.apps.count).", field: "apps")
-            }
+            try DailyTotals.checkAppCount(after)
 
             try await connection.rows(
                 "UPDATE devices SET last_sync_at = \(now) WHERE family_id = \(familyID) AND device_id = \(child.deviceID)", logger: logger
@@ -184,13 +161,11 @@ public struct PostgresUsageStore: Sendable {
         }
     }
 
-    /// The named time zone, else the device's, else UTC.
-    static func timeZone(_ name: String?, of device: AuthenticatedDevice, on connection: PostgresConnection, logger: Logger) async throws -> TimeZone {
+    /// The named time zone, else the device's (`LockedFamily.owner(of:)`, which its derivations
+    /// read too), else UTC.
+    static func timeZone(_ name: String?, of device: AuthenticatedDevice, in family: LockedFamily) async throws -> TimeZone {
         if let name, let zone = TimeZone(identifier: name) { return zone }
-        let rows = try await connection.rows(
-            "SELECT time_zone FROM devices WHERE family_id = \(device.familyID) AND device_id = \(device.deviceID)", logger: logger
-        )
-        return try rows.decode(String.self).first.flatMap(TimeZone.init(identifier:)) ?? .gmt
+        return try await family.owner(of: device.deviceID).timeZone
     }
 
     // MARK: - Retention
