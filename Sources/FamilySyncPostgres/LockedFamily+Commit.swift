@@ -46,13 +46,15 @@ extension LockedFamily {
             record.changeTag = String(first + Int64(offset), radix: 36)
             written.append((record, first + Int64(offset)))
         }
-        var zones = [target.name]
-        for item in derived where !zones.contains(item.zone) { zones.append(item.zone) }
+        // Only the zones written into change (facts alone write nothing in their own zone).
+        var zones: [String] = []
+        for item in all where !zones.contains(item.zone) { zones.append(item.zone) }
         for zone in zones {
             try await write(zip(all, written).filter { $0.0.zone == zone }.map(\.1), into: zone)
         }
         try await connection.rows("UPDATE zones SET changed_seq = \(last) WHERE family_id = \(id) AND zone_name = ANY(\(zones))", logger: logger)
-        try await publish(zones.map { .zone($0, of: id) }, writer: records.first?.modifiedBy)
+        // The writer (or the device a fact is of) is not pushed what it wrote (§12).
+        try await publish(zones.map { .zone($0, of: id) }, writer: (records + facts).first?.modifiedBy)
         let alerts = derived.filter { $0.record.recordType == "Alert" }.compactMap { Alert(fields: $0.record.fields) }
         if !alerts.isEmpty { pendingPushes?.add(alerts) }
         return Commit(records: written.map(\.record), derivedCount: derived.count, sequence: last)
