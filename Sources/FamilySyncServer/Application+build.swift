@@ -58,7 +58,7 @@ package func buildApplication(
             try await dependencies.signIns.purgeExpired(before: clock.now().addingTimeInterval(-86_400))
         },
         PeriodicJobService(name: "expired usage records", interval: .seconds(3600), logger: logger) {
-            try await dependencies.usage.expireUsage(before: clock.now().addingTimeInterval(-configuration.usageRetention))
+            try await dependencies.usageRetention.expireUsage(before: clock.now().addingTimeInterval(-configuration.usageRetention))
         },
         PeriodicJobService(name: "devices turned stale", interval: configuration.healthCheckInterval, logger: logger) {
             let (stale, alerts) = try await dependencies.staleDetector.run()
@@ -136,7 +136,7 @@ func buildRouter(
     ZoneController(writes: dependencies.recordWrites, reads: dependencies.recordReads, devices: dependencies.devices, keyring: keyring).addRoutes(to: authenticated)
     RecordController(writes: dependencies.recordWrites, reads: dependencies.recordReads, keyring: keyring).addRoutes(to: authenticated)
     CommandController(writes: dependencies.commandWrites, reads: dependencies.commandReads).addRoutes(to: authenticated)
-    let usage = UsageController(usage: dependencies.usage, keyring: keyring, clock: clock, retention: configuration.usageRetention)
+    let usage = UsageController(intake: dependencies.usageIntake, reads: dependencies.usageReads, keyring: keyring, clock: clock, retention: configuration.usageRetention)
     usage.addRoutes(to: authenticated)
     usage.addReadRoutes(to: authenticated)
     PollController(

@@ -40,7 +40,9 @@ public struct ServerDependencies: Sendable {
     let tombstones: PostgresTombstonePurge
     let commandWrites: PostgresCommandWrites
     let commandReads: PostgresCommandReads
-    let usage: PostgresUsageStore
+    let usageIntake: PostgresUsageIntake
+    let usageReads: PostgresUsageReads
+    let usageRetention: PostgresUsageRetention
     let polls: PostgresPollStore
     let members: PostgresMemberStore
     let alerts: PostgresAlertStore
@@ -103,7 +105,9 @@ public struct ServerDependencies: Sendable {
         tombstones = PostgresTombstonePurge(changeLog: changeLog, logger: logger)
         commandWrites = PostgresCommandWrites(changeLog: changeLog, clock: clock, logger: logger)
         commandReads = PostgresCommandReads(changeLog: changeLog, clock: clock, logger: logger)
-        usage = PostgresUsageStore(changeLog: changeLog, clock: clock, logger: logger)
+        usageIntake = PostgresUsageIntake(changeLog: changeLog, clock: clock, logger: logger)
+        usageReads = PostgresUsageReads(changeLog: changeLog, logger: logger)
+        usageRetention = PostgresUsageRetention(changeLog: changeLog, clock: clock, logger: logger)
         polls = PostgresPollStore(database: database, logger: logger, preparedStatements: preparedStatements)
         members = PostgresMemberStore(changeLog: changeLog, clock: clock, logger: logger)
         alerts = PostgresAlertStore(changeLog: changeLog, clock: clock, logger: logger)

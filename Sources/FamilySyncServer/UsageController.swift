@@ -7,7 +7,8 @@ import Hummingbird
 /// `POST /v1/usage` (PROTOCOL §7.2) and `POST /v1/usage/totals` (§9.2): a tracked device's usage,
 /// idempotently, with the daily summaries; and the reads of it.
 struct UsageController {
-    let usage: PostgresUsageStore
+    let intake: PostgresUsageIntake
+    let reads: PostgresUsageReads
     let keyring: ChangeTokenKeyring
     let clock: any WallClock
     /// Usage older than this is deleted by the retention job, so it is not taken either.
@@ -25,7 +26,7 @@ struct UsageController {
         let body = try await request.decode(as: UsageUploadRequest.self, context: context)
         let timeZone = try body.timeZone.map { name throws(FamilySyncError) in try Validation.timeZone(name, field: "timeZone") }
         let (sessions, uncategorised) = try Self.sessions(body.records, caller: caller, now: clock.now(), retention: retention)
-        let upload = try await usage.upload(sessions, uncategorised: uncategorised, timeZone: timeZone, child: caller)
+        let upload = try await intake.upload(sessions, uncategorised: uncategorised, timeZone: timeZone, child: caller)
         return try UsageUploadResponse(
             accepted: upload.accepted, duplicates: upload.duplicates, summaries: upload.summaries.map(DailySummaryBody.init),
             changeToken: try keyring.encode(ZoneController.token(caller, upload.zone, upload.sequence)), alerts: upload.alerts.map(AlertBody.init)
@@ -41,7 +42,7 @@ struct UsageController {
         let timeZone = try body.timeZone.map { name throws(FamilySyncError) in try Validation.timeZone(name, field: "timeZone") }
         let (apps, uncategorised) = try Self.totals(body.apps)
         guard DailySummaryCalculator.interval(of: body.date, in: .gmt) != nil else { throw FamilySyncError.badRequest("date is a date, YYYY-MM-DD.", field: "date") }
-        let upload = try await usage.uploadTotals(apps, date: body.date, uncategorised: uncategorised, timeZone: timeZone, retention: retention, child: caller)
+        let upload = try await intake.uploadTotals(apps, date: body.date, uncategorised: uncategorised, timeZone: timeZone, retention: retention, child: caller)
         return UsageTotalsResponse(
             summary: DailySummaryBody(upload.summary), alerts: upload.alerts.map(AlertBody.init),
             changeToken: try keyring.encode(ZoneController.token(caller, upload.zone, upload.sequence))
@@ -87,7 +88,7 @@ struct UsageController {
     @Sendable func summaries(_ request: Request, context: FamilySyncRequestContext) async throws -> SummaryList {
         let (caller, childID) = try Self.reader(context)
         let dates = try Self.dates(request)
-        let stored = try await usage.summaries(of: childID, familyID: caller.familyID, dates: dates)
+        let stored = try await reads.summaries(of: childID, familyID: caller.familyID, dates: dates)
         return SummaryList(summaries: dates.map { date in
             stored[date].map(DailySummaryBody.init) ?? DailySummaryBody(emptyDay: date, deviceID: childID)
         })
@@ -106,7 +107,7 @@ struct UsageController {
         let from = try instant("from"), to = try instant("to")
         guard from < to else { throw FamilySyncError.badRequest("to is after from.", field: "to") }
         let cursor = try parameters.get("cursor").map { text throws(FamilySyncError) in try Self.cursor(text) }
-        let page = try await usage.usage(of: childID, familyID: caller.familyID, from: from, to: to, after: cursor, limit: try request.pageLimit())
+        let page = try await reads.usage(of: childID, familyID: caller.familyID, from: from, to: to, after: cursor, limit: try request.pageLimit())
         return UsageList(records: page.sessions.map { UsageRecordBody($0, deviceID: childID) }, cursor: page.next.map(Self.cursorText))
     }
 
@@ -115,7 +116,7 @@ struct UsageController {
         let (caller, childID) = try Self.reader(context)
         let dates = try Self.dates(request)
         let granularity = try Self.granularity(request)
-        let stored = try await usage.summaries(of: childID, familyID: caller.familyID, dates: dates)
+        let stored = try await reads.summaries(of: childID, familyID: caller.familyID, dates: dates)
         let report = UsageReport(summaries: stored, dates: dates, granularity: granularity)
         if request.prefers("text/csv") { return Self.csvResponse(report.csv) }
         return try ReportBody(report).response(from: request, context: context)
@@ -156,11 +157,11 @@ struct UsageController {
     }
 
 
-    static func cursorText(_ cursor: PostgresUsageStore.Cursor) -> String {
+    static func cursorText(_ cursor: PostgresUsageReads.Cursor) -> String {
         Data((cursor.sessionEnd + "\n" + cursor.recordName).utf8).base64EncodedString()
     }
 
-    static func cursor(_ text: String) throws(FamilySyncError) -> PostgresUsageStore.Cursor {
+    static func cursor(_ text: String) throws(FamilySyncError) -> PostgresUsageReads.Cursor {
         guard let data = Data(base64Encoded: text), let decoded = String(data: data, encoding: .utf8),
             case let parts = decoded.split(separator: "\n", omittingEmptySubsequences: false), parts.count == 2,
             Instant.parse(String(parts[0])) != nil, parts[1].hasPrefix("usage-")

@@ -21,7 +21,7 @@ import Testing
         try await withTestDatabase { client, _ in
             let family = try await RecordEnginePropertyTests.makeFamily(client)
             let clock = ManualClock(Self.now)
-            let store = PostgresUsageStore(changeLog: ChangeLog(database: Database.underTest(client), logger: testLogger), clock: clock, logger: testLogger)
+            let store = PostgresUsageIntake(changeLog: ChangeLog(database: Database.underTest(client), logger: testLogger), clock: clock, logger: testLogger)
             let (first, second, member) = try await Self.twoDevicesOfOneMember(family, client)
 
             // One to three budgets with random allowances and percents.

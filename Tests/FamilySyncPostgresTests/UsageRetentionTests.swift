@@ -12,7 +12,9 @@ import Testing
         try await withTestDatabase { client, _ in
             let clock = ManualClock()
             let family = try await RecordEnginePropertyTests.makeFamily(client)
-            let store = PostgresUsageStore(changeLog: ChangeLog(database: Database.underTest(client), logger: testLogger), clock: clock, logger: testLogger)
+            let changeLog = ChangeLog(database: Database.underTest(client), logger: testLogger)
+            let store = PostgresUsageIntake(changeLog: changeLog, clock: clock, logger: testLogger)
+            let job = PostgresUsageRetention(changeLog: changeLog, clock: clock, logger: testLogger)
             func session(_ app: String, hoursAgo: Double) -> UsageSession {
                 let start = clock.now().addingTimeInterval(-hoursAgo * 3600)
                 return UsageSession(recordID: UUID(), logicalID: app, displayName: app, category: .learning, sessionStart: start, sessionEnd: start.addingTimeInterval(600), totalSeconds: 600, earnedPoints: 1)
@@ -29,8 +31,8 @@ import Testing
             let today = DailySummaryCalculator.day(of: clock.now(), in: .gmt)
             _ = try await store.uploadTotals(totals, date: today, timeZone: "UTC", retention: retention, child: family.child)
 
-            #expect(try await store.expireUsage(before: clock.now().addingTimeInterval(-retention), batchSize: 2) == 4)
-            #expect(try await store.expireUsage(before: clock.now().addingTimeInterval(-retention), batchSize: 2) == 0)
+            #expect(try await job.expireUsage(before: clock.now().addingTimeInterval(-retention), batchSize: 2) == 4)
+            #expect(try await job.expireUsage(before: clock.now().addingTimeInterval(-retention), batchSize: 2) == 0)
 
             let rows = try await client.query(
                 "SELECT record_name, record_type, deleted, fields::text FROM records WHERE family_id = \(family.child.familyID) AND zone_name = \(Device.zoneName(forChild: family.child.deviceID))",

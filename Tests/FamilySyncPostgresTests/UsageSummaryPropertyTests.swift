@@ -25,7 +25,7 @@ import Testing
         let now = try #require(Instant.parse(nowText))
         try await withTestDatabase { client, _ in
             let family = try await RecordEnginePropertyTests.makeFamily(client)
-            let store = PostgresUsageStore(changeLog: ChangeLog(database: Database.underTest(client), logger: testLogger), clock: ManualClock(now), logger: testLogger)
+            let store = PostgresUsageIntake(changeLog: ChangeLog(database: Database.underTest(client), logger: testLogger), clock: ManualClock(now), logger: testLogger)
 
             // A pool of sessions over the three days before `now`, some of them near-copies.
             var pool: [UsageSession] = []

@@ -3,10 +3,10 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// Usage uploads and daily summaries (PROTOCOL §7.2–§7.3): `UsageRecord` records `usage-<recordID>`
-/// and `DailySummary` records `summary-<date>` in the child's zone, written in one transaction
-/// through the record engine's `commit`, so parents get both through change tokens.
-public struct PostgresUsageStore: Sendable {
+/// Usage uploads (PROTOCOL §7.2, §9.2): `UsageRecord` records `usage-<recordID>` and `DailyTotals`
+/// in the device's zone, committed through the change log with what they derive (summaries,
+/// weeks, budget alerts), so parents get all of it through change tokens.
+public struct PostgresUsageIntake: Sendable {
     let database: Database
     let changeLog: ChangeLog
     let clock: any WallClock
@@ -57,10 +57,10 @@ public struct PostgresUsageStore: Sendable {
             // Categories: named ones known to the family, the others resolved.
             let kinds = try await family.categoryKinds()
             try kinds.check(sessions.enumerated().filter { !uncategorised.contains($1.recordID) }.map { NamedCategory($1.category, field: "records[\($0)].category") })
-            let configured = uncategorised.isEmpty ? [:] : try await Self.configuredCategories(
+            let configured = uncategorised.isEmpty ? [:] : try await UsageRows.configuredCategories(
                 of: sessions.filter { uncategorised.contains($0.recordID) }.map(\.logicalID), familyID: familyID, zone: zoneName, on: connection, logger: logger
             )
-            let stored = try await Self.sessions(named: sessions.map(\.recordName), familyID: familyID, zone: zoneName, on: connection, logger: logger)
+            let stored = try await UsageRows.sessions(named: sessions.map(\.recordName), familyID: familyID, zone: zoneName, on: connection, logger: logger)
             let fresh = try UsageUploadPlan.fresh(sessions, uncategorised: uncategorised, configured: configured, stored: stored)
 
             try await connection.rows(
@@ -82,7 +82,7 @@ public struct PostgresUsageStore: Sendable {
             // The answer has every day the upload touches; those not written again are as stored.
             let days = DailySummary.days(touchedBy: sessions, in: tz)
             let unchanged = days.filter { derived[$0] == nil }
-            let asStored = unchanged.isEmpty ? [:] : try await Self.summaries(for: unchanged, familyID: familyID, zone: zoneName, on: connection, logger: logger)
+            let asStored = unchanged.isEmpty ? [:] : try await UsageRows.summaries(for: unchanged, familyID: familyID, zone: zoneName, on: connection, logger: logger)
             let summaries = days.map { derived[$0] ?? asStored[$0] ?? .empty(date: $0, deviceID: child.deviceID, at: now) }
             return Upload(
                 accepted: fresh.count, duplicates: sessions.count - fresh.count, summaries: summaries, alerts: alerts, zone: zone, sequence: sequence
@@ -124,7 +124,7 @@ public struct PostgresUsageStore: Sendable {
             try kinds.check(apps.enumerated().filter { !uncategorised.contains($1.logicalID) }.map { NamedCategory($1.category, field: "apps[\($0)].category") })
             var report = apps
             if !uncategorised.isEmpty {
-                let configured = try await Self.configuredCategories(of: Array(uncategorised), familyID: familyID, zone: zoneName, on: connection, logger: logger)
+                let configured = try await UsageRows.configuredCategories(of: Array(uncategorised), familyID: familyID, zone: zoneName, on: connection, logger: logger)
                 for index in report.indices where uncategorised.contains(report[index].logicalID) {
                     report[index].category = CategoryResolver.category(
                         named: nil, logicalID: report[index].logicalID, bundleIdentifier: report[index].bundleIdentifier, configured: configured
@@ -156,7 +156,7 @@ public struct PostgresUsageStore: Sendable {
                 zone.changedSequence = sequence
             }
             var summary = derived
-            if summary == nil { summary = try await Self.summaries(for: [date], familyID: familyID, zone: zoneName, on: connection, logger: logger)[date] }
+            if summary == nil { summary = try await UsageRows.summaries(for: [date], familyID: familyID, zone: zoneName, on: connection, logger: logger)[date] }
             return TotalsUpload(summary: summary ?? .empty(date: date, deviceID: child.deviceID, at: now), alerts: alerts, zone: zone, sequence: sequence)
         }
     }
@@ -168,172 +168,10 @@ public struct PostgresUsageStore: Sendable {
         return try await family.owner(of: device.deviceID).timeZone
     }
 
-    // MARK: - Retention
-
-    /// Deletes usage records whose session ended before `cutoff`, and daily totals (§9.2) of days
-    /// that ended before it in every time zone, a zone and at most `batchSize` records a
-    /// transaction (short locks, the family's lock first as in every writer). They leave
-    /// tombstones with no content, so followers of the zone drop them too; the tombstones go with
-    /// the tombstone horizon. Daily summaries stay. Returns how many were deleted.
-    @discardableResult
-    public func expireUsage(before cutoff: Date, batchSize: Int = 500) async throws -> Int {
-        let lastExpiredDay = DailyTotals.lastEndedDate(before: cutoff)
-        let sessions = try await expire(type: "UsageRecord", field: "sessionEnd", before: Instant.format(cutoff), batchSize: batchSize)
-        return sessions + (try await expire(type: "DailyTotals", field: "date", before: lastExpiredDay, orEqual: true, batchSize: batchSize))
-    }
-
-    /// Tombstones the live records of `type` whose text `field` sorts before `bound` (or equal to it).
-    private func expire(type: String, field: String, before bound: String, orEqual: Bool = false, batchSize: Int) async throws -> Int {
-        let logger = logger
-        let now = clock.now()
-        // Names from this file, written into the statement so that it matches the expression index.
-        let expired = "record_type = '\(type)' AND NOT deleted AND fields ->> '\(field)' \(orEqual ? "<=" : "<") "
-        var deleted = 0
-        while true {
-            let zones = try await database.rows(
-                """
-                SELECT DISTINCT family_id, zone_name FROM (
-                    SELECT family_id, zone_name FROM records WHERE \(unescaped: expired) \(bound) LIMIT 1000
-                ) expired
-                """,
-                logger: logger
-            ).map { try $0.decode((UUID, String).self) }
-            if zones.isEmpty { return deleted }
-            for (familyID, zone) in zones {
-                deleted += try await changeLog.write(family: familyID) { family in
-                    let rows = try await family.connection.rows(
-                        """
-                        SELECT \(unescaped: RecordRow.columns) FROM records
-                        WHERE family_id = \(familyID) AND zone_name = \(zone) AND \(unescaped: expired) \(bound)
-                        ORDER BY fields ->> '\(unescaped: field)' LIMIT \(batchSize) FOR UPDATE
-                        """,
-                        logger: logger
-                    )
-                    let tombstones = try rows.map(RecordRow.decode).map { record in
-                        var tombstone = record
-                        tombstone.deleted = true
-                        tombstone.fields = [:]
-                        tombstone.modifiedAt = now
-                        tombstone.modifiedRole = .server
-                        tombstone.clientModifiedAt = now
-                        return tombstone
-                    }
-                    guard !tombstones.isEmpty else { return 0 }
-                    try await family.commit(tombstones, into: zone)
-                    return tombstones.count
-                }
-            }
-        }
-    }
-
-    // MARK: - Parent reads (§7.4)
-
-    /// The stored summaries of a child device among `dates`, by date.
-    public func summaries(of childID: UUID, familyID: UUID, dates: [String]) async throws -> [String: DailySummary] {
-        let logger = logger
-        return try await database.inSnapshot(logger: logger) { connection in
-            let zone = try await ZoneRows.childZone(childID, of: familyID, for: .readHistory, on: connection, logger: logger)
-            return try await Self.summaries(for: dates, familyID: familyID, zone: zone, on: connection, logger: logger)
-        }
-    }
-
-    /// Where a page of usage ended: the last record's `sessionEnd` text and record name.
-    public struct Cursor: Sendable, Equatable {
-        public var sessionEnd: String
-        public var recordName: String
-
-        public init(sessionEnd: String, recordName: String) {
-            self.sessionEnd = sessionEnd
-            self.recordName = recordName
-        }
-    }
-
-    /// A child's sessions that overlap [from, to), by end, then record name; a page of `limit`
-    /// after `cursor`, and the cursor of the next page when there is one. Keyset paging: a page
-    /// neither skips nor repeats a record when uploads arrive between pages.
-    public func usage(of childID: UUID, familyID: UUID, from: Date, to: Date, after cursor: Cursor?, limit: Int) async throws -> (sessions: [UsageSession], next: Cursor?) {
-        let logger = logger
-        return try await database.inSnapshot(logger: logger) { connection in
-            let zone = try await ZoneRows.childZone(childID, of: familyID, for: .readHistory, on: connection, logger: logger)
-            let afterEnd = cursor?.sessionEnd ?? "", afterName = cursor?.recordName ?? ""
-            let rows = try await connection.rows(
-                """
-                SELECT record_name, fields FROM records
-                WHERE family_id = \(familyID) AND zone_name = \(zone) AND record_type = 'UsageRecord' AND NOT deleted
-                  AND fields ->> 'sessionEnd' >= \(Instant.format(from)) AND fields ->> 'sessionStart' < \(Instant.format(to))
-                  AND (fields ->> 'sessionEnd', record_name) > (\(afterEnd), \(afterName))
-                ORDER BY fields ->> 'sessionEnd', record_name
-                LIMIT \(limit + 1)
-                """,
-                logger: logger
-            )
-            var page: [(String, UsageSession)] = []
-            for (name, fields) in try rows.decode((String, RecordFields).self) {
-                if let session = UsageSession(fields: fields.value) { page.append((name, session)) }
-            }
-            let more = page.count > limit
-            page = Array(page.prefix(limit))
-            let next = more ? page.last.map { Cursor(sessionEnd: Instant.format($0.1.sessionEnd), recordName: $0.0) } : nil
-            return (page.map(\.1), next)
-        }
-    }
-
-    // MARK: - Helpers
-
     static func record(_ session: UsageSession, by device: UUID, now: Date) -> Record {
         Record(
             recordName: session.recordName, recordType: "UsageRecord", fields: session.fields, changeTag: "", deleted: false,
             createdAt: now, createdBy: device, modifiedAt: now, modifiedBy: device, modifiedRole: .child, clientModifiedAt: now
         )
-    }
-
-    /// The categories the zone's `AppConfiguration` records give these apps, by `logicalID`.
-    static func configuredCategories(of logicalIDs: [String], familyID: UUID, zone: String, on connection: PostgresConnection, logger: Logger) async throws -> [String: CategoryID] {
-        let rows = try await connection.rows(
-            """
-            SELECT fields ->> 'logicalID', fields ->> 'category' FROM records
-            WHERE family_id = \(familyID) AND zone_name = \(zone) AND record_type = 'AppConfiguration' AND NOT deleted
-              AND fields ->> 'logicalID' = ANY(\(Array(Set(logicalIDs))))
-            """,
-            logger: logger
-        )
-        var configured: [String: CategoryID] = [:]
-        for (logicalID, category) in try rows.decode((String?, String?).self) {
-            if let logicalID, let category = category.flatMap(CategoryID.init(rawValue:)) { configured[logicalID] = category }
-        }
-        return configured
-    }
-
-    static func sessions(named names: [String], familyID: UUID, zone: String, on connection: PostgresConnection, logger: Logger) async throws -> [String: UsageSession] {
-        let rows = try await connection.rows(
-            """
-            SELECT record_name, fields FROM records
-            WHERE family_id = \(familyID) AND zone_name = \(zone) AND record_name = ANY(\(names)) AND record_type = 'UsageRecord' AND NOT deleted
-            """,
-            logger: logger
-        )
-        var found: [String: UsageSession] = [:]
-        for (name, fields) in try rows.decode((String, RecordFields).self) {
-            found[name] = UsageSession(fields: fields.value)
-        }
-        return found
-    }
-
-    /// The stored summaries among `days`, by date.
-    static func summaries(for days: [String], familyID: UUID, zone: String, on connection: PostgresConnection, logger: Logger) async throws -> [String: DailySummary] {
-        let rows = try await connection.rows(
-            """
-            SELECT fields FROM records
-            WHERE family_id = \(familyID) AND zone_name = \(zone) AND record_name = ANY(\(days.map(DailySummary.recordName))) AND NOT deleted
-            """,
-            logger: logger
-        )
-        var found: [String: DailySummary] = [:]
-        for fields in try rows.decode(RecordFields.self) {
-            if let summary = DailySummary(fields: fields.value) {
-                found[summary.date] = summary
-            }
-        }
-        return found
     }
 }
