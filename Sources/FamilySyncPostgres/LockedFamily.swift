@@ -57,11 +57,11 @@ public struct LockedFamily: Sendable {
         try await ZoneRows.zone(id, name, on: connection, logger: logger)
     }
 
-    /// Writes decided records into a zone, and what their types derive from them
-    /// (`RecordTypeRegistry`): takes numbers of the family's sequence, stamps each record's change
-    /// tag with its number, advances the zone and tells the polls. Every write of records goes
-    /// through here (modify, commands, usage, retention). Derivations see the zone's local days in
-    /// `timeZone`, by default its child device's.
+    /// Writes decided records into a zone, and what is derived from them (`RecordTypeRegistry`),
+    /// each into its zone: takes numbers of the family's sequence, stamps each record's change tag
+    /// with its number, advances the zones written and tells the polls. Every write of records goes
+    /// through here (modify, commands, usage, retention, alerts). Derivations see the zone's local
+    /// days in `timeZone`, by default its device's (`owner(of:)`).
     @discardableResult
     public func commit(_ records: [Record], into zoneName: String, derivingIn timeZone: TimeZone? = nil) async throws -> Commit {
         try await commit(records, into: .named(zoneName), derivingIn: timeZone)
