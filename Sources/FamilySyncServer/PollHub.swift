@@ -41,6 +41,8 @@ final class PollHub: Sendable {
         var deadline: ContinuousClock.Instant?
         /// A deadline whose timer fired before its wait had stored its continuation.
         var expired: ContinuousClock.Instant?
+        /// Counted on the gauge: set when its first wait begins, its first read done.
+        var held = false
     }
 
     private struct State {
@@ -75,7 +77,9 @@ final class PollHub: Sendable {
     /// where a task group with a sleeping child task cost about 5 KiB a held poll.
     private let timers: any EventLoop
 
-    /// `onCountChange` hears +1 and -1 as polls come and go (the active-poll gauge).
+    /// `onCountChange` hears +1 as a poll begins to hold (its first read done: a poll still reading
+    /// can yet answer 503, so a gauge that counted it would tell a watcher "held" too soon) and -1
+    /// as a held poll goes (the active-poll gauge).
     init(timers: any EventLoop = MultiThreadedEventLoopGroup.singleton.next(), onCountChange: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.timers = timers
         self.onCountChange = onCountChange
@@ -106,20 +110,19 @@ final class PollHub: Sendable {
             return (Ticket(id: id), resume)
         }
         resume.map { $0.0.resume(returning: $0.1) }
-        onCountChange(1)
         return ticket
     }
 
     func unsubscribe(_ ticket: Ticket) {
-        let removed = state.withLock { state in
+        let wasHeld = state.withLock { state in
             guard let waiter = state.waiters.removeValue(forKey: ticket.id) else { return false }
             state.byFamily[waiter.device.familyID]?.remove(ticket.id)
             if state.byFamily[waiter.device.familyID]?.isEmpty == true { state.byFamily[waiter.device.familyID] = nil }
             state.byDevice[waiter.device.deviceID]?.removeAll { $0 == ticket.id }
             if state.byDevice[waiter.device.deviceID]?.isEmpty == true { state.byDevice[waiter.device.deviceID] = nil }
-            return true
+            return waiter.held
         }
-        if removed { onCountChange(-1) }
+        if wasHeld { onCountChange(-1) }
     }
 
     /// Wakes the polls a notice concerns.
@@ -148,6 +151,12 @@ final class PollHub: Sendable {
 
     /// The next wake of the poll, or `.timedOut` at `deadline`, or `.cancelled`.
     func wait(_ ticket: Ticket, until deadline: ContinuousClock.Instant) async -> Wake {
+        let begins = state.withLock { state -> Bool in
+            guard state.waiters[ticket.id]?.held == false else { return false }
+            state.waiters[ticket.id]?.held = true
+            return true
+        }
+        if begins { onCountChange(1) }
         let left = max(ContinuousClock.now.duration(to: deadline), .zero)
         let timer = timers.scheduleTask(in: TimeAmount(left)) { self.expire(ticket, at: deadline) }
         defer { timer.cancel() }

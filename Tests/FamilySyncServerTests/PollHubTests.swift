@@ -1,6 +1,7 @@
 import FamilySyncCore
 @testable import FamilySyncServer
 import Foundation
+import Synchronization
 import Testing
 
 /// The in-memory side of long polls, without a server: who is woken, and what a wake carries.
@@ -27,6 +28,24 @@ import Testing
         }
         hub.unsubscribe(ticket)
         #expect(hub.count == 0)
+    }
+
+    /// The gauge counts a poll from its first wait (its first read done) until it goes: a
+    /// watcher that sees it has a poll that holds, not one that can still answer 503.
+    @Test func theGaugeCountsAPollOnceItWaits() async {
+        let counted = Mutex(0)
+        let hub = PollHub { delta in counted.withLock { $0 += delta } }
+        let ticket = hub.subscribe(Self.device())
+        #expect(counted.withLock { $0 } == 0, "counted while it reads")
+        #expect(await hub.wait(ticket, until: .now + .milliseconds(20)) == .timedOut)
+        #expect(counted.withLock { $0 } == 1)
+        #expect(await hub.wait(ticket, until: .now + .milliseconds(20)) == .timedOut)
+        #expect(counted.withLock { $0 } == 1, "counted again on its second wait")
+        hub.unsubscribe(ticket)
+        #expect(counted.withLock { $0 } == 0)
+        // A poll that never waited (its first read failed) leaves the gauge as it was.
+        hub.unsubscribe(hub.subscribe(Self.device()))
+        #expect(counted.withLock { $0 } == 0)
     }
 
     @Test func onlyTheConcernedAreWoken() async {
