@@ -178,6 +178,9 @@ public struct PostgresFamilyStore: Sendable {
             // The lookup tables hold no foreign key to the family (they are keyed by what is looked up).
             try await family.connection.rows("DELETE FROM recovery_codes WHERE family_id = \(familyID)", logger: logger)
             try await family.connection.rows("DELETE FROM apple_subjects WHERE family_id = \(familyID)", logger: logger)
+            // A sign-in a parent of the family took names its pairing and device until the hourly
+            // purge: it goes with the family, not a day later.
+            try await family.connection.rows("DELETE FROM sign_ins WHERE family_id = \(familyID)", logger: logger)
             try await family.publish([.family(familyID)])
         }
     }
