@@ -57,7 +57,7 @@ import Testing
         ids.others += [accepted.device.id, invitation.pairing.id, johnny]
         ids.others.append(try await parent.createPairing(.init(role: .child, childName: "Jane")).pairing.id)
         ids.others.append(try await parent.createMember(name: "Grandma", role: .parent).id)
-        if let parentMember = try await parent.me().memberId { ids.others.append(parentMember) }
+        ids.others.append(try #require(try await parent.me().memberId))
 
         _ = try await parent.saveAppConfiguration(
             ["logicalID": .string("app-game"), "displayName": .string("Game"), "category": .string("reward"), "isEnabled": .bool(true), "blockingEnabled": .bool(false)],
@@ -82,7 +82,7 @@ import Testing
         let claimed = try await anonymous.claimSignIn(secret: signIn.secret)
         _ = try await parent.confirmPairing(taken.id)
         ids.others.append(taken.id)
-        if let browser = claimed.device?.id { ids.others.append(browser) }
+        ids.others.append(try #require(claimed.device?.id))
         return (ids, parent)
     }
 

@@ -64,10 +64,6 @@ import Glibc
         }
     }
 
-    static func day(_ date: Date) -> String {
-        String(ISO8601DateFormatter.string(from: date, timeZone: TimeZone(identifier: "Europe/Berlin")!, formatOptions: [.withFullDate]))
-    }
-
     /// Everything a family does that carries a secret or a child's data, each secret kept.
     static func walkThrough(_ anonymous: FamilySyncClient) async throws -> Watched {
         var watched = Watched()
@@ -108,13 +104,18 @@ import Glibc
             named: "app-zzyzx", in: Device.zoneName(forChild: accepted.device.id)
         )
         let start = Date().addingTimeInterval(-3_600)
+        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
         _ = try await childNow.uploadUsage(UsageUploadRequest(timeZone: "Europe/Berlin", records: [
             UsageRecordBody(recordID: UUID().uuidString, logicalID: "app-zzyzx", displayName: "Zzyzx Quest", category: "reward",
                             sessionStart: start, sessionEnd: start.addingTimeInterval(600), totalSeconds: 600),
             UsageRecordBody(recordID: UUID().uuidString, logicalID: "app-quill", displayName: "Quillfeather Reader", category: "learning",
                             sessionStart: start.addingTimeInterval(900), sessionEnd: start.addingTimeInterval(1_500), totalSeconds: 600),
         ]))
-        _ = try await parent.summaries(of: accepted.device.id, from: Self.day(start.addingTimeInterval(-86_400)), to: Self.day(start.addingTimeInterval(86_400)))
+        _ = try await parent.summaries(
+            of: accepted.device.id,
+            from: DailySummaryCalculator.day(of: start.addingTimeInterval(-86_400), in: berlin),
+            to: DailySummaryCalculator.day(of: start.addingTimeInterval(86_400), in: berlin)
+        )
 
         // The parent PIN: set, checked right and wrong.
         watched.secret("the PIN", "73950284")
@@ -123,10 +124,10 @@ import Glibc
         #expect(try await childNow.verifyParentPIN("73950284", of: childMember))
         #expect(try await childNow.verifyParentPIN("61842753", of: childMember) == false)
 
-        // A push token (push is off here: taken or refused, never logged).
+        // A push token (registered with push off too, for when it is turned on).
         let pushToken = String(repeating: "a1b2c3d4", count: 8)
         watched.secret("a push token", pushToken)
-        do { try await childNow.registerPush(token: pushToken, topic: "com.example.screentime") } catch {}
+        try await childNow.registerPush(token: pushToken, topic: "com.example.screentime")
 
         // Recovery: a new code, the family recovered with it on a new device, a wrong code tried.
         let newCode = try await parent.issueRecoveryCode()
