@@ -58,6 +58,12 @@ public enum AccessPolicy {
         /// `POST /v1/members/{id}/pin/verify` (§11): only that member's own devices, parents' not
         /// excepted (they set the PIN; nobody else needs a way to try one).
         case verifyParentPIN(member: UUID)
+        /// `GET|PUT /v1/families/me/retention` (§15.1).
+        case manageRetention
+        /// `GET /v1/families/me/export`, `GET /v1/members/{id}/export` (§15.2).
+        case exportData
+        /// `GET /v1/audit`, `GET /v1/audit/reads` (§15.4): a child reads nothing of it.
+        case readAudit
     }
 
     public enum DeviceMember: String, Sendable, CaseIterable {
@@ -102,7 +108,7 @@ public enum AccessPolicy {
         case .verifyParentPIN(let member):
             return caller.memberID == member
         case .revokeDevice, .deleteFamily, .createPairing, .listPairings, .decidePairing, .revokePairing, .manageZones, .sendCommand,
-            .manageMembers, .manageRecovery, .dismissAlert, .setParentPIN:
+            .manageMembers, .manageRecovery, .dismissAlert, .setParentPIN, .manageRetention, .exportData, .readAudit:
             return false
         }
     }

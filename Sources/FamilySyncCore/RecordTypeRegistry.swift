@@ -24,6 +24,11 @@ public struct RecordType: Sendable {
     /// The members of its fields that name categories (§9.1: a family's own needs its record
     /// before a write names it).
     public var categoryMembers: [CategoryMember]
+    /// A rule of a child's (§15.4): a parent's or the server's writes of it go in the audit log.
+    public var audited: Bool
+    /// How long its records are kept (§15.1), by which of the family's retention settings and
+    /// counted from when; nil: kept until deleted.
+    public var retention: RecordRetention?
 
     public typealias Validation = @Sendable (_ fields: [String: JSONValue], _ recordName: String, _ field: String) throws(FamilySyncError) -> Void
     /// The record types it is derived from, each with its pure derivation: when records of such a
@@ -33,8 +38,10 @@ public struct RecordType: Sendable {
     public init(
         _ name: String, zones: Set<RecordSchema.ZoneKind>, route: Route,
         validate: Validation? = nil, derivedFrom: [(source: String, derivation: Derivation)] = [], maximumPerZone: Int? = nil, reservedNames: [String: String] = [:],
-        categoryMembers: [CategoryMember] = []
+        categoryMembers: [CategoryMember] = [], audited: Bool = false, retention: RecordRetention? = nil
     ) {
+        self.audited = audited
+        self.retention = retention
         self.maximumPerZone = maximumPerZone
         self.categoryMembers = categoryMembers
         self.reservedNames = reservedNames
@@ -53,30 +60,30 @@ public enum RecordTypeRegistry {
     public static let types: [String: RecordType] = Dictionary(uniqueKeysWithValues: [
         // A tracked device publishes the apps it picked (§11; only it can see them), but does not
         // force past §5.4 nor delete what a parent configured.
-        RecordType("AppConfiguration", zones: [.child], route: .modify(writers: [.parent, .child], childOperations: [.create, .update, .replace]), validate: AppConfiguration.validate, categoryMembers: [.single("category")]),
-        RecordType("DeviceSettings", zones: [.child, .member, .family], route: .modify(writers: [.parent]), reservedNames: [ParentPIN.recordName: "PUT /v1/members/{id}/pin"]),
-        RecordType("ConfigurationCommand", zones: [.child], route: .endpoint("POST /v1/devices/{id}/commands and POST /v1/commands/{id}/result")),
-        RecordType("UsageRecord", zones: [.child], route: .endpoint("POST /v1/usage")),
-        RecordType("DailyTotals", zones: [.child], route: .endpoint("POST /v1/usage/totals")),
+        RecordType("AppConfiguration", zones: [.child], route: .modify(writers: [.parent, .child], childOperations: [.create, .update, .replace]), validate: AppConfiguration.validate, categoryMembers: [.single("category")], audited: true),
+        RecordType("DeviceSettings", zones: [.child, .member, .family], route: .modify(writers: [.parent]), reservedNames: [ParentPIN.recordName: "PUT /v1/members/{id}/pin"], audited: true),
+        RecordType("ConfigurationCommand", zones: [.child], route: .endpoint("POST /v1/devices/{id}/commands and POST /v1/commands/{id}/result"), audited: true, retention: .init(.commands)),
+        RecordType("UsageRecord", zones: [.child], route: .endpoint("POST /v1/usage"), retention: .init(.usageSessions, from: .instantField("sessionEnd"))),
+        RecordType("DailyTotals", zones: [.child], route: .endpoint("POST /v1/usage/totals"), retention: .init(.dailyTotals, from: .dayField("date"))),
         RecordType(
             "DailySummary", zones: [.child], route: .endpoint("the server (it derives them from usage and daily totals)"),
-            derivedFrom: [("UsageRecord", DailySummary.derivation), ("DailyTotals", DailySummary.totalsDerivation)]
+            derivedFrom: [("UsageRecord", DailySummary.derivation), ("DailyTotals", DailySummary.totalsDerivation)], retention: .init(.summaries)
         ),
         RecordType(
             "WeeklySummary", zones: [.child], route: .endpoint("the server (it derives them from daily summaries)"),
-            derivedFrom: [("DailySummary", WeeklySummary.derivation)]
+            derivedFrom: [("DailySummary", WeeklySummary.derivation)], retention: .init(.summaries)
         ),
         RecordType(
             "DeviceHealth", zones: [.child], route: .endpoint("the server (from POST /v1/devices/me/health and its stale detector, §10)"),
             derivedFrom: [(HealthDay.source, DeviceHealth.derivation)]
         ),
-        RecordType("Category", zones: [.family], route: .modify(writers: [.parent]), validate: CategoryFields.validate),
-        RecordType("Schedule", zones: [.member], route: .modify(writers: [.parent]), validate: Schedule.validate, maximumPerZone: Limits.schedulesPerMember, categoryMembers: [.list("categories")]),
-        RecordType("ShieldConfiguration", zones: [.member], route: .modify(writers: [.parent]), validate: ShieldConfigurationFields.validate, maximumPerZone: 100),
-        RecordType("Budget", zones: [.member], route: .modify(writers: [.parent]), validate: Budget.validate, maximumPerZone: 100, categoryMembers: [.single("category")]),
+        RecordType("Category", zones: [.family], route: .modify(writers: [.parent]), validate: CategoryFields.validate, audited: true),
+        RecordType("Schedule", zones: [.member], route: .modify(writers: [.parent]), validate: Schedule.validate, maximumPerZone: Limits.schedulesPerMember, categoryMembers: [.list("categories")], audited: true),
+        RecordType("ShieldConfiguration", zones: [.member], route: .modify(writers: [.parent]), validate: ShieldConfigurationFields.validate, maximumPerZone: 100, audited: true),
+        RecordType("Budget", zones: [.member], route: .modify(writers: [.parent]), validate: Budget.validate, maximumPerZone: 100, categoryMembers: [.single("category")], audited: true),
         RecordType(
             "Alert", zones: [.member], route: .endpoint("the server (§9.4: when an upload reaches a budget's percent), and POST /v1/alerts/{id}/dismiss"),
-            derivedFrom: [("DailySummary", Alert.budgetDerivation), (HealthDay.source, Alert.trackingDerivation)]
+            derivedFrom: [("DailySummary", Alert.budgetDerivation), (HealthDay.source, Alert.trackingDerivation)], retention: .init(.alerts)
         ),
     ].map { ($0.name, $0) })
 

@@ -20,6 +20,8 @@ public struct LockedFamily: Sendable {
     /// The transaction that creates the family: everything it makes is the family's change 1
     /// (schema 0004), and nobody can hold a poll on it yet.
     var creating = false
+    /// Whether committed rules go in the audit log: not for what the retention job removes.
+    var auditing = true
 
     /// Reads, with the lock, whether any device of the family has a push registration: a family
     /// with none writes no outbox rows and spends no statement on them.

@@ -157,6 +157,7 @@ public struct PostgresDeviceStore: Sendable {
                 """,
                 logger: logger
             )
+            try await family.audit(purge ? .devicePurged : .deviceRevoked, member: device.memberID, subjectType: "device", subject: deviceID.lowercased, at: now)
             if purge, let zone = Device.zoneName(of: deviceID, role: device.role, tracked: true) {
                 // Tombstoned, not removed, so that parents' database change feeds show the deletion.
                 try await family.tombstoneZone(zone, now: now)

@@ -83,6 +83,7 @@ public struct PostgresMemberStore: Sendable {
             for case let device? in invited { try await family.revokeDevice(device) }
             try await connection.rows("UPDATE members SET deleted_at = \(now) WHERE family_id = \(familyID) AND member_id = \(memberID)", logger: logger)
             try await family.tombstoneZone(member.zoneName, now: now)
+            try await family.audit(.memberDeleted, member: memberID, subjectType: "member", subject: memberID.lowercased, at: now)
         }
     }
 
@@ -106,6 +107,7 @@ public struct PostgresMemberStore: Sendable {
             try await family.deviceChanged(deviceID)
             try await family.touchZone(member.zoneName)
             try await family.touchZone(Member.zoneName(of: previous))
+            try await family.audit(.deviceMoved, member: memberID, subjectType: "device", subject: deviceID.lowercased, at: clock.now())
             return device
         }
     }

@@ -42,6 +42,7 @@ public struct PostgresPairingStore: Sendable {
                 """,
                 logger: logger
             )
+            try await family.audit(.pairingCreated, member: memberID, subjectType: "pairing", subject: pairing.id.lowercased, at: now)
         }
         return (pairing, token)
     }
@@ -147,6 +148,10 @@ public struct PostgresPairingStore: Sendable {
                 """,
                 logger: logger
             )
+            if decision != .confirm {
+                let action: AuditAction = decision == .reject ? .pairingRejected : .pairingCancelled
+                try await family.audit(action, member: pairing.memberID, subjectType: "pairing", subject: pairingID.lowercased, at: now)
+            }
             guard let deviceID = pairing.deviceID else { return pairing }
             switch decision {
             case .confirm:
@@ -165,6 +170,7 @@ public struct PostgresPairingStore: Sendable {
                     logger: logger
                 )
                 if pairing.memberID != nil { try await family.touchZone(Member.zoneName(of: memberID)) }
+                try await family.audit(.pairingConfirmed, member: memberID, subjectType: "pairing", subject: pairingID.lowercased, at: now)
                 try await family.deviceChanged(deviceID)
                 // A change of the database: parents' feeds must show the new zone.
                 if pairing.role == .child { try await family.createChildZone(for: deviceID, now: now) }

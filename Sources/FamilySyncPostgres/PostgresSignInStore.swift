@@ -101,6 +101,7 @@ public struct PostgresSignInStore: Sendable {
                 """,
                 logger: logger
             )
+            try await family.audit(.pairingCreated, subjectType: "pairing", subject: pairing.id.lowercased, at: now)
             return pairing
         }
     }

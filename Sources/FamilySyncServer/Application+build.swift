@@ -57,8 +57,8 @@ package func buildApplication(
             // A day after they ended: long enough to tell a late claim that it expired.
             try await dependencies.signIns.purgeExpired(before: clock.now().addingTimeInterval(-86_400))
         },
-        PeriodicJobService(name: "expired usage records", interval: .seconds(3600), logger: logger) {
-            try await dependencies.usageRetention.expireUsage(before: clock.now().addingTimeInterval(-configuration.usageRetention))
+        PeriodicJobService(name: "expired records and rows past retention", interval: .seconds(3600), logger: logger) {
+            try await dependencies.retention.expire(maximumDays: configuration.retentionDays)
         },
         PeriodicJobService(name: "devices turned stale", interval: configuration.healthCheckInterval, logger: logger) {
             let (stale, alerts) = try await dependencies.staleDetector.run()
@@ -123,6 +123,7 @@ func buildRouter(
     pairings.addOpenRoutes(to: open)
     signIns.addOpenRoutes(to: open)
     let authenticated = v1.group().add(middleware: AuthenticationMiddleware(devices: dependencies.devices))
+        .add(middleware: ReadCountMiddleware(audit: dependencies.audit, clock: clock))
     families.addAuthenticatedRoutes(to: authenticated)
     DeviceController(devices: dependencies.devices).addRoutes(to: authenticated)
     MemberController(members: dependencies.members).addRoutes(to: authenticated)
@@ -131,6 +132,8 @@ func buildRouter(
     ShieldController(shields: dependencies.shields, clock: clock).addRoutes(to: authenticated)
     ParentPINController(pins: dependencies.parentPINs).addRoutes(to: authenticated)
     PushController(pushes: dependencies.pushes).addRoutes(to: authenticated)
+    AuditController(audit: dependencies.audit).addRoutes(to: authenticated)
+    RetentionController(retention: dependencies.retention, maximumDays: configuration.retentionDays).addRoutes(to: authenticated)
     pairings.addAuthenticatedRoutes(to: authenticated)
     signIns.addAuthenticatedRoutes(to: authenticated)
     ZoneController(writes: dependencies.recordWrites, reads: dependencies.recordReads, devices: dependencies.devices, keyring: keyring).addRoutes(to: authenticated)

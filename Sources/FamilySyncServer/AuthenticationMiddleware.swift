@@ -20,6 +20,9 @@ struct AuthenticationMiddleware: RouterMiddleware {
         var context = context
         context.device = device
         context.logger[metadataKey: "device_id"] = "\(device.deviceID.lowercased)"
-        return try await next(request, context)
+        // What the request changes is audited as this device's, from this address (§15.4).
+        return try await AuditActor.$current.withValue(AuditActor(device, address: context.clientAddress)) {
+            try await next(request, context)
+        }
     }
 }

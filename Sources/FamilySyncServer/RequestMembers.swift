@@ -147,3 +147,8 @@ extension LinkAppleAccountRequest: DeclaresMembers {
 extension ReportAlertRequest: DeclaresMembers {
     static let members = MemberTree.fields("clientAlertID", "kind", "category", "logicalID", "usedMinutes", "message")
 }
+
+/// The kinds are checked by name in the controller, which names an unknown one with its path.
+extension SetRetentionRequest: DeclaresMembers {
+    static let members = MemberTree.object(["days": .any])
+}

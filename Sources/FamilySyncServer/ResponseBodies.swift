@@ -6,6 +6,8 @@ import Hummingbird
 extension AcceptPairingResponse: ResponseEncodable {}
 extension AlertBody: ResponseEncodable {}
 extension AlertList: ResponseEncodable {}
+extension AuditPage: ResponseEncodable {}
+extension AuditReadsList: ResponseEncodable {}
 extension BudgetStatusResponse: ResponseEncodable {}
 extension CommandBody: ResponseEncodable {}
 extension CommandList: ResponseEncodable {}
@@ -40,3 +42,4 @@ extension VerifyParentPINResponse: ResponseEncodable {}
 extension ZoneBody: ResponseEncodable {}
 extension ZoneChangesResponse: ResponseEncodable {}
 extension ZoneList: ResponseEncodable {}
+extension RetentionBody: ResponseEncodable {}

@@ -12,8 +12,11 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var unauthenticatedRateLimit: RateLimit
     /// How long tombstones are kept, and so how old a change token may be (PROTOCOL §5.5, §14).
     public var tombstoneHorizon: TimeInterval
-    /// How long usage records are kept (their daily summaries stay); older uploads are refused.
+    /// The operator's maximum retention of every kind of a family's data (§15.1), and the default
+    /// of a family that sets none; usage older than it is refused.
     public var usageRetention: TimeInterval
+    /// `usageRetention` in whole days.
+    public var retentionDays: Int { max(1, Int(usageRetention / 86_400)) }
     /// A connection with nothing in flight for this long is closed: one that never finishes its
     /// request head, or an idle keep-alive. A request being answered (a held poll) never counts as
     /// idle. Longer than the SDK's own pool keeps idle connections (60 s), so the client closes

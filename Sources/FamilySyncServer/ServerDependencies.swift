@@ -42,7 +42,9 @@ public struct ServerDependencies: Sendable {
     let commandReads: PostgresCommandReads
     let usageIntake: PostgresUsageIntake
     let usageReads: PostgresUsageReads
-    let usageRetention: PostgresUsageRetention
+    /// Public for harnesses and tests that run the hourly retention job on demand.
+    public let retention: PostgresRetention
+    let audit: PostgresAuditStore
     let polls: PostgresPollStore
     let members: PostgresMemberStore
     let alerts: PostgresAlertStore
@@ -107,7 +109,8 @@ public struct ServerDependencies: Sendable {
         commandReads = PostgresCommandReads(changeLog: changeLog, clock: clock, logger: logger)
         usageIntake = PostgresUsageIntake(changeLog: changeLog, clock: clock, logger: logger)
         usageReads = PostgresUsageReads(changeLog: changeLog, logger: logger)
-        usageRetention = PostgresUsageRetention(changeLog: changeLog, clock: clock, logger: logger)
+        retention = PostgresRetention(changeLog: changeLog, clock: clock, logger: logger)
+        audit = PostgresAuditStore(database: database, logger: logger)
         polls = PostgresPollStore(database: database, logger: logger, preparedStatements: preparedStatements)
         members = PostgresMemberStore(changeLog: changeLog, clock: clock, logger: logger)
         alerts = PostgresAlertStore(changeLog: changeLog, clock: clock, logger: logger)

@@ -143,6 +143,12 @@ public struct TestServer: Sendable {
         try await dependencies.signIns.purgeExpired(before: cutoff)
     }
 
+    /// One round of the hourly retention job (§15.1), on demand, at the server's maximum.
+    @discardableResult
+    public func expireRetention(maximumDays: Int = 400) async throws -> Int {
+        try await dependencies.retention.expire(maximumDays: maximumDays)
+    }
+
     public func fingerprint() async throws -> [String: String] {
         try await databaseFingerprint(postgres)
     }

@@ -110,6 +110,11 @@ import Testing
         Endpoint(name: "POST /v1/families/me/recovery-code", method: .post, uri: { _ in "/v1/families/me/recovery-code" }, expected: [200, 403, 403, 401, 200, 401, 403]),
         // Without --apple-client-ids (as here) Sign in with Apple answers 404 to a parent (§13).
         Endpoint(name: "POST /v1/account/apple", method: .post, uri: { _ in "/v1/account/apple" }, json: { _ in #"{"identityToken":"x.y.z","nonce":"n"}"# }, expected: [404, 403, 403, 401, 404, 401, 403]),
+        // §15: a family's data rights are its parents' alone; a child reads nothing of the audit log.
+        Endpoint(name: "GET /v1/families/me/retention", method: .get, uri: { _ in "/v1/families/me/retention" }, expected: [200, 403, 403, 401, 200, 401, 403]),
+        Endpoint(name: "PUT /v1/families/me/retention", method: .put, uri: { _ in "/v1/families/me/retention" }, json: { _ in #"{"days":{"alerts":30}}"# }, expected: [200, 403, 403, 401, 200, 401, 403]),
+        Endpoint(name: "GET /v1/audit", method: .get, uri: { _ in "/v1/audit" }, expected: [200, 403, 403, 401, 200, 401, 403]),
+        Endpoint(name: "GET /v1/audit/reads", method: .get, uri: { _ in "/v1/audit/reads?from=2026-11-01&to=2026-11-07" }, expected: [200, 403, 403, 401, 200, 401, 403]),
     ]
 
     struct Cell: Sendable, CustomStringConvertible {

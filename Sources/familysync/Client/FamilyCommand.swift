@@ -8,7 +8,7 @@ struct FamilyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "family",
         abstract: "Create, recover or delete a family.",
-        subcommands: [Create.self, Recover.self, RecoveryCode.self, Delete.self]
+        subcommands: [Create.self, Recover.self, RecoveryCode.self, RetentionCommand.self, Delete.self]
     )
 
     struct Create: AsyncParsableCommand {

@@ -1,0 +1,36 @@
+import FamilySyncCore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The family's audit log (§15.4), written in the transaction of the change it records, so that
+/// a change and its entry commit or roll back together.
+extension LockedFamily {
+    /// Records `entries`, made by the task's actor (`AuditActor.current`: the request's device, or
+    /// the server) at `time`. An entry that names no member concerns the member whose zone
+    /// `zoneName` is (a member's zone, or a child device's), where one is given.
+    /// (PostgresNIO encodes no array of optionals: an absent member or subject goes as "".)
+    func audit(_ entries: [AuditEntry], at time: Date, inZone zoneName: String? = nil) async throws {
+        guard !entries.isEmpty, !creating else { return }
+        let actor = AuditActor.current
+        try await connection.rows(
+            """
+            INSERT INTO audit_events (family_id, at, actor_role, actor_device_id, actor_member_id, address, action, member_id, subject_type, subject)
+            SELECT \(id), \(time), \(actor.role.rawValue), \(actor.deviceID), \(actor.memberID), \(actor.address), e.action,
+                   coalesce(nullif(e.member, '')::uuid, (SELECT coalesce(z.member_id, d.member_id) FROM zones z
+                                       LEFT JOIN devices d ON d.family_id = z.family_id AND d.device_id = z.child_device_id
+                                       WHERE z.family_id = \(id) AND z.zone_name = \(zoneName))),
+                   e.type, nullif(e.subject, '')
+            FROM unnest(\(entries.map(\.action.rawValue))::text[], \(entries.map { $0.memberID?.lowercased ?? "" })::text[],
+                        \(entries.map(\.subjectType))::text[], \(entries.map { $0.subject ?? "" })::text[]) WITH ORDINALITY AS e(action, member, type, subject, n)
+            ORDER BY e.n
+            """,
+            logger: logger
+        )
+    }
+
+    /// As `audit(_:at:inZone:)`, one entry.
+    func audit(_ action: AuditAction, member memberID: UUID? = nil, subjectType: String, subject: String? = nil, at time: Date) async throws {
+        try await audit([AuditEntry(action, memberID: memberID, subjectType: subjectType, subject: subject)], at: time)
+    }
+}
