@@ -37,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
         // The web dashboard's pages (Sources/FamilySyncWeb).
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        // A channel with back pressure between an export's database reads and its response (§15.2).
+        .package(url: "https://github.com/apple/swift-async-algorithms.git", from: "1.0.2"),
     ],
     targets: [
         // The domain: pure Swift + Foundation + Crypto, no I/O.
@@ -77,6 +79,7 @@ let package = Package(
                 "FamilySyncCore",
                 "FamilySyncProtocol",
                 "FamilySyncPostgres",
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

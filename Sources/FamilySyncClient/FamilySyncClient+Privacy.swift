@@ -25,4 +25,73 @@ extension FamilySyncClient {
     public func auditReads(from: String, to: String) async throws(FamilySyncError) -> [AuditReadsBody] {
         try await send(.GET, "/v1/audit/reads", query: [("from", from), ("to", to)], as: AuditReadsList.self).days
     }
+
+    /// §15.2: everything the server holds about the family, written to `file` as the server's tar
+    /// archive (`manifest.json`, JSON Lines per kind, `counts.json`). Returns the archive's counts
+    /// read back from the file's end, so a cut archive is an error here.
+    public func exportFamily(to file: URL) async throws(FamilySyncError) -> ExportCounts {
+        try await download(.GET, "/v1/families/me/export", to: file)
+    }
+
+    /// §15.2: everything the server holds about one member, as `exportFamily`.
+    public func exportMember(_ id: UUID, to file: URL) async throws(FamilySyncError) -> ExportCounts {
+        try await download(.GET, "/v1/members/\(id.lowercased)/export", to: file)
+    }
+
+    /// An export's whole length: longer than any family's.
+    static let exportTimeout: Duration = .seconds(3600)
+
+    private func download(_ method: RequestMethod, _ path: String, to file: URL) async throws(FamilySyncError) -> ExportCounts {
+        guard let url = URL(string: serverURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path) else {
+            throw FamilySyncError.badRequest("Not a URL: \(path)")
+        }
+        var headers: [(name: String, value: String)] = [("Accept", "application/x-tar")]
+        if let credential { headers.append(("Authorization", "Bearer \(credential)")) }
+        let request = TransportRequest(method: method.rawValue, url: url, headers: headers, body: nil, timeout: Self.exportTimeout)
+        var attempt = 1
+        while true {
+            let response: TransportResponse
+            do throws(TransportFailure) {
+                response = try await transport.download(request, to: file)
+            } catch {
+                throw .unavailable("The server at \(serverURL.absoluteString) could not be reached: \(error)")
+            }
+            if (200..<300).contains(response.status) { return try Self.counts(of: file) }
+            var failure = (try? WireCoding.makeDecoder().decode(ErrorResponse.self, from: response.body))?.familySyncError
+                ?? FamilySyncError(.internalError, "The server answered \(response.status) without an error body.")
+            if failure.retryAfter == nil, let seconds = response.headers["retry-after"].flatMap(Int.init) { failure.retryAfter = seconds }
+            guard let wait = OverloadRetry.wait(after: failure, attempt: attempt, replayable: true) else { throw failure }
+            do { try await Task.sleep(for: wait) } catch { throw failure }
+            attempt += 1
+        }
+    }
+
+    /// `counts.json`, the archive's last entry: its ustar header is followed by the JSON, then the
+    /// padding and the two empty blocks of the end. Reads only the file's last few kilobytes.
+    static func counts(of file: URL) throws(FamilySyncError) -> ExportCounts {
+        do {
+            let handle = try FileHandle(forReadingFrom: file)
+            defer { try? handle.close() }
+            let size = try handle.seekToEnd()
+            let tail = min(size, 64 * 1024)
+            try handle.seek(toOffset: size - tail)
+            let bytes = [UInt8](try handle.readToEnd() ?? Data())
+            // The last header whose name is counts.json.
+            let name = Array("counts.json".utf8)
+            var offset = bytes.count - 512
+            while offset >= 0 {
+                if bytes[offset..<offset + name.count].elementsEqual(name), bytes[offset + name.count] == 0 {
+                    let sizeField = String(decoding: bytes[offset + 124..<offset + 135], as: UTF8.self)
+                    guard let length = Int(sizeField, radix: 8), offset + 512 + length <= bytes.count else { break }
+                    return try WireCoding.makeDecoder().decode(ExportCounts.self, from: Data(bytes[offset + 512..<offset + 512 + length]))
+                }
+                offset -= 512
+            }
+        } catch let error as FamilySyncError {
+            throw error
+        } catch {
+            throw FamilySyncError(.internalError, "The export at \(file.path) could not be read: \(error)")
+        }
+        throw FamilySyncError(.internalError, "The export at \(file.path) was cut short: it has no counts.json.")
+    }
 }

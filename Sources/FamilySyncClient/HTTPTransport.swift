@@ -6,6 +6,27 @@ import Foundation
 public protocol HTTPTransport: Sendable {
     /// One request and its whole answer, any gzip undone; `TransportFailure` when no answer came.
     func exchange(_ request: TransportRequest) async throws(TransportFailure) -> TransportResponse
+
+    /// As `exchange`, but a 2xx answer's body goes to `file` (created or replaced) and the
+    /// response's own `body` is empty; any other answer comes back whole, for its error. For a
+    /// body that may be large (an export, §15.2).
+    func download(_ request: TransportRequest, to file: URL) async throws(TransportFailure) -> TransportResponse
+}
+
+extension HTTPTransport {
+    /// The answer taken whole, then written: a transport that can stream to a file says so by
+    /// implementing `download` itself (`AsyncHTTPClientTransport` does).
+    public func download(_ request: TransportRequest, to file: URL) async throws(TransportFailure) -> TransportResponse {
+        var response = try await exchange(request)
+        guard (200..<300).contains(response.status) else { return response }
+        do {
+            try response.body.write(to: file)
+        } catch {
+            throw TransportFailure(.noAnswer, "the answer could not be written to \(file.path): \(error)")
+        }
+        response.body = Data()
+        return response
+    }
 }
 
 /// A request as the SDK hands it to a transport.

@@ -46,6 +46,34 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         }
     }
 
+    /// A 2xx answer's body written to `file` as it arrives: memory holds one chunk, whatever the
+    /// archive's size.
+    public func download(_ request: TransportRequest, to file: URL) async throws(TransportFailure) -> TransportResponse {
+        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
+        outgoing.method = HTTPMethod(rawValue: request.method)
+        for (name, value) in request.headers where name.lowercased() != "accept-encoding" { outgoing.headers.add(name: name, value: value) }
+        do {
+            let response = try await client.execute(outgoing, timeout: .nanoseconds(Int64(request.timeout / .nanoseconds(1))))
+            var headers: [String: String] = [:]
+            for (name, value) in response.headers where headers[name.lowercased()] == nil { headers[name.lowercased()] = value }
+            guard (200..<300).contains(Int(response.status.code)) else {
+                let body = try Self.decoded(try await response.body.collect(upTo: 64 << 20), encoding: headers["content-encoding"])
+                return TransportResponse(status: Int(response.status.code), headers: headers, body: Data(body.readableBytesView))
+            }
+            guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
+                throw TransportFailure(.noAnswer, "\(file.path) could not be created")
+            }
+            let handle = try FileHandle(forWritingTo: file)
+            defer { try? handle.close() }
+            for try await chunk in response.body { try handle.write(contentsOf: Data(chunk.readableBytesView)) }
+            return TransportResponse(status: Int(response.status.code), headers: headers, body: Data())
+        } catch let failure as TransportFailure {
+            throw failure
+        } catch {
+            throw TransportFailure(Self.kind(of: error), "\(error)")
+        }
+    }
+
     /// What a failure of AsyncHTTPClient says of the request: a write on a channel already closed
     /// never left; a connection closed or reset may have carried it.
     static func kind(of error: any Error) -> TransportFailure.Kind {

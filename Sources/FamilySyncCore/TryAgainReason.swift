@@ -9,6 +9,8 @@ public enum TryAgainReason: String, Sendable, CaseIterable {
     case poolExhausted = "pool_exhausted"
     /// One family's writes filled its line in this instance (`FamilyWriteQueue`); others are served.
     case familyBusy = "family_busy"
+    /// This instance streams as many exports as it takes at once, or this family's own (§15.2).
+    case exportsBusy = "exports_busy"
 
     /// Seconds to wait: a busy server or family frees up in well under a second; a database that
     /// went away takes PostgreSQL's own crash recovery, a few seconds.
@@ -16,6 +18,8 @@ public enum TryAgainReason: String, Sendable, CaseIterable {
         switch self {
         case .databaseUnavailable: 2
         case .poolExhausted, .familyBusy: 1
+        // An export runs for seconds to minutes.
+        case .exportsBusy: 10
         }
     }
 
@@ -25,6 +29,7 @@ public enum TryAgainReason: String, Sendable, CaseIterable {
         case .databaseUnavailable: "The database is unavailable."
         case .poolExhausted: "Every connection this server has to the database is in use; send this again in a moment."
         case .familyBusy: "This family has too many writes waiting on this server; send this one again in a moment."
+        case .exportsBusy: "This server is already streaming as many exports as it takes at once, or one of this family's; ask again later."
         }
     }
 

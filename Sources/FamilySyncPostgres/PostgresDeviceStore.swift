@@ -128,8 +128,8 @@ public struct PostgresDeviceStore: Sendable {
         }
     }
 
-    /// Revokes at once (the credential is erased). With `purge`, the device's zone and everything
-    /// in it go too. The family's last active parent cannot be revoked: delete the family instead.
+    /// Revokes at once (the credential is erased). With `purge`, the device is erased: its row,
+    /// its zone and everything in it, and every row naming it (§15.3), in this one transaction. The family's last active parent cannot be revoked: delete the family instead.
     public func revoke(familyID: UUID, deviceID: UUID, purge: Bool) async throws {
         let logger = logger
         let now = clock.now()
@@ -157,10 +157,12 @@ public struct PostgresDeviceStore: Sendable {
                 """,
                 logger: logger
             )
-            try await family.audit(purge ? .devicePurged : .deviceRevoked, member: device.memberID, subjectType: "device", subject: deviceID.lowercased, at: now)
-            if purge, let zone = Device.zoneName(of: deviceID, role: device.role, tracked: true) {
-                // Tombstoned, not removed, so that parents' database change feeds show the deletion.
-                try await family.tombstoneZone(zone, now: now)
+            if purge {
+                // Erased from every table (§15.3); the entry names its member, not the device.
+                try await family.erase(devices: [deviceID], member: nil)
+                try await family.audit(.devicePurged, member: device.memberID, subjectType: "device", at: now)
+            } else {
+                try await family.audit(.deviceRevoked, member: device.memberID, subjectType: "device", subject: deviceID.lowercased, at: now)
             }
         }
     }

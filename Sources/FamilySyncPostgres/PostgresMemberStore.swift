@@ -58,8 +58,9 @@ public struct PostgresMemberStore: Sendable {
         }
     }
 
-    /// Deletes a member: its devices are revoked (as `DELETE /v1/devices/{id}` does), invitations
-    /// into it are revoked, and its zone is deleted. Its devices' own zones and history stay.
+    /// Deletes a member (§15.3): the member, its devices (revoked ones too) and the devices
+    /// invited into it, their zones and records and every row naming them, erased in this one
+    /// transaction; acknowledged once committed.
     public func delete(familyID: UUID, memberID: UUID, by caller: AuthenticatedDevice) async throws {
         let logger = logger
         let now = clock.now()
@@ -67,23 +68,18 @@ public struct PostgresMemberStore: Sendable {
             let member = try await family.lockedMember(memberID)
             try Member.checkDelete(member, by: caller)
             let connection = family.connection
-            for device in try await connection.rows(
-                "SELECT device_id FROM devices WHERE family_id = \(familyID) AND member_id = \(memberID) AND status <> 'revoked' FOR UPDATE", logger: logger
-            ).map({ try $0.decode(UUID.self) }) {
-                try await family.revokeDevice(device)
-            }
-            let invited = try await connection.rows(
+            let devices = try await connection.rows(
                 """
-                UPDATE pairings SET status = 'revoked', decided_at = \(now)
-                WHERE family_id = \(familyID) AND member_id = \(memberID) AND status IN ('pending', 'accepted')
-                RETURNING device_id
+                SELECT device_id FROM devices WHERE family_id = \(familyID) AND member_id = \(memberID)
+                UNION
+                SELECT device_id FROM pairings WHERE family_id = \(familyID) AND member_id = \(memberID) AND device_id IS NOT NULL
                 """,
                 logger: logger
-            ).map { try $0.decode(UUID?.self) }
-            for case let device? in invited { try await family.revokeDevice(device) }
-            try await connection.rows("UPDATE members SET deleted_at = \(now) WHERE family_id = \(familyID) AND member_id = \(memberID)", logger: logger)
-            try await family.tombstoneZone(member.zoneName, now: now)
-            try await family.audit(.memberDeleted, member: memberID, subjectType: "member", subject: memberID.lowercased, at: now)
+            ).map { try $0.decode(UUID.self) }
+            for device in devices { try await family.revokeDevice(device) }
+            try await family.erase(devices: devices, member: memberID)
+            // Who was erased is not kept: the entry names nobody.
+            try await family.audit(.memberDeleted, subjectType: "member", at: now)
         }
     }
 

@@ -133,6 +133,7 @@ func buildRouter(
     ParentPINController(pins: dependencies.parentPINs).addRoutes(to: authenticated)
     PushController(pushes: dependencies.pushes).addRoutes(to: authenticated)
     AuditController(audit: dependencies.audit).addRoutes(to: authenticated)
+    ExportController(export: dependencies.export, slots: ExportSlots(), clock: clock).addRoutes(to: authenticated)
     RetentionController(retention: dependencies.retention, maximumDays: configuration.retentionDays).addRoutes(to: authenticated)
     pairings.addAuthenticatedRoutes(to: authenticated)
     signIns.addAuthenticatedRoutes(to: authenticated)

@@ -45,6 +45,7 @@ public struct ServerDependencies: Sendable {
     /// Public for harnesses and tests that run the hourly retention job on demand.
     public let retention: PostgresRetention
     let audit: PostgresAuditStore
+    let export: PostgresExport
     let polls: PostgresPollStore
     let members: PostgresMemberStore
     let alerts: PostgresAlertStore
@@ -111,6 +112,7 @@ public struct ServerDependencies: Sendable {
         usageReads = PostgresUsageReads(changeLog: changeLog, logger: logger)
         retention = PostgresRetention(changeLog: changeLog, clock: clock, logger: logger)
         audit = PostgresAuditStore(database: database, logger: logger)
+        export = PostgresExport(changeLog: changeLog, clock: clock, logger: logger)
         polls = PostgresPollStore(database: database, logger: logger, preparedStatements: preparedStatements)
         members = PostgresMemberStore(changeLog: changeLog, clock: clock, logger: logger)
         alerts = PostgresAlertStore(changeLog: changeLog, clock: clock, logger: logger)

@@ -4,7 +4,7 @@ import Testing
 
 /// Every operation of the OpenAPI document has a typed call in the SDK, and the SDK asks for
 /// nothing the document does not list. The SDK's side is read from its sources: each
-/// `send(.METHOD, "path…"` of Sources/FamilySyncClient.
+/// `send(.METHOD, "path…"` (or `download(.METHOD, …`) of Sources/FamilySyncClient.
 @Suite struct SDKCoverageTests {
     /// Operations an app never calls: Prometheus scrapes `/metrics` (docs/operations.md).
     static let notForApps: Set<String> = ["GET /metrics"]
@@ -77,9 +77,9 @@ enum SDKRequests {
         return try files.flatMap { scan(try String(contentsOf: $0, encoding: .utf8)) }
     }
 
-    /// Every `send(.METHOD, "…"` in `source`.
+    /// Every `send(.METHOD, "…"` (and `download(.METHOD, "…"`, an export's) in `source`.
     static func scan(_ source: String) -> [SDKRequest] {
-        source.matches(of: /send\(\s*\.([A-Z]+),\s*"/).compactMap { match in
+        source.matches(of: /(?:send|download)\(\s*\.([A-Z]+),\s*"/).compactMap { match in
             guard let path = stringLiteral(in: source[match.range.upperBound...]) else { return nil }
             return SDKRequest(method: String(match.1), segments: path)
         }

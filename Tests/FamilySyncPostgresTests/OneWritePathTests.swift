@@ -19,6 +19,7 @@ import Testing
         (#"changed_seq\s*="#, "stamps a zone or a device with a change number"),
         (#"INSERT INTO (records|zones)|UPDATE (records|zones)\b|DELETE FROM (records|zones)\b"#, "writes records or zones"),
         (#"pg_notify"#, "notifies outside the change log's transaction"),
+        (#"INSERT INTO audit_events"#, "writes the audit log outside the transaction of the change it records"),
         (#"ChangePublisher\.publish|\.advance\(|\.announce\("#, "publishes or numbers by hand"),
     ]
 

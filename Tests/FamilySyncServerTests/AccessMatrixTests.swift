@@ -114,6 +114,8 @@ import Testing
         Endpoint(name: "GET /v1/families/me/retention", method: .get, uri: { _ in "/v1/families/me/retention" }, expected: [200, 403, 403, 401, 200, 401, 403]),
         Endpoint(name: "PUT /v1/families/me/retention", method: .put, uri: { _ in "/v1/families/me/retention" }, json: { _ in #"{"days":{"alerts":30}}"# }, expected: [200, 403, 403, 401, 200, 401, 403]),
         Endpoint(name: "GET /v1/audit", method: .get, uri: { _ in "/v1/audit" }, expected: [200, 403, 403, 401, 200, 401, 403]),
+        Endpoint(name: "GET /v1/families/me/export", method: .get, uri: { _ in "/v1/families/me/export" }, expected: [200, 403, 403, 401, 200, 401, 403]),
+        Endpoint(name: "GET /v1/members/{child's}/export", method: .get, uri: { "/v1/members/\($0.childMemberID.lowercased)/export" }, expected: [200, 403, 403, 401, 404, 401, 403]),
         Endpoint(name: "GET /v1/audit/reads", method: .get, uri: { _ in "/v1/audit/reads?from=2026-11-01&to=2026-11-07" }, expected: [200, 403, 403, 401, 200, 401, 403]),
     ]
 

@@ -163,7 +163,7 @@ extension TestServer {
         }
     }
 
-    @Test func deletingAMemberRevokesItsDevicesAndDeletesItsZone() async throws {
+    @Test func deletingAMemberErasesItItsDevicesAndTheirZones() async throws {
         try await withTestServer { server in
             let parent = try await server.createFamily()
             let (_, child) = try await server.pair(by: parent)
@@ -175,8 +175,10 @@ extension TestServer {
             #expect(!zones.contains(Member.zoneName(of: member)))
             let members = try await server.send(.get, "/v1/members", credential: parent.credential).decode(MemberList.self).members
             #expect(!members.map(\.id).contains(member))
-            // The child's own zone and its history stay.
-            #expect(zones.contains(Device.zoneName(forChild: child.deviceID)))
+            // Its device's zone goes too, and the device itself (§15.3).
+            #expect(!zones.contains(Device.zoneName(forChild: child.deviceID)))
+            let devices = try await server.send(.get, "/v1/devices", credential: parent.credential).decode(DeviceList.self).devices
+            #expect(!devices.map(\.id).contains(child.deviceID))
         }
     }
 

@@ -40,6 +40,9 @@ import Testing
         Case(description: "an audit page too large", method: .get, uri: { _ in "/v1/audit?limit=1001" }, field: "limit"),
         Case(description: "reads without from", method: .get, uri: { _ in "/v1/audit/reads?to=2026-11-07" }, field: "from"),
         Case(description: "reads from a non-date", method: .get, uri: { _ in "/v1/audit/reads?from=monday&to=2026-11-07" }, field: "from"),
+        Case(description: "a member export of an id that is no UUID", method: .get, uri: { _ in "/v1/members/johnny/export" }, field: "id"),
+        Case(description: "a member export of an unknown member", method: .get, uri: { _ in "/v1/members/\(UUID().lowercased)/export" }, status: .notFound, code: "NOT_FOUND"),
+        Case(description: "an export by POST", method: .post, uri: { _ in "/v1/families/me/export" }, json: "{}", status: .methodNotAllowed, code: "METHOD_NOT_ALLOWED"),
         Case(description: "reads to before from", method: .get, uri: { _ in "/v1/audit/reads?from=2026-11-07&to=2026-11-01" }, field: "to"),
     ]
 

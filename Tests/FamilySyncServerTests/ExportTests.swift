@@ -1,0 +1,150 @@
+import FamilySyncCore
+import FamilySyncProtocol
+@testable import FamilySyncServer
+import FamilySyncServerTestSupport
+import FamilySyncTestSupport
+import Foundation
+import HTTPTypes
+import NIOCore
+import Testing
+
+/// The export (§15.2): everything the server holds about a family, or one member, as a tar of
+/// JSON Lines that the system's `tar` reads; no secret in it, nothing of another family, nothing
+/// of another member in a member's; the export is in the audit log and in its own archive.
+@Suite struct ExportTests {
+    /// The entries of a tar, by name (the test's own reading; `tar` reads it too, below).
+    static func entries(_ bytes: [UInt8]) throws -> [(name: String, text: String)] {
+        var entries: [(String, String)] = []
+        var offset = 0
+        while offset + 512 <= bytes.count {
+            let header = Array(bytes[offset..<offset + 512])
+            if header.allSatisfy({ $0 == 0 }) { break }
+            let name = String(decoding: header[0..<100].prefix { $0 != 0 }, as: UTF8.self)
+            let size = try #require(Int(String(decoding: header[124..<135], as: UTF8.self), radix: 8))
+            let body = Array(bytes[offset + 512..<offset + 512 + size])
+            entries.append((name, String(decoding: body, as: UTF8.self)))
+            offset += 512 + (size + 511) / 512 * 512
+        }
+        return entries
+    }
+
+    /// Each kind's lines, its parts joined in name order, as JSON objects.
+    static func kinds(_ entries: [(name: String, text: String)]) throws -> [String: [[String: Any]]] {
+        var kinds: [String: [[String: Any]]] = [:]
+        for (name, text) in entries.sorted(by: { $0.name < $1.name }) where name.hasSuffix(".jsonl") {
+            let kind = String(name[..<name.range(of: "/part-")!.lowerBound])
+            for line in text.split(separator: "\n") {
+                kinds[kind, default: []].append(try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]))
+            }
+        }
+        return kinds
+    }
+
+    @Test func aFamilysWholeDataAndNoSecretNorAnotherFamilysAnything() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, child) = try await server.pair(by: parent)
+            let (_, sibling) = try await server.pair(by: parent)
+            let member = try await server.memberID(of: child)
+            let zone = Member.zoneName(of: member)
+            #expect(try await server.send(.post, "/v1/zones/\(zone)/records/modify", credential: parent.credential, json: BudgetRecordTests.write("Budget", "budget-social", BudgetRecordTests.budget)).status == .ok)
+            _ = try await server.sendCommand(#"{"commandType":"block"}"#, to: child, by: parent)
+            let now = server.clock.now()
+            let upload = try await server.send(.post, "/v1/usage", credential: child.credential, json:
+                #"{"records":[{"recordID":"\#(UUID().lowercased)","logicalID":"app-game","displayName":"Game","category":"gaming","sessionStart":"\#(Instant.format(now.addingTimeInterval(-900)))","sessionEnd":"\#(Instant.format(now.addingTimeInterval(-300)))","totalSeconds":600}]}"#)
+            #expect(upload.status == .ok)
+            #expect(try await server.heartbeat(child, errors: [server.extensionError()]).status == .ok)
+            let other = try await server.createFamily(name: "Other parent")
+            let (_, otherChild) = try await server.pair(by: other)
+
+            let reply = try await server.send(.get, "/v1/families/me/export", credential: parent.credential)
+            #expect(reply.status == .ok, "\(String(buffer: reply.body))")
+            #expect(reply.headers[.contentType] == "application/x-tar")
+            #expect(reply.headers[.contentDisposition]?.hasPrefix("attachment; filename=\"familysync-family-\(parent.familyID.lowercased)-") == true)
+            let bytes = Array(reply.body.readableBytesView)
+            let entries = try Self.entries(bytes)
+            #expect(entries.first?.name == "manifest.json" && entries.last?.name == "counts.json")
+            let manifest = try WireCoding.makeDecoder().decode(ExportManifest.self, from: Data(try #require(entries.first).text.utf8))
+            #expect(manifest.format == "familysync-export" && manifest.schemaVersion == 1 && manifest.familyId == parent.familyID && manifest.scope == "family")
+            let kinds = try Self.kinds(entries)
+            let counts = try WireCoding.makeDecoder().decode(ExportCounts.self, from: Data(try #require(entries.last).text.utf8))
+            #expect(counts.complete && counts.lines == kinds.mapValues(\.count))
+            #expect(kinds["members"]?.count == 3 && kinds["devices"]?.count == 3)
+            for kind in ["records/UsageRecord", "records/DailySummary", "records/Budget", "records/ConfigurationCommand", "health/status", "health/errors", "pairings", "zones", "audit/events"] {
+                #expect(kinds[kind]?.isEmpty == false, "\(kind)")
+            }
+            #expect(kinds["records/UsageRecord"]?.first?["recordType"] as? String == "UsageRecord")
+            #expect(kinds["audit/events"]?.contains { $0["action"] as? String == "family.exported" } == true, "the export is in its own archive")
+
+            // No secret, and nothing of the other family.
+            let text = String(decoding: bytes, as: UTF8.self).lowercased()
+            for secret in [parent.credential, child.credential, sibling.credential] {
+                #expect(!text.contains(secret.lowercased()) && !text.contains(String(secret.split(separator: ".").last!).lowercased()))
+            }
+            #expect(!text.contains("credential_hash") && !text.contains("credentialhash") && !text.contains("token_hash") && !text.contains("tokenhash"))
+            for id in [other.familyID, other.deviceID, otherChild.deviceID] { #expect(!text.contains(id.lowercased)) }
+
+            // The system's tar reads it whole.
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString).tar")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try Data(bytes).write(to: file)
+            let listing = try Self.tar(["-tf", file.path])
+            #expect(listing.status == 0 && listing.output.split(separator: "\n").map(String.init) == entries.map(\.name), "\(listing.output)")
+            let extracted = try Self.tar(["-xOf", file.path, "manifest.json"])
+            #expect(extracted.status == 0 && extracted.output == entries[0].text)
+        }
+    }
+
+    @Test func aMembersExportHoldsThatMemberAndNobodyElse() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, child) = try await server.pair(by: parent)
+            let (_, sibling) = try await server.pair(by: parent)
+            let member = try await server.memberID(of: child)
+            let siblingMember = try await server.memberID(of: sibling)
+            for (device, name) in [(child, "Game"), (sibling, "Other")] {
+                let now = server.clock.now()
+                #expect(try await server.send(.post, "/v1/usage", credential: device.credential, json:
+                    #"{"records":[{"recordID":"\#(UUID().lowercased)","logicalID":"app-\#(name)","displayName":"\#(name)","category":"gaming","sessionStart":"\#(Instant.format(now.addingTimeInterval(-900)))","sessionEnd":"\#(Instant.format(now.addingTimeInterval(-300)))","totalSeconds":600}]}"#).status == .ok)
+            }
+            let reply = try await server.send(.get, "/v1/members/\(member.lowercased)/export", credential: parent.credential)
+            #expect(reply.status == .ok, "\(String(buffer: reply.body))")
+            let entries = try Self.entries(Array(reply.body.readableBytesView))
+            let manifest = try WireCoding.makeDecoder().decode(ExportManifest.self, from: Data(entries[0].text.utf8))
+            #expect(manifest.scope == "member" && manifest.memberId == member)
+            let kinds = try Self.kinds(entries)
+            #expect(kinds["members"]?.map { $0["id"] as? String } == [member.lowercased])
+            #expect(kinds["devices"]?.map { $0["id"] as? String } == [child.deviceID.lowercased])
+            #expect(kinds["records/UsageRecord"]?.map { ($0["fields"] as? [String: Any])?["displayName"] as? String } == ["Game"])
+            let text = entries.map(\.text).joined().lowercased()
+            for id in [sibling.deviceID, siblingMember] { #expect(!text.contains(id.lowercased), "the sibling's \(id)") }
+            let audit = try await server.send(.get, "/v1/audit?member=\(member.lowercased)", credential: parent.credential).decode(AuditPage.self)
+            #expect(audit.events.first?.action == "member.exported" && audit.events.first?.subject == member.lowercased)
+        }
+    }
+
+    /// One export a family, and so many an instance: the next is 503 `exports_busy`.
+    @Test func slotsAreOneAFamilyAndTwoAnInstanceAndGoWithTheirResponse() {
+        let slots = ExportSlots(limit: 2)
+        let a = UUID(), b = UUID(), c = UUID()
+        var first = slots.take(a)
+        #expect(first != nil && slots.take(a) == nil)
+        let second = slots.take(b)
+        #expect(second != nil && slots.take(c) == nil)
+        first = nil
+        #expect(slots.take(c) != nil && second != nil)
+        #expect(slots.take(a) != nil, "a's slot went with its holder")
+    }
+
+    static func tar(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/tar")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
