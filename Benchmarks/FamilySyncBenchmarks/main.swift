@@ -14,6 +14,7 @@ import Foundation
 //   familysync-bench concurrency [seconds a phase] [clients]
 //   familysync-bench dashboard [rounds]
 //   familysync-bench neighbours [writers] [seconds] [quiet families] [direct|pgbouncer|both]
+//   familysync-bench export [usage records]
 var arguments = Array(CommandLine.arguments.dropFirst())
 var harness = "records"
 if let first = arguments.first, Int(first) == nil {
@@ -47,10 +48,12 @@ case "dashboard":
     try await DashboardBenchmark.run(arguments)
 case "neighbours":
     try await NeighboursBenchmark.run(arguments)
+case "export":
+    try await ExportBenchmark.run(arguments)
 case "serve":
     // The server in a process of its own, so that its memory and CPU are measured alone.
     try await BenchServer.run(arguments)
 default:
-    print("usage: familysync-bench [records|polls|usage|sync|recovery|soak|health|pin|push|afterload|concurrency|dashboard|neighbours] [sizes…]")
+    print("usage: familysync-bench [records|polls|usage|sync|recovery|soak|health|pin|push|afterload|concurrency|dashboard|neighbours|export] [sizes…]")
     exit(2)
 }
