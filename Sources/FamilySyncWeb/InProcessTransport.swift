@@ -1,4 +1,6 @@
 import FamilySyncClient
+import FamilySyncCore
+import FamilySyncProtocol
 import FamilySyncServer
 import Foundation
 import HTTPTypes
@@ -41,6 +43,25 @@ struct InProcessTransport: HTTPTransport {
         } catch {
             throw TransportFailure(.noAnswer, "\(error)")
         }
+    }
+}
+
+extension InProcessTransport {
+    /// `GET path` as the device `credential`, its answer passed on as the API wrote it, body
+    /// streamed (an export, §15.2); a refusal is thrown as the API's error, for the page.
+    func stream(_ path: String, credential: String) async throws -> Response {
+        guard let responder = api.get() else { throw FamilySyncError.unavailable("The API's routes are not built yet.") }
+        let head = HTTPRequest(method: .get, scheme: "http", authority: "localhost", path: path, headerFields: [.authorization: "Bearer \(credential)"])
+        var context = context
+        context.device = nil
+        let response = try await responder.respond(to: Request(head: head, body: RequestBody(buffer: ByteBuffer())), context: context)
+        guard response.status == .ok else {
+            let collected = CollectedBody()
+            try await response.body.write(collected)
+            let body = Data(collected.bytes.withLock { $0.readableBytesView })
+            throw (try? WireCoding.makeDecoder().decode(ErrorResponse.self, from: body))?.familySyncError ?? FamilySyncError(.internalError, "The export failed.")
+        }
+        return response
     }
 }
 

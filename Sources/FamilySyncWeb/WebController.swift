@@ -37,6 +37,7 @@ struct WebController {
             .post("sign-out", use: signOut)
             .post("pairings/:id/confirm", use: confirmPairing)
         addMemberRoutes(to: app)
+        addPrivacyRoutes(to: app)
     }
 
     // MARK: - Pages

@@ -87,6 +87,41 @@ struct WebPages: Sendable {
         }
     }
 
+    /// `/app/privacy` (PROTOCOL §15): retention, downloads, the audit log.
+    struct Privacy {
+        struct Kind {
+            var kind: String
+            var label: String
+            var days: Int
+            /// The family's own days, as the field shows them; "" when it follows the maximum.
+            var familyDays: String
+            var familySet: Bool
+            var maximumDays: Int
+        }
+
+        struct Member {
+            var id: String
+            var name: String
+        }
+
+        struct Event {
+            var id: String
+            var when: String
+            var who: String
+            var address: String
+            var action: String
+            var subject: String
+            var concerns: String
+        }
+
+        var frame: Frame
+        var saved: Bool
+        var maximumDays: Int
+        var retention: [Kind]
+        var members: [Member]
+        var events: [Event]
+    }
+
     struct MemberPage {
         struct Series {
             var series: String

@@ -22,6 +22,8 @@ enum WebStyles {
         button.primary { background: var(--ink); color: #fff; border-color: var(--ink); }
         form.inline { display: inline; }
         .error { border-color: var(--bad); }
+        .ok { color: var(--ok); font-weight: 600; }
+        input[type=number] { font: inherit; width: 7em; padding: 4px 6px; border: 1px solid var(--line); border-radius: 6px; }
         """
 }
 

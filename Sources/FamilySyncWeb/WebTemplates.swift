@@ -2,7 +2,7 @@
 /// SVG, which the server draws itself. No inline script or style anywhere (the CSP forbids both).
 enum WebTemplates {
     static let all: [String: String] = [
-        "head": head, "foot": foot, "signIn": signIn, "signInCode": signInCode, "signInEmoji": signInEmoji, "family": family, "member": member, "error": error,
+        "head": head, "foot": foot, "signIn": signIn, "signInCode": signInCode, "signInEmoji": signInEmoji, "family": family, "member": member, "privacy": privacy, "error": error,
     ]
 
     static let head = """
@@ -58,7 +58,7 @@ enum WebTemplates {
         <section id="members"><h2>Members</h2><table>
         <tr><th>Name</th><th>Role</th><th>Devices</th></tr>
         {{#members}}<tr><td><a href="/app/members/{{id}}">{{name}}</a></td><td>{{role}}</td><td>{{deviceCount}}</td></tr>{{/members}}
-        </table></section>
+        </table><p><a href="/app/privacy" id="privacy-link">Data, retention and the audit log</a></p></section>
         <section id="devices"><h2>Devices</h2><table>
         <tr><th>Device</th><th>Member</th><th>Platform</th><th>Last sync</th><th>Tracking</th><th>Pending commands</th></tr>
         {{#devices}}<tr data-device="{{id}}"><td>{{name}}{{#isThis}} <span class="muted">(this browser)</span>{{/isThis}}</td><td>{{memberName}}</td><td>{{platform}}</td><td>{{lastSync}}</td>
@@ -101,6 +101,29 @@ enum WebTemplates {
         {{#devices}}<tr data-device="{{id}}"><td>{{name}}</td><td>{{platform}}</td><td>{{lastSync}}</td><td>{{shielded}}</td><td>
         <form class="inline" method="post" action="/app/devices/{{id}}/sync"><input type="hidden" name="csrf" value="{{frame.csrf}}"><input type="hidden" name="member" value="{{memberID}}"><button type="submit">Request sync</button></form></td></tr>{{/devices}}
         </table></section>
+        {{> foot}}
+        """
+
+    static let privacy = """
+        {{> head}}
+        <h1>Your family's data</h1>
+        {{#saved}}<p class="ok" id="saved" role="status">Saved. Shorter periods apply within the hour.</p>{{/saved}}
+        <section id="retention"><h2>How long it is kept</h2>
+        <form method="post" action="/app/privacy/retention"><input type="hidden" name="csrf" value="{{frame.csrf}}">
+        <table><tr><th>What</th><th>Days kept</th><th>Set by</th></tr>
+        {{#retention}}<tr data-kind="{{kind}}"><td><label for="days-{{kind}}">{{label}}</label></td>
+        <td><input type="number" min="1" max="{{maximumDays}}" id="days-{{kind}}" name="{{kind}}" value="{{familyDays}}" placeholder="{{maximumDays}}"></td>
+        <td>{{#familySet}}you ({{days}} days){{/familySet}}{{^familySet}}the server's maximum{{/familySet}}</td></tr>{{/retention}}
+        </table><p class="muted">Leave a field empty to keep that kind the server's maximum, {{maximumDays}} days.</p>
+        <button class="primary" type="submit" id="save-retention">Save</button></form></section>
+        <section id="export"><h2>Download</h2>
+        <p><a href="/app/privacy/export" id="export-family" download>Everything about the family</a> <span class="muted">(a .tar of JSON Lines)</span></p>
+        {{#members}}<p><a href="/app/privacy/export?member={{id}}" data-member="{{id}}" download>Everything about {{name}}</a></p>{{/members}}
+        </section>
+        <section id="audit"><h2>Who changed what</h2><table>
+        <tr><th>When</th><th>Who</th><th>From</th><th>What</th><th>Of</th><th>For</th></tr>
+        {{#events}}<tr data-event="{{id}}"><td>{{when}}</td><td>{{who}}</td><td>{{address}}</td><td>{{action}}</td><td>{{subject}}</td><td>{{concerns}}</td></tr>{{/events}}
+        </table>{{^events}}<p class="muted" id="no-events">Nothing yet.</p>{{/events}}</section>
         {{> foot}}
         """
 

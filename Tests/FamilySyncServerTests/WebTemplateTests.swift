@@ -53,6 +53,18 @@ import Testing
                     devices: [.init(id: "d1", name: "iPad", isThis: false, memberName: "-", platform: "ipados", lastSync: "never", health: nil, pendingCommands: 0)]
                 ),
             ],
+            "privacy": [
+                Pages.Privacy(
+                    frame: full, saved: true, maximumDays: 400,
+                    retention: [
+                        .init(kind: "usageSessions", label: "App sessions", days: 30, familyDays: "30", familySet: true, maximumDays: 400),
+                        .init(kind: "audit", label: "Audit", days: 400, familyDays: "", familySet: false, maximumDays: 400),
+                    ],
+                    members: [.init(id: "m1", name: "Johnny")],
+                    events: [.init(id: "1", when: "just now", who: "Mom's iPhone", address: "127.0.0.1", action: "record.saved", subject: "Budget budget-x", concerns: "Johnny")]
+                ),
+                Pages.Privacy(frame: bare, saved: false, maximumDays: 400, retention: [], members: [], events: []),
+            ],
             "member": [
                 member(full, full: true, schedules: [schedule], budgets: [budget]),
                 member(bare, full: false, schedules: [], budgets: []),

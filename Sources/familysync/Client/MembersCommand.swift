@@ -73,7 +73,7 @@ struct MembersCommand: AsyncParsableCommand {
         @OptionGroup var options: ClientOptions
         @Argument(help: "The member: its id or its name.")
         var member: String
-        @Flag(help: "Confirm: the member's devices stop working at once.")
+        @Flag(help: "Confirm: the member's devices stop working at once, and everything of the member is erased (export it first: familysync export --member).")
         var yes = false
 
         func run() async throws {
@@ -81,10 +81,10 @@ struct MembersCommand: AsyncParsableCommand {
             let (_, client) = try context.device(as: .parent, for: "removing a member")
             let target = try await MemberOption.find(member, client)
             guard yes else {
-                throw OperatorError.configuration("removing \(target.name) revokes \(target.deviceIds.count) device(s); pass --yes to do it")
+                throw OperatorError.configuration("removing \(target.name) revokes \(target.deviceIds.count) device(s) and erases everything of them, which cannot be undone; pass --yes to do it")
             }
             try await client.deleteMember(target.id)
-            try context.output.result(["removedMember": target.id.lowercased], "Removed \(target.name); their devices are revoked.")
+            try context.output.result(["removedMember": target.id.lowercased], "Removed \(target.name): their devices are revoked and everything of them is erased.")
         }
     }
 

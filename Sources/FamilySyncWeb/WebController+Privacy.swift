@@ -1,0 +1,111 @@
+import FamilySyncClient
+import FamilySyncCore
+import FamilySyncProtocol
+import FamilySyncServer
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// `/app/privacy` (PROTOCOL §15): how long the family's data is kept, its downloads, and who
+/// changed what. Every read and write is the SDK's call, as on every page.
+extension WebController {
+    func addPrivacyRoutes(to app: RouterGroup<Context>) {
+        app.get("privacy", use: privacyPage)
+            .post("privacy/retention", use: setRetention)
+            .get("privacy/export", use: download)
+    }
+
+    static let retentionLabels: [RetentionKind: String] = [
+        .usageSessions: "App sessions", .dailyTotals: "Daily totals", .summaries: "Daily and weekly summaries", .alerts: "Alerts",
+        .health: "Tracking health (heartbeats, gaps, errors)", .commands: "Commands sent to devices", .audit: "This audit log and its read counts",
+    ]
+
+    @Sendable func privacyPage(_ request: Request, context: Context) async throws -> Response {
+        let session = WebSession(request, cookies)
+        guard let client = session.client(api, context) else { return session.redirect("/app/") }
+        async let retentionAsked = client.retention()
+        async let membersAsked = client.members()
+        async let devicesAsked = client.devices()
+        async let eventsAsked = client.auditEvents(limit: 50)
+        let (retention, members, devices, events) = try await (retentionAsked, membersAsked, devicesAsked, eventsAsked)
+        let memberNames = Dictionary(members.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let deviceNames = Dictionary(devices.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let now = clock.now()
+        let page = WebPages.Privacy(
+            frame: session.frame("Your family's data", signedIn: true), saved: request.uri.queryParameters.get("saved") != nil,
+            maximumDays: retention.maximumDays,
+            retention: RetentionKind.allCases.map { kind in
+                let set = retention.familySet.contains(kind.rawValue)
+                let days = retention.days[kind.rawValue] ?? retention.maximumDays
+                return .init(
+                    kind: kind.rawValue, label: Self.retentionLabels[kind] ?? kind.rawValue, days: days, familyDays: set ? String(days) : "", familySet: set,
+                    maximumDays: retention.maximumDays
+                )
+            },
+            members: members.map { .init(id: $0.id.lowercased, name: $0.name) },
+            events: events.events.map { event in
+                let who = event.actor.deviceId.map { deviceNames[$0] ?? "a device no longer here" } ?? (event.actor.role == "server" ? "the server" : "an erased device")
+                return .init(
+                    id: event.id, when: WebFormat.ago(event.at, now: now), who: who, address: event.actor.address ?? "", action: event.action,
+                    subject: [event.subjectType, event.subject ?? ""].joined(separator: " ").trimmingCharacters(in: .whitespaces),
+                    concerns: event.memberId.map { memberNames[$0] ?? "someone erased" } ?? ""
+                )
+            }
+        )
+        return pages.render("privacy", page, cookies: session.setCookies)
+    }
+
+    /// `POST /app/privacy/retention`: the days typed for each kind; an empty field is the
+    /// server's maximum. The server checks them (§1.1's error, as a page, names the kind).
+    @Sendable func setRetention(_ request: Request, context: Context) async throws -> Response {
+        let session = WebSession(request, cookies)
+        let form = try await session.checkForm(request, as: RetentionForm.self)
+        guard let client = session.client(api, context) else { return session.redirect("/app/") }
+        var days: [RetentionKind: Int] = [:]
+        for kind in RetentionKind.allCases {
+            guard let text = form.value(kind)?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { continue }
+            guard let value = Int(text) else {
+                throw FamilySyncError.badRequest("\(Self.retentionLabels[kind] ?? kind.rawValue): a whole number of days, or empty.", field: "days.\(kind.rawValue)")
+            }
+            days[kind] = value
+        }
+        _ = try await client.setRetention(days)
+        return session.redirect("/app/privacy?saved=1")
+    }
+
+    /// `GET /app/privacy/export[?member=ID]`: the API's own archive, streamed to the browser as
+    /// a download (never held whole here).
+    @Sendable func download(_ request: Request, context: Context) async throws -> Response {
+        let session = WebSession(request, cookies)
+        guard let credential = session.cookie(WebCookies.session) else { return session.redirect("/app/") }
+        var path = "/v1/families/me/export"
+        if let member = request.uri.queryParameters.get("member") {
+            path = "/v1/members/\(try Validation.uuid(member, field: "member").lowercased)/export"
+        }
+        return try await InProcessTransport(api: api, context: context).stream(path, credential: credential)
+    }
+}
+
+/// The retention form: a field a kind, each optional.
+struct RetentionForm: WebForm {
+    var csrf: String?
+    var usageSessions: String?
+    var dailyTotals: String?
+    var summaries: String?
+    var alerts: String?
+    var health: String?
+    var commands: String?
+    var audit: String?
+
+    func value(_ kind: RetentionKind) -> String? {
+        switch kind {
+        case .usageSessions: usageSessions
+        case .dailyTotals: dailyTotals
+        case .summaries: summaries
+        case .alerts: alerts
+        case .health: health
+        case .commands: commands
+        case .audit: audit
+        }
+    }
+}
