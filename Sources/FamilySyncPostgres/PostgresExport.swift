@@ -113,6 +113,7 @@ public struct PostgresExport: Sendable {
 
     static func sources(_ scope: Scope) -> [Source] {
         let family = scope.familyID
+        let registryTypes = Scope.textArray(RecordTypeRegistry.types.keys.sorted())
         let member = scope.memberID.map { "member_id = '\($0.lowercased)'" } ?? "true"
         let i = instant
         func whole(_ sql: String) -> Source {
@@ -149,11 +150,15 @@ public struct PostgresExport: Sendable {
                 FROM zones WHERE family_id = $1 AND \(scope.zones("zone_name")) ORDER BY zone_name
                 """
             ),
-            // Every live record, each type its own kind (records/UsageRecord, records/Budget, …).
+            // Every live record, each type of the registry its own kind (records/UsageRecord, …);
+            // a family's custom types (`x-…`, any text a parent chose) together in records/custom,
+            // so that no path in the archive comes from a client.
             Source(paged: true) { after, limit in
                 PostgresQuery(
                     unsafeSQL: """
-                        SELECT zone_name, record_name, 'records/' || record_type, json_build_object('zoneName', zone_name,
+                        SELECT zone_name, record_name,
+                            CASE WHEN record_type = ANY(\(registryTypes)) THEN 'records/' || record_type ELSE 'records/custom' END,
+                            json_build_object('zoneName', zone_name,
                             'recordName', record_name, 'recordType', record_type, 'fields', fields, 'createdAt', \(i("created_at")),
                             'createdBy', created_by, 'modifiedAt', \(i("modified_at")), 'modifiedBy', modified_by, 'modifiedRole', modified_role)::text
                         FROM records

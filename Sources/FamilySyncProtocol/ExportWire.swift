@@ -33,7 +33,7 @@ public struct ExportManifest: Codable, Sendable, Equatable {
         "devices": "A device: id, memberId, role, name, childName, platform, timeZone, status, tracked, registeredAt, lastSeenAt, lastSyncAt. No credential.",
         "pairings": "An invitation or sign-in and its history: id, role, childName, status, createdBy, deviceId, memberId, createdAt, expiresAt, decidedAt. No token.",
         "zones": "A record zone: zoneName, childDeviceId, memberId, createdAt, deletedAt.",
-        "records/<recordType>": "A live record of that type (§5.2), of any zone: zoneName, recordName, recordType, fields, createdAt, createdBy, modifiedAt, modifiedBy, modifiedRole. Usage sessions are records/UsageRecord, daily totals records/DailyTotals, summaries records/DailySummary and records/WeeklySummary, alerts records/Alert, commands records/ConfigurationCommand, budgets, schedules, shields and app configuration their own types.",
+        "records/<recordType>": "A live record of that type (§5.2), of any zone: zoneName, recordName, recordType, fields, createdAt, createdBy, modifiedAt, modifiedBy, modifiedRole. Usage sessions are records/UsageRecord, daily totals records/DailyTotals, summaries records/DailySummary and records/WeeklySummary, alerts records/Alert, commands records/ConfigurationCommand, budgets, schedules, shields and app configuration their own types; a family's custom types (x-…) are together in records/custom.",
         "health/status": "A device's tracking health now (§10): deviceId, monitoringActive, lastHeartbeatAt, memoryUsageMB, lastSequence, status.",
         "health/days": "A device's day (§10): deviceId, date, missedNotifications, sequenceResets.",
         "health/gaps": "A heartbeat gap (§10): deviceId, startedAt, endedAt.",

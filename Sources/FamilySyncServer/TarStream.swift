@@ -60,6 +60,8 @@ actor TarStream {
     }
 
     private func entry(_ name: String, _ bytes: [UInt8]) async throws {
+        // The names are the export's own (kinds of the registry, part numbers): never a client's.
+        guard name.utf8.count <= 100 else { throw FamilySyncError(.internalError, "An export entry's name is longer than ustar allows.") }
         var buffer = ByteBuffer(bytes: Self.header(name: name, size: bytes.count, modified: modified))
         buffer.writeBytes(bytes)
         buffer.writeRepeatingByte(0, count: (Self.block - bytes.count % Self.block) % Self.block)
@@ -71,7 +73,7 @@ actor TarStream {
         await channel.send(buffer)
     }
 
-    /// A ustar header: the name (at most 100 bytes, which the export's names are), mode 0644, the
+    /// A ustar header: the name (at most 100 bytes, checked by `entry`), mode 0644, the
     /// size and time in octal, the checksum over the header with its own field as spaces.
     static func header(name: String, size: Int, modified: Date) -> [UInt8] {
         var header = [UInt8](repeating: 0, count: block)
@@ -82,7 +84,6 @@ actor TarStream {
             let digits = String(value, radix: 8)
             return String(repeating: "0", count: max(0, width - 1 - digits.count)) + digits
         }
-        precondition(name.utf8.count <= 100, "an export entry's name fits ustar's 100 bytes")
         put(name, at: 0, width: 100)
         put("0000644", at: 100, width: 8)
         put("0000000", at: 108, width: 8)

@@ -54,6 +54,10 @@ import Testing
                 #"{"records":[{"recordID":"\#(UUID().lowercased)","logicalID":"app-game","displayName":"Game","category":"gaming","sessionStart":"\#(Instant.format(now.addingTimeInterval(-900)))","sessionEnd":"\#(Instant.format(now.addingTimeInterval(-300)))","totalSeconds":600}]}"#)
             #expect(upload.status == .ok)
             #expect(try await server.heartbeat(child, errors: [server.extensionError()]).status == .ok)
+            // A custom type is any text a parent chose: it must not become a path in the archive.
+            let custom = try await server.send(.post, "/v1/zones/family/records/modify", credential: parent.credential, json:
+                #"{"operations":[{"operationType":"create","record":{"recordName":"note","recordType":"x-../../../etc/\#(String(repeating: "a", count: 120))","fields":{"text":"hi"}}}]}"#)
+            #expect(custom.status == .ok, "\(String(buffer: custom.body))")
             let other = try await server.createFamily(name: "Other parent")
             let (_, otherChild) = try await server.pair(by: other)
 
@@ -74,6 +78,8 @@ import Testing
                 #expect(kinds[kind]?.isEmpty == false, "\(kind)")
             }
             #expect(kinds["records/UsageRecord"]?.first?["recordType"] as? String == "UsageRecord")
+            #expect(kinds["records/custom"]?.first?["recordType"] as? String == "x-../../../etc/" + String(repeating: "a", count: 120))
+            #expect(entries.allSatisfy { !$0.name.contains("..") && !$0.name.contains("x-") })
             #expect(kinds["audit/events"]?.contains { $0["action"] as? String == "family.exported" } == true, "the export is in its own archive")
 
             // No secret, and nothing of the other family.
