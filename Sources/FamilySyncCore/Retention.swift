@@ -72,3 +72,16 @@ public struct RecordRetention: Sendable, Equatable {
         self.age = age
     }
 }
+
+extension RetentionSettings {
+    /// Refuses the first of `instants` (sessions' ends) older than the family keeps them, `days`
+    /// (nil: the family set none, and the server's own check applies): it would go at the job's
+    /// next run, and its day's summary would be recomputed without what already went.
+    public static func checkKept(_ instants: [Date], days: Int?, now: Date, field: (Int) -> String) throws(FamilySyncError) {
+        guard let days else { return }
+        let cutoff = now.addingTimeInterval(-Double(days) * 86_400)
+        if let index = instants.firstIndex(where: { $0 < cutoff }) {
+            throw .badRequest("The session ended longer ago than this family keeps usage (\(days) days).", field: field(index))
+        }
+    }
+}

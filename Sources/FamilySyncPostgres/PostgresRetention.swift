@@ -20,6 +20,7 @@ public struct PostgresRetention: Sendable {
         self.logger = logger
     }
 
+    /// The settings' columns, in `RetentionKind`'s order.
     static let columns: [(kind: RetentionKind, column: String)] = [
         (.usageSessions, "usage_sessions"), (.dailyTotals, "daily_totals"), (.summaries, "summaries"), (.alerts, "alerts"),
         (.health, "health"), (.commands, "commands"), (.audit, "audit"),

@@ -63,9 +63,16 @@ public struct PostgresUsageIntake: Sendable {
             let stored = try await UsageRows.sessions(named: sessions.map(\.recordName), familyID: familyID, zone: zoneName, on: connection, logger: logger)
             let fresh = try UsageUploadPlan.fresh(sessions, uncategorised: uncategorised, configured: configured, stored: stored)
 
-            try await connection.rows(
-                "UPDATE devices SET last_sync_at = \(now) WHERE family_id = \(familyID) AND device_id = \(child.deviceID)", logger: logger
-            )
+            // With the family's own usage retention, if it set one (§15.1), in the same statement.
+            let kept = try await connection.rows(
+                """
+                WITH kept AS (SELECT usage_sessions FROM family_retention WHERE family_id = \(familyID))
+                UPDATE devices SET last_sync_at = \(now) WHERE family_id = \(familyID) AND device_id = \(child.deviceID)
+                RETURNING (SELECT usage_sessions FROM kept)
+                """,
+                logger: logger
+            ).first?.decode(Int?.self) ?? nil
+            try RetentionSettings.checkKept(sessions.map(\.sessionEnd), days: kept, now: now) { "records[\($0)].sessionEnd" }
             // The new records, and the summaries of the days they touch (their type's derivation).
             var derived: [String: DailySummary] = [:]
             var alerts: [Alert] = []
@@ -118,7 +125,9 @@ public struct PostgresUsageIntake: Sendable {
             var zone = try await family.zone(ownZone)
             let zoneName = zone.name
             let tz = try await Self.timeZone(timeZone, of: child, in: family)
-            try DailyTotals.checkDate(date, in: tz, now: now, retention: retention, field: "date")
+            // The server's retention, or the family's own if shorter (§15.1).
+            let days = try await family.retentionSettings().days[.dailyTotals]
+            try DailyTotals.checkDate(date, in: tz, now: now, retention: min(retention, days.map { Double($0) * 86_400 } ?? retention), field: "date")
 
             let kinds = try await family.categoryKinds()
             try kinds.check(apps.enumerated().filter { !uncategorised.contains($1.logicalID) }.map { NamedCategory($1.category, field: "apps[\($0)].category") })

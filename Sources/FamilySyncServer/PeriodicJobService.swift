@@ -3,10 +3,10 @@ import Logging
 import ServiceLifecycle
 
 /// A maintenance job run every `interval` until the server shuts down: the tombstone purge
-/// (PROTOCOL §5.5) and usage retention (§7). A failed round is logged and tried again next time:
+/// (PROTOCOL §5.5) and retention (§15.1). A failed round is logged and tried again next time:
 /// a job never ends the service group.
 struct PeriodicJobService: Service {
-    /// For the log: "purged tombstones", "expired usage records".
+    /// For the log: "purged tombstones", "expired records and rows past retention".
     let name: String
     let interval: Duration
     let logger: Logger

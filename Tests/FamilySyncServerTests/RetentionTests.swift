@@ -68,4 +68,29 @@ import Testing
             #expect(!audit.events.contains { $0.actor.role == "server" && $0.action == "record.deleted" })
         }
     }
+
+    /// What the family keeps shorter than the server is refused at upload, as the server's own
+    /// retention is: it would go within the hour, its day's summary recomputed without the rest.
+    @Test func usageOlderThanTheFamilyKeepsIsRefusedAndChangesNothing() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, child) = try await server.pair(by: parent)
+            #expect(try await server.send(.put, "/v1/families/me/retention", credential: parent.credential, json: #"{"days":{"usageSessions":30,"dailyTotals":30}}"#).status == .ok)
+            let now = server.clock.now()
+            func session(daysAgo: Double) -> String {
+                let end = now.addingTimeInterval(-daysAgo * 86_400)
+                return #"{"recordID":"\#(UUID().lowercased)","logicalID":"a","displayName":"A","category":"learning","sessionStart":"\#(Instant.format(end.addingTimeInterval(-600)))","sessionEnd":"\#(Instant.format(end))","totalSeconds":600}"#
+            }
+            let before = try await server.fingerprint()
+            let old = try await server.send(.post, "/v1/usage", credential: child.credential, json: #"{"records":[\#(session(daysAgo: 1)),\#(session(daysAgo: 40))]}"#)
+            #expect(old.status == .badRequest && old.error?.field == "records[1].sessionEnd", "\(String(buffer: old.body))")
+            let oldDay = DailySummaryCalculator.day(of: now.addingTimeInterval(-40 * 86_400), in: .gmt)
+            let totals = try await server.send(.post, "/v1/usage/totals", credential: child.credential, json:
+                #"{"date":"\#(oldDay)","timeZone":"UTC","apps":[{"logicalID":"a","displayName":"A","category":"learning","totalSeconds":60}]}"#)
+            #expect(totals.status == .badRequest && totals.error?.field == "date", "\(String(buffer: totals.body))")
+            #expect(try await server.fingerprint().filter { $0.key != "devices" } == before.filter { $0.key != "devices" })
+            // Within the family's days it is taken.
+            #expect(try await server.send(.post, "/v1/usage", credential: child.credential, json: #"{"records":[\#(session(daysAgo: 29))]}"#).status == .ok)
+        }
+    }
 }
