@@ -108,3 +108,18 @@ public struct AuditReads: Sendable, Equatable {
         self.reads = reads
     }
 }
+
+/// What a parent's read is counted under: the family, the day (UTC), the reading member, the route.
+public struct AuditReadsKey: Hashable, Sendable {
+    public var familyID: UUID
+    public var date: String
+    public var readerMemberID: UUID
+    public var route: String
+
+    public init(familyID: UUID, date: String, readerMemberID: UUID, route: String) {
+        self.familyID = familyID
+        self.date = date
+        self.readerMemberID = readerMemberID
+        self.route = route
+    }
+}

@@ -5,7 +5,8 @@ import PostgresNIO
 
 /// The family's audit log and its read counts (PROTOCOL §15.4), read by parents. Its entries are
 /// written by the change log with the changes they record (`LockedFamily.audit`); the read counts
-/// here, outside any family lock (a read changes nothing of the family's).
+/// here, outside any family lock (a read changes nothing of the family's), a batch at a time
+/// (`ReadTally`).
 public struct PostgresAuditStore: Sendable {
     let database: Database
     let logger: Logger
@@ -38,12 +39,18 @@ public struct PostgresAuditStore: Sendable {
         )
     }
 
-    /// Counts one read by a parent member through `route` on `date` (UTC).
-    public func countRead(familyID: UUID, readerMemberID: UUID, route: String, date: String) async throws {
+    /// Adds counted reads (`ReadTally`), every key in one statement; a family deleted meanwhile
+    /// is skipped.
+    public func addReads(_ counts: [AuditReadsKey: Int]) async throws {
+        let entries = counts.sorted { "\($0.key.familyID)\($0.key.date)\($0.key.route)" < "\($1.key.familyID)\($1.key.date)\($1.key.route)" }
         try await database.rows(
             """
-            INSERT INTO audit_reads (family_id, day, reader_member_id, route, reads) VALUES (\(familyID), \(date)::date, \(readerMemberID), \(route), 1)
-            ON CONFLICT (family_id, day, reader_member_id, route) DO UPDATE SET reads = audit_reads.reads + 1
+            INSERT INTO audit_reads (family_id, day, reader_member_id, route, reads)
+            SELECT u.family, u.day::date, u.reader, u.route, u.reads
+            FROM unnest(\(entries.map(\.key.familyID))::uuid[], \(entries.map(\.key.date))::text[], \(entries.map(\.key.readerMemberID))::uuid[],
+                        \(entries.map(\.key.route))::text[], \(entries.map { Int64($0.value) })::bigint[]) AS u(family, day, reader, route, reads)
+            WHERE EXISTS (SELECT 1 FROM families f WHERE f.family_id = u.family)
+            ON CONFLICT (family_id, day, reader_member_id, route) DO UPDATE SET reads = audit_reads.reads + EXCLUDED.reads
             """,
             logger: logger
         )

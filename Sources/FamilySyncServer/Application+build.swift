@@ -50,6 +50,7 @@ package func buildApplication(
         ))
     }
     app.addServices(
+        ReadTallyService(tally: dependencies.readTally, audit: dependencies.audit, interval: .seconds(30), logger: logger),
         PeriodicJobService(name: "purged tombstones", interval: .seconds(3600), logger: logger) {
             try await dependencies.tombstones.purge(olderThan: clock.now().addingTimeInterval(-configuration.tombstoneHorizon))
         },
@@ -123,7 +124,7 @@ func buildRouter(
     pairings.addOpenRoutes(to: open)
     signIns.addOpenRoutes(to: open)
     let authenticated = v1.group().add(middleware: AuthenticationMiddleware(devices: dependencies.devices))
-        .add(middleware: ReadCountMiddleware(audit: dependencies.audit, clock: clock))
+        .add(middleware: ReadCountMiddleware(tally: dependencies.readTally, clock: clock))
     families.addAuthenticatedRoutes(to: authenticated)
     DeviceController(devices: dependencies.devices).addRoutes(to: authenticated)
     MemberController(members: dependencies.members).addRoutes(to: authenticated)

@@ -2,13 +2,13 @@ import FamilySyncCore
 import FamilySyncPostgres
 import Hummingbird
 
-/// Counts a parent's reads of the family's data (PROTOCOL §15.4): per day, member and route, not
-/// one row a read. Inside `AuthenticationMiddleware`, on the routes that answer with a child's
-/// data; a read that failed is not counted, and a count that fails does not fail the read.
+/// Counts a parent's reads of the family's data (PROTOCOL §15.4): per day, member and route, in
+/// this instance's `ReadTally`, not one row a read. Inside `AuthenticationMiddleware`, on the
+/// routes that answer with a child's data; a read that failed is not counted.
 struct ReadCountMiddleware: RouterMiddleware {
     typealias Context = FamilySyncRequestContext
 
-    let audit: PostgresAuditStore
+    let tally: ReadTally
     let clock: any WallClock
 
     /// The routes whose answers are a member's or a child device's data, as the router names them.
@@ -24,11 +24,7 @@ struct ReadCountMiddleware: RouterMiddleware {
         guard let device = context.device, device.role == .parent, let member = device.memberID, (200..<300).contains(response.status.code) else { return response }
         let route = "\(request.method) \(context.endpointPath ?? "")"
         guard Self.counted.contains(route) else { return response }
-        do {
-            try await audit.countRead(familyID: device.familyID, readerMemberID: member, route: route, date: DailySummaryCalculator.day(of: clock.now(), in: .gmt))
-        } catch {
-            context.logger.warning("A parent's read was not counted", metadata: ["error": "\(DatabaseErrorTranslation.describeForOperator(error))"])
-        }
+        tally.count(AuditReadsKey(familyID: device.familyID, date: DailySummaryCalculator.day(of: clock.now(), in: .gmt), readerMemberID: member, route: route))
         return response
     }
 }

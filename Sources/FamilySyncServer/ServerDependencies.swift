@@ -45,6 +45,8 @@ public struct ServerDependencies: Sendable {
     /// Public for harnesses and tests that run the hourly retention job on demand.
     public let retention: PostgresRetention
     let audit: PostgresAuditStore
+    /// Parents' reads counted in this instance, flushed every 30 s (`ReadTallyService`).
+    let readTally = ReadTally()
     let export: PostgresExport
     let polls: PostgresPollStore
     let members: PostgresMemberStore

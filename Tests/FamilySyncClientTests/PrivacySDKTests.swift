@@ -29,6 +29,7 @@ import Testing
             #expect(older.events.allSatisfy { Int($0.id)! < Int(events.events.last!.id)! })
             _ = try await parent.summaries(of: accepted.device.id, from: "2026-11-01", to: "2026-11-02")
             let today = DailySummaryCalculator.day(of: server.clock.now(), in: .gmt)
+            await server.flushReadCounts()
             #expect(try await parent.auditReads(from: today, to: today).map(\.route) == ["GET /v1/devices/{id}/summaries"])
 
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("sdk-export-\(UUID().uuidString).tar")

@@ -143,6 +143,11 @@ public struct TestServer: Sendable {
         try await dependencies.signIns.purgeExpired(before: cutoff)
     }
 
+    /// Writes the reads this instance counted (`ReadTally`), as its 30-second job does.
+    public func flushReadCounts() async {
+        await dependencies.flushReadCounts()
+    }
+
     /// One round of the hourly retention job (§15.1), on demand, at the server's maximum.
     @discardableResult
     public func expireRetention(maximumDays: Int = 400) async throws -> Int {

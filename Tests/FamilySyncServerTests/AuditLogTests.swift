@@ -1,5 +1,6 @@
 import FamilySyncCore
 import FamilySyncProtocol
+@testable import FamilySyncServer
 import FamilySyncServerTestSupport
 import FamilySyncTestSupport
 import Foundation
@@ -94,6 +95,8 @@ import Testing
             #expect(try await server.send(.get, "/v1/members/\(member.lowercased)/summaries?from=x&to=y", credential: parent.credential).status == .badRequest)
             #expect(try await server.send(.get, "/v1/devices/\(child.deviceID.lowercased)/health", credential: parent.credential).status == .ok)
             let today = DailySummaryCalculator.day(of: server.clock.now(), in: .gmt)
+            // Counted in the instance, written every 30 s: now, for the test.
+            await server.flushReadCounts()
             let reply = try await server.send(.get, "/v1/audit/reads?from=\(today)&to=\(today)", credential: parent.credential)
             #expect(reply.status == .ok, "\(String(buffer: reply.body))")
             let counts = try reply.decode(AuditReadsList.self).days
@@ -102,5 +105,20 @@ import Testing
             ])
             #expect(counts.allSatisfy { $0.memberId == parentMember })
         }
+    }
+
+    /// The instance's tally: counts add up per key, a take empties it, a failed flush's counts come
+    /// back added to what came since.
+    @Test func theTallyAddsTakesAndRestores() {
+        let tally = ReadTally()
+        let family = UUID(), member = UUID()
+        let key = AuditReadsKey(familyID: family, date: "2026-11-26", readerMemberID: member, route: "GET /v1/members/{id}/summaries")
+        let other = AuditReadsKey(familyID: family, date: "2026-11-26", readerMemberID: member, route: "GET /v1/devices/{id}/health")
+        tally.count(key); tally.count(key); tally.count(other)
+        let taken = tally.take()
+        #expect(taken == [key: 2, other: 1] && tally.take().isEmpty)
+        tally.count(key)
+        tally.restore(taken)
+        #expect(tally.take() == [key: 3, other: 1])
     }
 }

@@ -1,0 +1,63 @@
+import FamilySyncCore
+import FamilySyncPostgres
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Parents' reads of the family's data counted in this instance (PROTOCOL §15.4) and added to
+/// the database every `interval` and at shutdown, in one statement: a read costs no write of its
+/// own. What a crash loses is at most an interval's counts.
+final class ReadTally: Sendable {
+    private let counts = Mutex<[AuditReadsKey: Int]>([:])
+
+    func count(_ key: AuditReadsKey) {
+        counts.withLock { $0[key, default: 0] += 1 }
+    }
+
+    /// Takes what was counted since the last take.
+    func take() -> [AuditReadsKey: Int] {
+        counts.withLock { counts in
+            defer { counts = [:] }
+            return counts
+        }
+    }
+
+    /// Puts counts back (a flush that failed), added to what came since.
+    func restore(_ taken: [AuditReadsKey: Int]) {
+        counts.withLock { counts in counts.merge(taken, uniquingKeysWith: +) }
+    }
+}
+
+/// Flushes a `ReadTally` every `interval`, and once more when the server stops.
+struct ReadTallyService: Service {
+    let tally: ReadTally
+    let audit: PostgresAuditStore
+    let interval: Duration
+    let logger: Logger
+
+    func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            await flush()
+        }
+    }
+
+    func flush() async {
+        let taken = tally.take()
+        guard !taken.isEmpty else { return }
+        do {
+            try await audit.addReads(taken)
+        } catch {
+            tally.restore(taken)
+            logger.warning("Parents' read counts were not written; retrying next round", metadata: ["error": "\(DatabaseErrorTranslation.describeForOperator(error))"])
+        }
+    }
+}
+
+extension ServerDependencies {
+    /// Writes the reads counted so far, as the 30-second job does: for tests and harnesses.
+    public func flushReadCounts() async {
+        await ReadTallyService(tally: readTally, audit: audit, interval: .seconds(30), logger: logger).flush()
+    }
+}
