@@ -16,10 +16,11 @@ CREATE TABLE family_retention (
 
 -- Every change a parent or the server made to a child's rules, and to the family's data: who
 -- (device, member, role, address), what, when. No field of a record is kept, only its type and
--- name. Numbered per family by the family's own sequence of events.
+-- name. Numbered per family (families.audit_seq), so that an id says nothing of other families.
+ALTER TABLE families ADD COLUMN audit_seq bigint NOT NULL DEFAULT 0;
 CREATE TABLE audit_events (
     family_id       uuid        NOT NULL REFERENCES families ON DELETE CASCADE,
-    event_id        bigint      GENERATED ALWAYS AS IDENTITY,
+    event_id        bigint      NOT NULL,
     at              timestamptz NOT NULL,
     actor_role      text        NOT NULL CHECK (actor_role IN ('parent', 'child', 'server')),
     actor_device_id uuid,

@@ -80,30 +80,37 @@ extension LockedFamily {
             logger: logger
         ).map { try $0.decode(String.self) }
         erased += pairings.count
-        // The audit log: what concerned them goes; what they did stays, by nobody named.
+        // The audit log: what concerned them goes; what they did stays, by nobody named. Two
+        // statements: one statement touching a row twice leaves which wins to PostgreSQL.
         try await run(
             """
             WITH concerned AS (
                 DELETE FROM audit_events
                 WHERE family_id = \(id) AND (member_id = \(member) OR lower(coalesce(subject, '')) ~ \(pattern) OR subject = ANY(\(pairings)))
                 RETURNING 1
-            ), actors AS (
-                UPDATE audit_events SET actor_device_id = NULL, actor_member_id = NULL, address = NULL
-                WHERE family_id = \(id) AND (actor_device_id = ANY(\(devices)) OR actor_member_id = \(member))
-                RETURNING 1
             ), reads AS (
                 DELETE FROM audit_reads WHERE family_id = \(id) AND reader_member_id = \(member) RETURNING 1
             )
-            SELECT (SELECT count(*) FROM concerned)::int + (SELECT count(*) FROM actors)::int + (SELECT count(*) FROM reads)::int
+            SELECT (SELECT count(*) FROM concerned)::int + (SELECT count(*) FROM reads)::int
             """
         )
-        // The rows keyed by them: the devices (their health, errors, push tokens and pushes go by
-        // cascade), the member's Apple accounts and their lookup, the member (its PIN's tries go
-        // by cascade).
+        try await run(
+            """
+            WITH actors AS (
+                UPDATE audit_events SET actor_device_id = NULL, actor_member_id = NULL, address = NULL
+                WHERE family_id = \(id) AND (actor_device_id = ANY(\(devices)) OR actor_member_id = \(member))
+                RETURNING 1
+            )
+            SELECT count(*)::int FROM actors
+            """
+        )
+        // The rows keyed by them: the devices (their health, errors and push tokens go by
+        // cascade), pushes to them or to others that name them (a zone, an alert), the member's
+        // Apple accounts and their lookup, the member (its PIN's tries go by cascade).
         try await run(
             """
             WITH outbox AS (
-                DELETE FROM push_outbox WHERE family_id = \(id) AND device_id = ANY(\(devices)) RETURNING 1
+                DELETE FROM push_outbox WHERE family_id = \(id) AND (device_id = ANY(\(devices)) OR lower(payload::text) ~ \(pattern)) RETURNING 1
             ), gone AS (
                 DELETE FROM devices WHERE family_id = \(id) AND device_id = ANY(\(devices)) RETURNING 1
             )

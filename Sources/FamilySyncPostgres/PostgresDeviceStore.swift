@@ -158,9 +158,11 @@ public struct PostgresDeviceStore: Sendable {
                 logger: logger
             )
             if purge {
-                // Erased from every table (§15.3); the entry names its member, not the device.
-                try await family.erase(devices: [deviceID], member: nil)
+                // Erased from every table (§15.3); the entry names its member, not the device, and
+                // is written first, so that the erasure takes the device out of its actor too (a
+                // parent may purge its own phone).
                 try await family.audit(.devicePurged, member: device.memberID, subjectType: "device", at: now)
+                try await family.erase(devices: [deviceID], member: nil)
             } else {
                 try await family.audit(.deviceRevoked, member: device.memberID, subjectType: "device", subject: deviceID.lowercased, at: now)
             }

@@ -20,8 +20,10 @@ public struct PostgresExport: Sendable {
         self.logger = logger
     }
 
-    /// Rows a page: a page of records is a few hundred kilobytes.
+    /// Rows a page: a page of usage records is a few hundred kilobytes.
     static let pageSize = 2000
+    /// A page of records ends once its lines pass this many bytes, whatever their count.
+    static let pageBytes = 4 << 20
 
     /// Records the export in the audit log, in its own short transaction before the export's
     /// snapshot (so that the archive holds its own entry), checking the member is the family's.
@@ -55,7 +57,8 @@ public struct PostgresExport: Sendable {
                         byKind[kind, default: []].append(line)
                     }
                     for kind in order { try await emit(kind, byKind[kind] ?? []) }
-                    if rows.count < Self.pageSize || !source.paged { break }
+                    // A page cut short by its bytes is not the end: the next one starts after it.
+                    if rows.isEmpty || !source.paged || rows.count < Self.pageSize && !source.bytesBounded { break }
                 }
             }
         }
@@ -103,6 +106,8 @@ public struct PostgresExport: Sendable {
     /// in key order; a source that is not paged is read whole (its rows are few by the limits).
     struct Source: Sendable {
         var paged: Bool
+        /// Its pages may end before `limit` rows (at `pageBytes`): only an empty page ends it.
+        var bytesBounded = false
         var query: @Sendable (_ after: (String, String)?, _ limit: Int) -> PostgresQuery
     }
 
@@ -152,18 +157,30 @@ public struct PostgresExport: Sendable {
             ),
             // Every live record, each type of the registry its own kind (records/UsageRecord, …);
             // a family's custom types (`x-…`, any text a parent chose) together in records/custom,
-            // so that no path in the archive comes from a client.
-            Source(paged: true) { after, limit in
+            // so that no path in the archive comes from a client. A page ends at `pageRows` rows
+            // or once its lines pass `pageBytes` (a record's fields may be 256 KiB): the page's
+            // first row always, then those that start within the bound. The member's PIN record
+            // (its salt and PBKDF2 hash) is no data about the child and stays out.
+            Source(paged: true, bytesBounded: true) { after, limit in
                 PostgresQuery(
                     unsafeSQL: """
-                        SELECT zone_name, record_name,
-                            CASE WHEN record_type = ANY(\(registryTypes)) THEN 'records/' || record_type ELSE 'records/custom' END,
-                            json_build_object('zoneName', zone_name,
-                            'recordName', record_name, 'recordType', record_type, 'fields', fields, 'createdAt', \(i("created_at")),
-                            'createdBy', created_by, 'modifiedAt', \(i("modified_at")), 'modifiedBy', modified_by, 'modifiedRole', modified_role)::text
-                        FROM records
-                        WHERE family_id = $1 AND NOT deleted AND \(scope.zones("zone_name")) AND (zone_name, record_name) > ($2, $3)
-                        ORDER BY zone_name, record_name LIMIT \(limit)
+                        SELECT zone_name, record_name, kind, line FROM (
+                            SELECT zone_name, record_name, kind, line,
+                                coalesce(sum(octet_length(line)) OVER (ORDER BY zone_name, record_name ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
+                            FROM (
+                                SELECT zone_name, record_name,
+                                    CASE WHEN record_type = ANY(\(registryTypes)) THEN 'records/' || record_type ELSE 'records/custom' END AS kind,
+                                    json_build_object('zoneName', zone_name, 'recordName', record_name, 'recordType', record_type, 'fields', fields,
+                                        'createdAt', \(i("created_at")), 'createdBy', created_by, 'modifiedAt', \(i("modified_at")),
+                                        'modifiedBy', modified_by, 'modifiedRole', modified_role)::text AS line
+                                FROM records
+                                WHERE family_id = $1 AND NOT deleted AND \(scope.zones("zone_name")) AND (zone_name, record_name) > ($2, $3)
+                                    AND NOT (record_type = 'DeviceSettings' AND record_name = '\(ParentPIN.recordName)')
+                                ORDER BY zone_name, record_name LIMIT \(limit)
+                            ) page
+                        ) sized
+                        WHERE before < \(Self.pageBytes)
+                        ORDER BY zone_name, record_name
                         """,
                     binds: Self.binds(family, after?.0 ?? "", after?.1 ?? "")
                 )

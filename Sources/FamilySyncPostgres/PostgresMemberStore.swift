@@ -59,7 +59,8 @@ public struct PostgresMemberStore: Sendable {
     }
 
     /// Deletes a member (§15.3): the member, its devices (revoked ones too) and the devices
-    /// invited into it, their zones and records and every row naming them, erased in this one
+    /// invited into it that have joined no member yet (one invited into it and moved since is
+    /// another member's), their zones and records and every row naming them, erased in this one
     /// transaction; acknowledged once committed.
     public func delete(familyID: UUID, memberID: UUID, by caller: AuthenticatedDevice) async throws {
         let logger = logger
@@ -70,16 +71,17 @@ public struct PostgresMemberStore: Sendable {
             let connection = family.connection
             let devices = try await connection.rows(
                 """
-                SELECT device_id FROM devices WHERE family_id = \(familyID) AND member_id = \(memberID)
-                UNION
-                SELECT device_id FROM pairings WHERE family_id = \(familyID) AND member_id = \(memberID) AND device_id IS NOT NULL
+                SELECT device_id FROM devices
+                WHERE family_id = \(familyID) AND (member_id = \(memberID) OR member_id IS NULL AND device_id IN (
+                    SELECT device_id FROM pairings WHERE family_id = \(familyID) AND member_id = \(memberID) AND device_id IS NOT NULL
+                ))
                 """,
                 logger: logger
             ).map { try $0.decode(UUID.self) }
             for device in devices { try await family.revokeDevice(device) }
-            try await family.erase(devices: devices, member: memberID)
             // Who was erased is not kept: the entry names nobody.
             try await family.audit(.memberDeleted, subjectType: "member", at: now)
+            try await family.erase(devices: devices, member: memberID)
         }
     }
 

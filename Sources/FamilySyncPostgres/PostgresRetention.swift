@@ -107,25 +107,30 @@ public struct PostgresRetention: Sendable {
         }
         let scope = family.map { "family_id = '\($0.lowercased)' AND " } ?? ""
         if let cutoff = due(.health) {
-            count += try await delete(from: "device_health_days", where: "\(scope)date <= ", bound: DailyTotals.lastEndedDate(before: cutoff), batchSize: batchSize)
-            count += try await delete(from: "device_heartbeat_gaps", where: "\(scope)ended_at < ", bound: cutoff, batchSize: batchSize)
-            count += try await delete(from: "device_errors", where: "\(scope)occurred_at < ", bound: cutoff, batchSize: batchSize)
+            let device = "family_id, device_id"
+            count += try await delete(from: "device_health_days", keys: "\(device), date", where: "\(scope)date <= ", bound: DailyTotals.lastEndedDate(before: cutoff), batchSize: batchSize)
+            count += try await delete(from: "device_heartbeat_gaps", keys: "\(device), started_at", where: "\(scope)ended_at < ", bound: cutoff, batchSize: batchSize)
+            count += try await delete(from: "device_errors", keys: "\(device), error_id", where: "\(scope)occurred_at < ", bound: cutoff, batchSize: batchSize)
         }
         if let cutoff = due(.audit) {
-            count += try await delete(from: "audit_events", where: "\(scope)at < ", bound: cutoff, batchSize: batchSize)
-            count += try await delete(from: "audit_reads", where: "\(scope)day < ", bound: cutoff, batchSize: batchSize)
+            count += try await delete(from: "audit_events", keys: "family_id, event_id", where: "\(scope)at < ", bound: cutoff, batchSize: batchSize)
+            count += try await delete(from: "audit_reads", keys: "family_id, day, reader_member_id, route", where: "\(scope)day < ", bound: cutoff, batchSize: batchSize)
         }
         return count
     }
 
-    /// Deletes the rows of `table` matching `condition` `bound`, `batchSize` a statement.
-    private func delete(from table: String, where condition: String, bound: some PostgresEncodable & Sendable, batchSize: Int) async throws -> Int {
+    /// Deletes the rows of `table` matching `condition` `bound`, `batchSize` a statement, by
+    /// their primary key (`keys`): a row's physical place is no key on a distributed table, whose
+    /// shards each number their own (deploy/citus.sql).
+    private func delete(from table: String, keys: String, where condition: String, bound: some PostgresEncodable & Sendable, batchSize: Int) async throws -> Int {
         var deleted = 0
         while true {
             let gone = try await database.rows(
                 """
                 WITH gone AS (
-                    DELETE FROM \(unescaped: table) WHERE ctid = ANY(ARRAY(SELECT ctid FROM \(unescaped: table) WHERE \(unescaped: condition)\(bound) LIMIT \(batchSize)))
+                    DELETE FROM \(unescaped: table) WHERE (\(unescaped: keys)) IN (
+                        SELECT \(unescaped: keys) FROM \(unescaped: table) WHERE \(unescaped: condition)\(bound) LIMIT \(batchSize)
+                    )
                     RETURNING 1
                 )
                 SELECT count(*)::int FROM gone

@@ -27,16 +27,24 @@ final class ExportSlots: Sendable {
         _ = running.withLock { $0.remove(family) }
     }
 
-    /// Held by the response body: released when it goes, whether or not it was ever written.
+    /// Held by the response body: released when its reading of the database ends, or when the
+    /// body goes, whether or not it was ever written.
     final class Slot: Sendable {
         private let slots: ExportSlots
         private let family: UUID
+        private let released = Atomic<Bool>(false)
 
         fileprivate init(slots: ExportSlots, family: UUID) {
             self.slots = slots
             self.family = family
         }
 
-        deinit { slots.release(family) }
+        /// Gives the slot back; once, however often called.
+        func release() {
+            guard !released.exchange(true, ordering: .relaxed) else { return }
+            slots.release(family)
+        }
+
+        deinit { release() }
     }
 }

@@ -16,13 +16,16 @@ actor TarStream {
 
     private let channel: AsyncChannel<ByteBuffer>
     private let modified: Date
+    /// Set when the export's time is up: the next send ends it.
+    private let expiry: ExportExpiry
     private var parts: [String: (bytes: [UInt8], number: Int)] = [:]
     private var order: [String] = []
     private(set) var lines: [String: Int] = [:]
 
-    init(channel: AsyncChannel<ByteBuffer>, modified: Date) {
+    init(channel: AsyncChannel<ByteBuffer>, modified: Date, expiry: ExportExpiry) {
         self.channel = channel
         self.modified = modified
+        self.expiry = expiry
     }
 
     /// Lines of `kind`, each written with its newline; a part that fills is sent.
@@ -70,7 +73,9 @@ actor TarStream {
 
     private func send(_ buffer: ByteBuffer) async throws {
         try Task.checkCancellation()
+        if expiry.isExpired { throw ExportExpired() }
         await channel.send(buffer)
+        if expiry.isExpired { throw ExportExpired() }
     }
 
     /// A ustar header: the name (at most 100 bytes, checked by `entry`), mode 0644, the

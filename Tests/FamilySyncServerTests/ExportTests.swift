@@ -129,6 +129,31 @@ import Testing
         }
     }
 
+    /// Pages of records end at 4 MiB whatever their count (a record's fields may be 256 KiB): a
+    /// family of large records comes whole, none twice; and the PIN's record stays out.
+    @Test func largeRecordsComeWholeAndThePINStaysOut() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, child) = try await server.pair(by: parent)
+            let member = try await server.memberID(of: child)
+            #expect(try await server.send(.put, "/v1/members/\(member.lowercased)/pin", credential: parent.credential, json: #"{"pin":"2468"}"#).status == .noContent)
+            let text = String(repeating: "x", count: 200_000)
+            for batch in 0..<3 {
+                let operations = (0..<8).map { index in
+                    #"{"operationType":"create","record":{"recordName":"big-\#(batch)-\#(index)","recordType":"x-note","fields":{"text":"\#(text)"}}}"#
+                }.joined(separator: ",")
+                let reply = try await server.send(.post, "/v1/zones/family/records/modify", credential: parent.credential, json: #"{"operations":[\#(operations)]}"#)
+                #expect(reply.status == .ok, "\(String(buffer: reply.body).prefix(300))")
+            }
+            let reply = try await server.send(.get, "/v1/families/me/export", credential: parent.credential)
+            #expect(reply.status == .ok)
+            let kinds = try Self.kinds(try Self.entries(Array(reply.body.readableBytesView)))
+            let names = try #require(kinds["records/custom"]).compactMap { $0["recordName"] as? String }
+            #expect(names.count == 24 && Set(names).count == 24)
+            #expect(kinds["records/DeviceSettings"]?.contains { $0["recordName"] as? String == "parent-pin" } != true)
+        }
+    }
+
     /// One export a family, and so many an instance: the next is 503 `exports_busy`.
     @Test func slotsAreOneAFamilyAndTwoAnInstanceAndGoWithTheirResponse() {
         let slots = ExportSlots(limit: 2)
@@ -140,6 +165,14 @@ import Testing
         first = nil
         #expect(slots.take(c) != nil && second != nil)
         #expect(slots.take(a) != nil, "a's slot went with its holder")
+        // Released once the export's reading ends, however often: the next is free, no other.
+        let busy = UUID()
+        let full = ExportSlots(limit: 1)
+        let held = full.take(busy)
+        held?.release()
+        held?.release()
+        let next = full.take(UUID())
+        #expect(next != nil && full.take(UUID()) == nil)
     }
 
     static func tar(_ arguments: [String]) throws -> (status: Int32, output: String) {

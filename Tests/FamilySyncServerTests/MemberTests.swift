@@ -182,6 +182,25 @@ extension TestServer {
         }
     }
 
+    /// A device invited into a member and moved to another since is the other's: deleting the
+    /// first member leaves it (and everything of it) where it is.
+    @Test func deletingAMemberLeavesADeviceInvitedIntoItAndMovedSince() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, johnny) = try await server.pair(by: parent)
+            let ann = try await server.send(.post, "/v1/members", credential: parent.credential, json: #"{"name":"Ann","role":"child"}"#).decode(MemberBody.self)
+            let invitation = try await server.send(.post, "/v1/pairings", credential: parent.credential, json: #"{"role":"child","memberId":"\#(ann.id.lowercased)"}"#).decode(CreatePairingResponse.self)
+            let (_, tablet) = try await server.accept(invitation)
+            #expect(try await server.send(.post, "/v1/pairings/\(invitation.pairing.id.lowercased)/confirm", credential: parent.credential).status == .ok)
+            let moved = try await server.send(.post, "/v1/devices/\(tablet.deviceID.lowercased)/member", credential: parent.credential, json: #"{"memberId":"\#(try await server.memberID(of: johnny).lowercased)"}"#)
+            #expect(moved.status == .ok, "\(String(buffer: moved.body))")
+            #expect(try await server.send(.delete, "/v1/members/\(ann.id.lowercased)", credential: parent.credential).status == .noContent)
+            #expect(try await server.send(.get, "/v1/devices/me", credential: tablet.credential).status == .ok, "Johnny's tablet stays")
+            let zones = try await server.send(.get, "/v1/zones", credential: parent.credential).decode(ZoneList.self).zones.map(\.zoneName)
+            #expect(zones.contains(Device.zoneName(forChild: tablet.deviceID)))
+        }
+    }
+
     /// PROTOCOL §14: at most 50 members; the 51st is refused and changes nothing.
     @Test func aFamilyHasAtMostFiftyMembers() async throws {
         try await withTestServer { server in
