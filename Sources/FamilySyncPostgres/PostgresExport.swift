@@ -157,7 +157,7 @@ public struct PostgresExport: Sendable {
             ),
             // Every live record, each type of the registry its own kind (records/UsageRecord, …);
             // a family's custom types (`x-…`, any text a parent chose) together in records/custom,
-            // so that no path in the archive comes from a client. A page ends at `pageRows` rows
+            // so that no path in the archive comes from a client. A page ends at `pageSize` rows
             // or once its lines pass `pageBytes` (a record's fields may be 256 KiB): the page's
             // first row always, then those that start within the bound. The member's PIN record
             // (its salt and PBKDF2 hash) is no data about the child and stays out.

@@ -121,4 +121,11 @@ import Testing
         tally.restore(taken)
         #expect(tally.take() == [key: 3, other: 1])
     }
+
+    /// Every route the read counts name is one the router serves, spelled as it names it: a
+    /// misspelt one would count nothing, silently.
+    @Test func theCountedRoutesAreServedRoutes() {
+        let served = Set(servedRoutes().flatMap { path, methods in methods.map { "\($0) \(path)" } })
+        #expect(ReadCountMiddleware.counted.subtracting(served).isEmpty, "\(ReadCountMiddleware.counted.subtracting(served).sorted())")
+    }
 }
