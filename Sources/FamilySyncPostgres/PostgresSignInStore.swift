@@ -79,18 +79,21 @@ public struct PostgresSignInStore: Sendable {
             try signIn.checkTakeable(at: now)
             let token = PairingToken.generate(familyID: familyID)
             let deviceID = UUID()
+            // The device joins the person who took its code: a browser is a device of a parent,
+            // not a parent of its own.
+            let taker = try await family.lockedDevice(parentDeviceID)
             var pairing = Pairing(
                 id: UUID(), familyID: familyID, role: .parent, childName: nil, storedStatus: .pending, createdBy: parentDeviceID,
-                deviceID: nil, verificationEmoji: nil, createdAt: now, expiresAt: signIn.expiresAt
+                deviceID: nil, verificationEmoji: nil, createdAt: now, expiresAt: signIn.expiresAt, memberID: taker.memberID
             )
             // The token is never shown: the device accepts by claiming with its own secret. It
             // keys the emoji, as in §3, and is kept hashed like every pairing's.
             pairing.verificationEmoji = EmojiCode.derive(token: token.token, pairingID: pairing.id, parentDeviceID: parentDeviceID, childDeviceID: deviceID)
             try await connection.rows(
                 """
-                INSERT INTO pairings (family_id, pairing_id, role, child_name, status, created_by, token_hash, created_at, expires_at, verification_emoji)
+                INSERT INTO pairings (family_id, pairing_id, role, child_name, status, created_by, token_hash, created_at, expires_at, verification_emoji, member_id)
                 VALUES (\(familyID), \(pairing.id), 'parent', NULL, 'pending', \(parentDeviceID), \(ByteBuffer(bytes: token.hash)), \(now), \(pairing.expiresAt),
-                        \(pairing.verificationEmoji))
+                        \(pairing.verificationEmoji), \(pairing.memberID))
                 """,
                 logger: logger
             )
@@ -101,7 +104,7 @@ public struct PostgresSignInStore: Sendable {
                 """,
                 logger: logger
             )
-            try await family.audit(.pairingCreated, subjectType: "pairing", subject: pairing.id.lowercased, at: now)
+            try await family.audit(.pairingCreated, member: pairing.memberID, subjectType: "pairing", subject: pairing.id.lowercased, at: now)
             return pairing
         }
     }

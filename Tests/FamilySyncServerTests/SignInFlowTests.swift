@@ -79,6 +79,9 @@ import Testing
             #expect(me.status == .active && me.role == .parent && me.platform == .web)
             let everyone = try await server.send(.get, "/v1/devices", credential: credential).decode(DeviceList.self)
             #expect(Set(everyone.devices.map(\.id)) == [parent.deviceID, device.id])
+            // A device of the person who took its code, not a parent member of its own.
+            let members = try await server.send(.get, "/v1/members", credential: parent.credential).decode(MemberList.self).members
+            #expect(me.memberId == (try await server.memberID(of: parent)) && members.count == 1, "\(members.map(\.name))")
         }
     }
 
