@@ -199,7 +199,7 @@ struct WebController {
             let pending = device.role == .child ? try await client.commands(of: device.id, status: .pending).count : 0
             rows.append(WebPages.Family.Device(
                 id: device.id.lowercased, name: device.name, isThis: device.id == me.id, memberName: device.memberId.flatMap { memberNames[$0] } ?? "-",
-                platform: device.platform.rawValue, lastSync: WebFormat.ago(device.lastSyncAt, now: now), health: health, pendingCommands: pending
+                platform: Self.platformLabel(device.platform), lastSync: WebFormat.ago(device.lastSyncAt, now: now), health: health, pendingCommands: pending
             ))
         }
         let waiting = pairings.map { pairing in

@@ -16,7 +16,9 @@ enum WebStyles {
         .emoji { font-size: 2.4rem; letter-spacing: .2em; }
         .muted { color: var(--muted); }
         .light { display: inline-block; width: .8em; height: .8em; border-radius: 50%; margin-right: .4em; vertical-align: -.05em; }
-        .light.healthy { background: var(--ok); } .light.degraded { background: var(--warn); } .light.stale, .light.unknown { background: var(--bad); }
+        /* Red only for a device that went quiet; one that never reported is not known to be broken. */
+        .light.healthy { background: var(--ok); } .light.degraded { background: var(--warn); } .light.stale { background: var(--bad); }
+        .light.unknown { background: var(--muted); }
         .qr svg { width: 220px; height: 220px; }
         button { font: inherit; padding: 6px 14px; border-radius: 6px; border: 1px solid var(--line); background: var(--card); cursor: pointer; }
         button.primary { background: var(--ink); color: #fff; border-color: var(--ink); }

@@ -117,6 +117,11 @@ final class CookieBrowser: Sendable {
                 #expect(family.html.contains(device.name.replacingOccurrences(of: "'", with: "&#39;")), "\(device.name)")
             }
             #expect(family.html.contains("Chrome on Linux"))
+            // Platforms in words; a child that never reported is unknown, a grey light, not red.
+            #expect(family.html.contains("<td>iPadOS</td>") && family.html.contains("<td>Web</td>") && !family.html.contains("<td>ipados</td>"))
+            #expect(family.html.contains("light unknown"))
+            let css = try await browser.get("/app/app.css").html
+            #expect(css.contains(".light.unknown { background: var(--muted); }") && css.contains(".light.stale { background: var(--bad); }"))
 
             // Signing out revokes the browser's device and clears its cookies.
             let signedOut = try await browser.post("/app/sign-out")
