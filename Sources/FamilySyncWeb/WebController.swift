@@ -38,6 +38,7 @@ struct WebController {
             .post("pairings/:id/confirm", use: confirmPairing)
         addMemberRoutes(to: app)
         addPrivacyRoutes(to: app)
+        addDeviceRoutes(to: app)
     }
 
     // MARK: - Pages

@@ -87,6 +87,43 @@ struct WebPages: Sendable {
         }
     }
 
+    /// `/app/devices/{id}` (PROTOCOL §10): a device's tracking health today.
+    struct DevicePage {
+        struct Gap {
+            var from: String
+            var to: String
+            var minutes: Int
+            var kind: String
+            var method: String
+        }
+
+        struct ExtensionError {
+            var when: String
+            var event: String
+            var action: String
+            var outcome: String
+            var description: String
+        }
+
+        var frame: Frame
+        var deviceID: String
+        var name: String
+        var platform: String
+        var memberName: String
+        var timeZone: String
+        var date: String
+        var status: String
+        var lastHeartbeat: String
+        var memory: String
+        var missedNotifications: Int
+        var sequenceResets: Int
+        var errorsToday: Int
+        var gapMinutes: Int
+        var timeline: String
+        var gaps: [Gap]
+        var errors: [ExtensionError]
+    }
+
     /// `/app/privacy` (PROTOCOL §15): retention, downloads, the audit log.
     struct Privacy {
         struct Kind {

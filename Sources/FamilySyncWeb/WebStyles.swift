@@ -25,6 +25,8 @@ enum WebStyles {
         form.inline { display: inline; }
         .error { border-color: var(--bad); }
         .ok { color: var(--ok); font-weight: 600; }
+        .timeline .day { fill: var(--line); } .timeline .gap.heartbeat_stale { fill: var(--bad); } .timeline .gap.session_gap { fill: var(--warn); }
+        .timeline text { font-size: 11px; fill: var(--muted); }
         input[type=number] { font: inherit; width: 7em; padding: 4px 6px; border: 1px solid var(--line); border-radius: 6px; }
         """
 }

@@ -2,7 +2,7 @@
 /// SVG, which the server draws itself. No inline script or style anywhere (the CSP forbids both).
 enum WebTemplates {
     static let all: [String: String] = [
-        "head": head, "foot": foot, "signIn": signIn, "signInCode": signInCode, "signInEmoji": signInEmoji, "family": family, "member": member, "privacy": privacy, "error": error,
+        "head": head, "foot": foot, "signIn": signIn, "signInCode": signInCode, "signInEmoji": signInEmoji, "family": family, "member": member, "privacy": privacy, "device": device, "error": error,
     ]
 
     static let head = """
@@ -61,7 +61,7 @@ enum WebTemplates {
         </table><p><a href="/app/privacy" id="privacy-link">Data, retention and the audit log</a></p></section>
         <section id="devices"><h2>Devices</h2><table>
         <tr><th>Device</th><th>Member</th><th>Platform</th><th>Last sync</th><th>Tracking</th><th>Pending commands</th></tr>
-        {{#devices}}<tr data-device="{{id}}"><td>{{name}}{{#isThis}} <span class="muted">(this browser)</span>{{/isThis}}</td><td>{{memberName}}</td><td>{{platform}}</td><td>{{lastSync}}</td>
+        {{#devices}}<tr data-device="{{id}}"><td>{{#health}}<a href="/app/devices/{{id}}">{{name}}</a>{{/health}}{{^health}}{{name}}{{/health}}{{#isThis}} <span class="muted">(this browser)</span>{{/isThis}}</td><td>{{memberName}}</td><td>{{platform}}</td><td>{{lastSync}}</td>
         <td>{{#health}}<span class="light {{health}}" aria-hidden="true"></span>{{health}}{{/health}}{{^health}}<span class="muted">not tracked</span>{{/health}}</td><td>{{pendingCommands}}</td></tr>{{/devices}}
         </table></section>
         {{> foot}}
@@ -101,6 +101,27 @@ enum WebTemplates {
         {{#devices}}<tr data-device="{{id}}"><td>{{name}}</td><td>{{platform}}</td><td>{{lastSync}}</td><td>{{shielded}}</td><td>
         <form class="inline" method="post" action="/app/devices/{{id}}/sync"><input type="hidden" name="csrf" value="{{frame.csrf}}"><input type="hidden" name="member" value="{{memberID}}"><button type="submit">Request sync</button></form></td></tr>{{/devices}}
         </table></section>
+        {{> foot}}
+        """
+
+    static let device = """
+        {{> head}}
+        <h1 id="device-name">{{name}}</h1>
+        <p>{{platform}} · {{memberName}} · {{timeZone}}</p>
+        <section id="health"><h2>Is tracking working? ({{date}})</h2>
+        <p id="status"><span class="light {{status}}" aria-hidden="true"></span><strong>{{status}}</strong>, last heartbeat {{lastHeartbeat}}</p>
+        <table><tr><th>Memory</th><th>Missed notifications</th><th>Sequence restarts</th><th>Errors today</th><th>Minutes without data</th></tr>
+        <tr><td>{{memory}}</td><td>{{missedNotifications}}</td><td>{{sequenceResets}}</td><td>{{errorsToday}}</td><td>{{gapMinutes}}</td></tr></table>
+        <p><a href="/app/devices/{{deviceID}}/health.txt" id="health-export" download>Download the diagnostics (text)</a></p></section>
+        <section id="gaps-today"><h2>Gaps today</h2>
+        {{{timeline}}}
+        <table id="gap-table"><tr><th>From</th><th>To</th><th>Minutes</th><th>What</th></tr>
+        {{#gaps}}<tr data-method="{{method}}"><td>{{from}}</td><td>{{to}}</td><td>{{minutes}}</td><td>{{kind}}</td></tr>{{/gaps}}
+        </table>{{^gaps}}<p class="muted" id="no-gaps">No gap today.</p>{{/gaps}}</section>
+        <section id="errors"><h2>The extension's last errors</h2><table>
+        <tr><th>When</th><th>Event</th><th>Action</th><th>Outcome</th><th>What it said</th></tr>
+        {{#errors}}<tr><td>{{when}}</td><td>{{event}}</td><td>{{action}}</td><td>{{outcome}}</td><td>{{description}}</td></tr>{{/errors}}
+        </table>{{^errors}}<p class="muted" id="no-errors">No error reported.</p>{{/errors}}</section>
         {{> foot}}
         """
 

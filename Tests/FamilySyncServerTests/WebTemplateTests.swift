@@ -53,6 +53,19 @@ import Testing
                     devices: [.init(id: "d1", name: "iPad", isThis: false, memberName: "-", platform: "ipados", lastSync: "never", health: nil, pendingCommands: 0)]
                 ),
             ],
+            "device": [
+                Pages.DevicePage(
+                    frame: full, deviceID: "d1", name: "iPad", platform: "iPadOS", memberName: "Johnny", timeZone: "Europe/Berlin", date: "2026-11-26",
+                    status: "healthy", lastHeartbeat: "just now", memory: "4.5 MB", missedNotifications: 1, sequenceResets: 0, errorsToday: 1, gapMinutes: 10,
+                    timeline: "<svg id=\"gaps\"></svg>", gaps: [.init(from: "10:00", to: "10:10", minutes: 10, kind: "no heartbeat", method: "heartbeat_stale")],
+                    errors: [.init(when: "just now", event: "intervalDidStart", action: "record_usage", outcome: "failed", description: "disk full")]
+                ),
+                Pages.DevicePage(
+                    frame: bare, deviceID: "d1", name: "iPad", platform: "iPadOS", memberName: "-", timeZone: "UTC", date: "2026-11-26", status: "unknown",
+                    lastHeartbeat: "never", memory: "not reported", missedNotifications: 0, sequenceResets: 0, errorsToday: 0, gapMinutes: 0,
+                    timeline: "<svg id=\"gaps\"></svg>", gaps: [], errors: []
+                ),
+            ],
             "privacy": [
                 Pages.Privacy(
                     frame: full, saved: true, maximumDays: 400,
