@@ -36,11 +36,15 @@ extension WebController {
         async let schedulesAsked = client.schedules(of: memberID)
         let (summaries, budgets, alerts, schedules) = try await (summariesAsked, budgetsAsked, alertsAsked, schedulesAsked)
         var shields: [UUID: ShieldStateBody] = [:]
-        for device in devices where device.role == .child { shields[device.id] = try await client.shieldState(of: device.id) }
+        var open: [UUID: [CommandBody]] = [:]
+        for device in devices where device.role == .child {
+            shields[device.id] = try await client.shieldState(of: device.id)
+            open[device.id] = try await client.commands(of: device.id, status: .open)
+        }
 
         let page = Self.memberPage(
-            member: member, devices: devices, dates: dates, summaries: summaries, budgets: budgets, alerts: alerts, schedules: schedules, shields: shields, now: now,
-            frame: session.frame(member.name, signedIn: true)
+            member: member, devices: devices, dates: dates, summaries: summaries, budgets: budgets, alerts: alerts, schedules: schedules, shields: shields,
+            openCommands: open, now: now, frame: session.frame(member.name, signedIn: true)
         )
         return pages.render("member", page, cookies: session.setCookies)
     }
@@ -48,7 +52,7 @@ extension WebController {
     /// What the member page shows, from the API's answers (no I/O: `WebMemberPageTests` checks it).
     static func memberPage(
         member: MemberBody, devices: [DeviceBody], dates: [String], summaries: [MemberDayBody], budgets: BudgetStatusResponse, alerts: [AlertBody],
-        schedules: [Schedule], shields: [UUID: ShieldStateBody], now: Date, frame: WebPages.Frame
+        schedules: [Schedule], shields: [UUID: ShieldStateBody], openCommands: [UUID: [CommandBody]] = [:], now: Date, frame: WebPages.Frame
     ) -> WebPages.MemberPage {
         let byDate = Dictionary(summaries.map { ($0.date, $0) }, uniquingKeysWith: { first, _ in first })
         // The platforms of the member's devices, and any its days name, in a fixed order.
@@ -95,7 +99,16 @@ extension WebController {
                 bars: categoryBars
             ).render(),
             categories: categories.map { WebPages.MemberPage.Category(category: $0.category, seconds: $0.seconds, time: BarChartSVG.duration($0.seconds), points: $0.points) },
-            apps: topApps.map { WebPages.MemberPage.App(logicalID: $0.app.logicalID, displayName: $0.app.displayName, category: $0.app.category, time: BarChartSVG.duration($0.seconds)) },
+            apps: topApps.map { app in
+                WebPages.MemberPage.App(
+                    logicalID: app.app.logicalID, displayName: app.app.displayName, category: app.app.category, time: BarChartSVG.duration(app.seconds),
+                    states: devices.filter { $0.role == .child }.map { device in
+                        WebPages.MemberPage.AppState(
+                            device: device.name, state: appState(app.app.logicalID, shield: shields[device.id], open: openCommands[device.id] ?? [])
+                        )
+                    }
+                )
+            },
             budgets: budgets.budgets.map {
                 WebPages.MemberPage.Budget(
                     budgetID: $0.budgetID, category: $0.category == "*" ? "all screen time" : $0.category, remaining: "\($0.remainingMinutes) min",
@@ -109,7 +122,8 @@ extension WebController {
             devices: devices.map { device in
                 WebPages.MemberPage.Device(
                     id: device.id.lowercased, name: device.name, platform: platformLabel(device.platform), lastSync: WebFormat.ago(device.lastSyncAt, now: now),
-                    shielded: shields[device.id].map(shieldedText) ?? "-"
+                    shielded: shields[device.id].map(shieldedText) ?? "-",
+                    pending: (openCommands[device.id] ?? []).map(commandText)
                 )
             }
         )
@@ -210,6 +224,31 @@ extension WebController {
         case .android: "Android"
         case .web: "Web"
         case .other: "Other"
+        }
+    }
+
+    /// An app on a device: a block or unblock it has not carried out yet says so (the newest
+    /// such command that names the app, or the whole device); otherwise what it shields now.
+    static func appState(_ logicalID: String, shield: ShieldStateBody?, open: [CommandBody]) -> String {
+        let naming = open.filter { ["block", "unblock"].contains($0.commandType) && (appsNamed(by: $0).map { $0.contains(logicalID) } ?? true) }
+        if let newest = naming.max(by: { $0.createdAt < $1.createdAt }) {
+            return newest.commandType == "block" ? "blocking pending" : "unblocking pending"
+        }
+        guard let shield else { return "unblocked" }
+        return shield.deviceBlocked || shield.blockedApps.contains(logicalID) ? "blocked" : "unblocked"
+    }
+
+    /// The apps a block or unblock names (`{"logicalIDs": […]}`, §7.1); nil: the whole device.
+    static func appsNamed(by command: CommandBody) -> [String]? {
+        guard case .array(let ids)? = command.payload["logicalIDs"] else { return nil }
+        return ids.compactMap { if case .string(let id) = $0 { id } else { nil } }
+    }
+
+    /// "block: tiktok", "block: the whole device", "request sync".
+    static func commandText(_ command: CommandBody) -> String {
+        switch command.commandType {
+        case "block", "unblock": "\(command.commandType): \(appsNamed(by: command).map { $0.joined(separator: ", ") } ?? "the whole device")"
+        default: command.commandType.replacingOccurrences(of: "_", with: " ")
         }
     }
 

@@ -185,6 +185,13 @@ struct WebPages: Sendable {
             var displayName: String
             var category: String
             var time: String
+            /// On each child device: blocked, blocking pending, unblocking pending, or unblocked.
+            var states: [AppState]
+        }
+
+        struct AppState {
+            var device: String
+            var state: String
         }
 
         struct Budget {
@@ -207,6 +214,8 @@ struct WebPages: Sendable {
             var platform: String
             var lastSync: String
             var shielded: String
+            /// The commands it has not carried out yet ("block: tiktok"), until it does.
+            var pending: [String]
         }
 
         struct Schedule {

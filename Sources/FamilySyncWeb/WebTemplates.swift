@@ -82,8 +82,9 @@ enum WebTemplates {
         <table id="category-table"><tr><th>Category</th><th>Time</th><th>Points</th></tr>
         {{#categories}}<tr data-category="{{category}}"><td>{{category}}</td><td data-seconds="{{seconds}}">{{time}}</td><td>{{points}}</td></tr>{{/categories}}
         </table></section>
-        <section id="apps"><h2>Top apps this week</h2><table><tr><th>App</th><th>Category</th><th>Time</th><th>On every device of {{name}}</th></tr>
-        {{#apps}}<tr data-app="{{logicalID}}"><td>{{displayName}}</td><td>{{category}}</td><td>{{time}}</td><td>
+        <section id="apps"><h2>Top apps this week</h2><table><tr><th>App</th><th>Category</th><th>Time</th><th>Now</th><th>On every device of {{name}}</th></tr>
+        {{#apps}}<tr data-app="{{logicalID}}"><td>{{displayName}}</td><td>{{category}}</td><td>{{time}}</td>
+        <td>{{#states}}<span class="state" data-state="{{state}}">{{device}}: {{state}}</span> {{/states}}</td><td>
         <form class="inline" method="post" action="/app/members/{{memberID}}/apps"><input type="hidden" name="csrf" value="{{frame.csrf}}"><input type="hidden" name="app" value="{{logicalID}}">
         <button type="submit" name="action" value="block" id="block-{{logicalID}}">Block</button> <button type="submit" name="action" value="unblock" id="unblock-{{logicalID}}">Unblock</button></form></td></tr>{{/apps}}
         </table>{{^apps}}<p class="muted">No usage this week.</p>{{/apps}}</section>
@@ -97,8 +98,9 @@ enum WebTemplates {
         <section id="schedules"><h2>Schedules</h2>
         {{#schedules}}<p data-schedule="{{scheduleID}}"><strong>{{name}}</strong> {{days}}, {{start}}–{{end}}: {{what}}{{^enabled}} <span class="muted">(off)</span>{{/enabled}}</p>{{/schedules}}
         {{^schedules}}<p class="muted">No schedule.</p>{{/schedules}}</section>
-        <section id="member-devices"><h2>Devices</h2><table><tr><th>Device</th><th>Platform</th><th>Last sync</th><th>Shielded now</th><th></th></tr>
-        {{#devices}}<tr data-device="{{id}}"><td>{{name}}</td><td>{{platform}}</td><td>{{lastSync}}</td><td>{{shielded}}</td><td>
+        <section id="member-devices"><h2>Devices</h2><table><tr><th>Device</th><th>Platform</th><th>Last sync</th><th>Shielded now</th><th>Not carried out yet</th><th></th></tr>
+        {{#devices}}<tr data-device="{{id}}"><td>{{name}}</td><td>{{platform}}</td><td>{{lastSync}}</td><td>{{shielded}}</td>
+        <td>{{#pending}}<span class="pending">{{.}}</span> {{/pending}}{{^pending}}<span class="muted">nothing</span>{{/pending}}</td><td>
         <form class="inline" method="post" action="/app/devices/{{id}}/sync"><input type="hidden" name="csrf" value="{{frame.csrf}}"><input type="hidden" name="member" value="{{memberID}}"><button type="submit">Request sync</button></form></td></tr>{{/devices}}
         </table></section>
         {{> foot}}

@@ -105,6 +105,10 @@ import Testing
                 #expect(commands.map(\.commandType) == ["block"])
                 #expect(commands.first?.payload == ["logicalIDs": .array([.string("brawl")])])
             }
+            // Until each device carries it out, the page says the block is on its way, per device.
+            let pending = try await browser.get("/app/members/\(member.lowercased)").html
+            #expect(pending.contains(#"<span class="state" data-state="blocking pending">"#), "the app's row")
+            #expect(pending.contains(#"<span class="pending">block: brawl</span>"#), "the devices' rows")
         }
     }
 
@@ -137,7 +141,10 @@ import Testing
             try await button("block", "brawl")
             let blocked = try await ShieldStateHTTPTests.shieldState(server, of: child, as: child)
             #expect(blocked.blockedApps == ["brawl", "chat"] && !blocked.deviceBlocked, "\(blocked)")
-            #expect(try await browser.get("/app/members/\(member.lowercased)").html.contains("blocked: brawl, chat"))
+            let carried = try await browser.get("/app/members/\(member.lowercased)").html
+            #expect(carried.contains("blocked: brawl, chat"))
+            #expect(!carried.contains(#"data-state="blocking pending""#) && carried.contains(#"data-state="blocked""#), "carried out: no longer pending")
+            #expect(!carried.contains(#"<span class="pending">"#))
 
             try await button("unblock", "brawl")
             let unblocked = try await ShieldStateHTTPTests.shieldState(server, of: child, as: parent)
@@ -153,5 +160,26 @@ import Testing
         #expect(svg.contains("data-label=\"Tom&#39;s &lt;day&gt;\""))
         #expect(!svg.contains("<day>"))
         #expect(BarChartSVG.duration(7800) == "2h 10m" && BarChartSVG.duration(2700) == "45m" && BarChartSVG.duration(0) == "0m")
+    }
+
+    /// An app's state on a device: a block or unblock not yet carried out (the newest naming it,
+    /// or the whole device) comes first; then what the device shields.
+    @Test func anAppsStateOnADevice() throws {
+        func command(_ type: String, _ apps: [String]?, at seconds: Int) throws -> CommandBody {
+            let payload = apps.map { #"{"logicalIDs":[\#($0.map { "\"\($0)\"" }.joined(separator: ","))]}"# } ?? "{}"
+            let json = #"{"commandId":"\#(UUID().lowercased)","targetDeviceId":"\#(UUID().lowercased)","commandType":"\#(type)","payload":\#(payload),"status":"pending","createdAt":"2026-11-26T10:00:0\#(seconds).000Z","createdBy":"\#(UUID().lowercased)","expiresAt":"2026-11-27T10:00:00.000Z"}"#
+            return try WireCoding.makeDecoder().decode(CommandBody.self, from: Data(json.utf8))
+        }
+        let state = { (apps: [String], blocked: Bool) in
+            try WireCoding.makeDecoder().decode(ShieldStateBody.self, from: Data(#"{"at":"2026-11-26T10:00:00.000Z","shielded":{"applications":[],"categories":[]},"allowOnly":null,"activeSchedules":[],"blockedApps":[\#(apps.map { "\"\($0)\"" }.joined(separator: ","))],"deviceBlocked":\#(blocked),"nextChangeAt":null,"upcomingSchedules":[]}"#.utf8))
+        }
+        #expect(WebController.appState("tiktok", shield: try state([], false), open: []) == "unblocked")
+        #expect(WebController.appState("tiktok", shield: try state(["tiktok"], false), open: []) == "blocked")
+        #expect(WebController.appState("tiktok", shield: try state([], true), open: []) == "blocked")
+        #expect(WebController.appState("tiktok", shield: try state([], false), open: [try command("block", ["tiktok"], at: 1)]) == "blocking pending")
+        #expect(WebController.appState("tiktok", shield: try state([], false), open: [try command("block", ["brawl"], at: 1)]) == "unblocked")
+        #expect(WebController.appState("tiktok", shield: try state(["tiktok"], false), open: [try command("block", nil, at: 1), try command("unblock", ["tiktok"], at: 2)]) == "unblocking pending")
+        #expect(WebController.commandText(try command("block", nil, at: 1)) == "block: the whole device")
+        #expect(WebController.commandText(try command("request_sync", nil, at: 1)) == "request sync")
     }
 }

@@ -30,9 +30,9 @@ import Testing
                 days: full ? [.init(date: "2026-11-23", label: "Mon 23", cells: ["1h"], totalSeconds: 3600, total: "1h")] : [],
                 categoryChart: "<svg id=\"categories\"></svg>",
                 categories: full ? [.init(category: "games", seconds: 60, time: "1m", points: 1)] : [],
-                apps: full ? [.init(logicalID: "tiktok", displayName: "TikTok", category: "social", time: "1h")] : [],
+                apps: full ? [.init(logicalID: "tiktok", displayName: "TikTok", category: "social", time: "1h", states: [.init(device: "iPad", state: "blocked")])] : [],
                 budgets: budgets, alerts: full ? [.init(id: "a1", message: "Over budget", when: "just now")] : [], schedules: schedules,
-                devices: full ? [.init(id: "d1", name: "iPad", platform: "iPadOS", lastSync: "just now", shielded: "nothing")] : []
+                devices: full ? [.init(id: "d1", name: "iPad", platform: "iPadOS", lastSync: "just now", shielded: "nothing", pending: budgets.first?.over == true ? ["block: tiktok"] : [])] : []
             )
         }
         return [
