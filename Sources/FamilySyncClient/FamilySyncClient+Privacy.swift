@@ -42,28 +42,11 @@ extension FamilySyncClient {
     static let exportTimeout: Duration = .seconds(3600)
 
     private func download(_ method: RequestMethod, _ path: String, to file: URL) async throws(FamilySyncError) -> ExportCounts {
-        guard let url = URL(string: serverURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path) else {
-            throw FamilySyncError.badRequest("Not a URL: \(path)")
+        let request = try makeRequest(method, path, body: Optional<NoBody>.none, accept: "application/x-tar", timeout: Self.exportTimeout)
+        _ = try await answer(request, method: method, path: path, replayable: true) { request throws(TransportFailure) in
+            try await transport.download(request, to: file)
         }
-        var headers: [(name: String, value: String)] = [("Accept", "application/x-tar")]
-        if let credential { headers.append(("Authorization", "Bearer \(credential)")) }
-        let request = TransportRequest(method: method.rawValue, url: url, headers: headers, body: nil, timeout: Self.exportTimeout)
-        var attempt = 1
-        while true {
-            let response: TransportResponse
-            do throws(TransportFailure) {
-                response = try await transport.download(request, to: file)
-            } catch {
-                throw .unavailable("The server at \(serverURL.absoluteString) could not be reached: \(error)")
-            }
-            if (200..<300).contains(response.status) { return try Self.counts(of: file) }
-            var failure = (try? WireCoding.makeDecoder().decode(ErrorResponse.self, from: response.body))?.familySyncError
-                ?? FamilySyncError(.internalError, "The server answered \(response.status) without an error body.")
-            if failure.retryAfter == nil, let seconds = response.headers["retry-after"].flatMap(Int.init) { failure.retryAfter = seconds }
-            guard let wait = OverloadRetry.wait(after: failure, attempt: attempt, replayable: true) else { throw failure }
-            do { try await Task.sleep(for: wait) } catch { throw failure }
-            attempt += 1
-        }
+        return try Self.counts(of: file)
     }
 
     /// `counts.json`, the archive's last entry: its ustar header is followed by the JSON, then the

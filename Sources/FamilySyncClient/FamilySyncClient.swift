@@ -73,6 +73,16 @@ public struct FamilySyncClient: Sendable {
     func exchange<Body: Encodable>(
         _ method: RequestMethod, _ path: String, query: [(String, String?)], body: Body?, accept: String, replayable: Bool = false
     ) async throws(FamilySyncError) -> Data {
+        let request = try makeRequest(method, path, query: query, body: body, accept: accept, timeout: Self.requestTimeout)
+        return try await answer(request, method: method, path: path, replayable: replayable) { request throws(TransportFailure) in
+            try await self.send(request, replayable: replayable)
+        }.body
+    }
+
+    /// The request of a call: its URL with the query, the credential, the body as JSON.
+    func makeRequest<Body: Encodable>(
+        _ method: RequestMethod, _ path: String, query: [(String, String?)] = [], body: Body?, accept: String, timeout: Duration
+    ) throws(FamilySyncError) -> TransportRequest {
         var components = URLComponents()
         components.queryItems = query.compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }
         // `+` is a space to some servers' query parsers; tokens and instants must arrive as sent.
@@ -90,19 +100,28 @@ public struct FamilySyncClient: Sendable {
             }
             headers.append(("Content-Type", "application/json"))
         }
-        let request = TransportRequest(method: method.rawValue, url: url, headers: headers, body: bodyData, timeout: Self.requestTimeout)
+        return TransportRequest(method: method.rawValue, url: url, headers: headers, body: bodyData, timeout: timeout)
+    }
+
+    /// `request` delivered by `deliver` until the server answers 2xx, which is returned: another
+    /// answer is thrown as its §1.1 error, unless the server shed the request, which then goes
+    /// again (`OverloadRetry`). Each attempt is reported to the observer.
+    func answer(
+        _ request: TransportRequest, method: RequestMethod, path: String, replayable: Bool,
+        via deliver: (TransportRequest) async throws(TransportFailure) -> TransportResponse
+    ) async throws(FamilySyncError) -> TransportResponse {
         var attempt = 1
         while true {
             let started = ContinuousClock.now
             let response: TransportResponse
             do throws(TransportFailure) {
-                response = try await send(request, replayable: replayable)
+                response = try await deliver(request)
             } catch {
                 observer?(RequestMetrics(method: method.rawValue, path: path, status: nil, duration: ContinuousClock.now - started))
                 throw .unavailable("The server at \(serverURL.absoluteString) could not be reached: \(error)")
             }
             observer?(RequestMetrics(method: method.rawValue, path: path, status: response.status, duration: ContinuousClock.now - started))
-            if (200..<300).contains(response.status) { return response.body }
+            if (200..<300).contains(response.status) { return response }
             var failure = (try? WireCoding.makeDecoder().decode(ErrorResponse.self, from: response.body))?.familySyncError
                 ?? FamilySyncError(.internalError, "The server answered \(response.status) without an error body.")
             if failure.retryAfter == nil, let seconds = response.headers["retry-after"].flatMap(Int.init) { failure.retryAfter = seconds }

@@ -28,11 +28,12 @@ public struct PostgresRetention: Sendable {
 
     /// The family's own settings (none set: every kind the maximum).
     public func settings(familyID: UUID) async throws -> RetentionSettings {
-        let rows = try await database.rows(
-            "SELECT \(unescaped: Self.columns.map(\.column).joined(separator: ", ")) FROM family_retention WHERE family_id = \(familyID)", logger: logger
-        )
-        guard let row = rows.first else { return RetentionSettings() }
-        return try Self.decode(row)
+        try await database.rows(Self.select(familyID), logger: logger).first.map(Self.decode) ?? RetentionSettings()
+    }
+
+    /// The family's row of settings (none: it set nothing).
+    static func select(_ familyID: UUID) -> PostgresQuery {
+        "SELECT \(unescaped: columns.map(\.column).joined(separator: ", ")) FROM family_retention WHERE family_id = \(familyID)"
     }
 
     static func decode(_ row: PostgresRow) throws -> RetentionSettings {

@@ -31,12 +31,10 @@ extension WebController {
         let timeZone = TimeZone(identifier: device.timeZone) ?? TimeZone(identifier: "UTC")!
         let dayStart = DailySummaryCalculator.interval(of: health.date, in: timeZone)?.start ?? now
         func minute(_ date: Date) -> Int { Int(date.timeIntervalSince(dayStart) / 60) }
-        func timeOfDay(_ date: Date) -> String {
-            let formatter = DateFormatter()
-            formatter.timeZone = timeZone
-            formatter.dateFormat = "HH:mm"
-            return formatter.string(from: date)
-        }
+        let formatter = DateFormatter()
+        formatter.timeZone = timeZone
+        formatter.dateFormat = "HH:mm"
+        func timeOfDay(_ date: Date) -> String { formatter.string(from: date) }
         let gaps = health.gapsToday.map { gap in
             WebPages.DevicePage.Gap(
                 from: timeOfDay(gap.start), to: timeOfDay(gap.end), minutes: gap.durationMinutes,
@@ -45,9 +43,8 @@ extension WebController {
         }
         let timeline = GapTimelineSVG(
             id: "gaps", title: "\(device.name) on \(health.date): gaps in its data",
-            gaps: health.gapsToday.map { gap in
-                .init(start: minute(gap.start), end: minute(gap.end), method: gap.detectionMethod,
-                      label: "\(timeOfDay(gap.start))–\(timeOfDay(gap.end)), \(gap.durationMinutes) min, \(gap.detectionMethod == "heartbeat_stale" ? "no heartbeat" : "no usage recorded")")
+            gaps: zip(health.gapsToday, gaps).map { gap, row in
+                .init(start: minute(gap.start), end: minute(gap.end), method: row.method, label: "\(row.from)–\(row.to), \(row.minutes) min, \(row.kind)")
             }
         ).render()
         let page = WebPages.DevicePage(

@@ -94,9 +94,9 @@ import Testing
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString).tar")
             defer { try? FileManager.default.removeItem(at: file) }
             try Data(bytes).write(to: file)
-            let listing = try Self.tar(["-tf", file.path])
+            let listing = try SystemTar.run(["-tf", file.path])
             #expect(listing.status == 0 && listing.output.split(separator: "\n").map(String.init) == entries.map(\.name), "\(listing.output)")
-            let extracted = try Self.tar(["-xOf", file.path, "manifest.json"])
+            let extracted = try SystemTar.run(["-xOf", file.path, "manifest.json"])
             #expect(extracted.status == 0 && extracted.output == entries[0].text)
         }
     }
@@ -173,17 +173,5 @@ import Testing
         held?.release()
         let next = full.take(UUID())
         #expect(next != nil && full.take(UUID()) == nil)
-    }
-
-    static func tar(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/tar")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }

@@ -35,7 +35,7 @@ import Testing
             let johnny = try await cli.ok(["export", "--member", "Johnny", "--output", "johnny.tar", "--profile", "mom", "--json"]).json()
             #expect((johnny["lines"] as? [String: Int])?["records/UsageRecord"] == 1)
             for file in ["family.tar", "johnny.tar"] {
-                let listing = try await Self.tar(["-tf", cli.directory + "/" + file])
+                let listing = try SystemTar.run(["-tf", cli.directory + "/" + file]).output
                 #expect(listing.hasPrefix("manifest.json\n") && listing.hasSuffix("counts.json\n"), "\(file): \(listing)")
             }
 
@@ -49,17 +49,5 @@ import Testing
             let members = try await cli.ok(["members", "--profile", "mom"]).stdout
             #expect(!members.contains("Johnny"), "\(members)")
         }
-    }
-
-    static func tar(_ arguments: [String]) async throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/tar")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
     }
 }
