@@ -309,6 +309,13 @@ extension FamilySyncClient {
         return try await replace(Budget.recordName(id), type: "Budget", fields: fields, in: Member.zoneName(of: member))
     }
 
+    /// Deletes a member's budget (`NOT_FOUND` for none of that id); its alerts stay.
+    public func deleteBudget(_ id: String, of member: UUID) async throws(FamilySyncError) {
+        _ = try await modify(Member.zoneName(of: member), ModifyRecordsRequest(operations: [RecordOperation(
+            operationType: .forceDelete, record: RecordInput(recordName: Budget.recordName(id), recordType: "Budget")
+        )]))
+    }
+
     /// §11: writes a member's `Schedule` record (`schedule-<scheduleID>`), replacing one of that id.
     public func setSchedule(of member: UUID, _ fields: [String: JSONValue]) async throws(FamilySyncError) -> RecordBody {
         guard case .string(let id)? = fields["scheduleID"] else { throw .badRequest("A schedule needs its scheduleID.", field: "scheduleID") }

@@ -34,7 +34,8 @@ extension WebController {
         async let budgetsAsked = client.budgetStatus(of: memberID, date: today)
         async let alertsAsked = client.alerts(of: memberID, from: dates.first!, to: today)
         async let schedulesAsked = client.schedules(of: memberID)
-        let (summaries, budgets, alerts, schedules) = try await (summariesAsked, budgetsAsked, alertsAsked, schedulesAsked)
+        async let configuredAsked = client.budgets(of: memberID)
+        let (summaries, budgets, alerts, schedules, configured) = try await (summariesAsked, budgetsAsked, alertsAsked, schedulesAsked, configuredAsked)
         var shields: [UUID: ShieldStateBody] = [:]
         var open: [UUID: [CommandBody]] = [:]
         for device in devices where device.role == .child {
@@ -43,16 +44,17 @@ extension WebController {
         }
 
         let page = Self.memberPage(
-            member: member, devices: devices, dates: dates, summaries: summaries, budgets: budgets, alerts: alerts, schedules: schedules, shields: shields,
-            openCommands: open, now: now, frame: session.frame(member.name, signedIn: true)
+            member: member, devices: devices, dates: dates, summaries: summaries, budgets: budgets, configuredBudgets: configured, alerts: alerts,
+            schedules: schedules, shields: shields, openCommands: open, now: now, timeZone: timeZone, frame: session.frame(member.name, signedIn: true)
         )
         return pages.render("member", page, cookies: session.setCookies)
     }
 
     /// What the member page shows, from the API's answers (no I/O: `WebMemberPageTests` checks it).
     static func memberPage(
-        member: MemberBody, devices: [DeviceBody], dates: [String], summaries: [MemberDayBody], budgets: BudgetStatusResponse, alerts: [AlertBody],
-        schedules: [Schedule], shields: [UUID: ShieldStateBody], openCommands: [UUID: [CommandBody]] = [:], now: Date, frame: WebPages.Frame
+        member: MemberBody, devices: [DeviceBody], dates: [String], summaries: [MemberDayBody], budgets: BudgetStatusResponse, configuredBudgets: [Budget] = [],
+        alerts: [AlertBody], schedules: [Schedule], shields: [UUID: ShieldStateBody], openCommands: [UUID: [CommandBody]] = [:], now: Date,
+        timeZone: TimeZone = TimeZone(identifier: "UTC")!, frame: WebPages.Frame
     ) -> WebPages.MemberPage {
         let byDate = Dictionary(summaries.map { ($0.date, $0) }, uniquingKeysWith: { first, _ in first })
         // The platforms of the member's devices, and any its days name, in a fixed order.
@@ -87,7 +89,7 @@ extension WebController {
         let topApps = apps.values.sorted { $0.seconds != $1.seconds ? $0.seconds > $1.seconds : $0.app.logicalID < $1.app.logicalID }.prefix(10)
         let total = bars.reduce(0) { $0 + $1.total }
         return WebPages.MemberPage(
-            frame: frame, memberID: member.id.lowercased, name: member.name, platformSplit: split.isEmpty ? "no devices" : split.joined(separator: " | "),
+            frame: frame, memberID: member.id.lowercased, name: member.name, timeZone: timeZone.identifier, platformSplit: split.isEmpty ? "no devices" : split.joined(separator: " | "),
             weekChart: BarChartSVG(
                 id: "week-chart", title: "\(member.name)'s screen time, \(dayLabel(dates.first!)) to \(dayLabel(dates.last!))",
                 description: "Bars by day, split by platform; \(BarChartSVG.duration(total)) in all. The table below has the same figures.", bars: bars
@@ -109,10 +111,12 @@ extension WebController {
                     }
                 )
             },
-            budgets: budgets.budgets.map {
-                WebPages.MemberPage.Budget(
-                    budgetID: $0.budgetID, category: $0.category == "*" ? "all screen time" : $0.category, remaining: "\($0.remainingMinutes) min",
-                    budget: "\($0.budgetMinutes) min", over: $0.isOverBudget
+            budgets: configuredBudgets.sorted { $0.budgetID < $1.budgetID }.map { budget in
+                let status = budgets.budgets.first { $0.budgetID == budget.budgetID }
+                return WebPages.MemberPage.Budget(
+                    budgetID: budget.budgetID, category: budget.scope == .all ? "all screen time" : categoryLabel(budget.categoryValue),
+                    allowance: allowanceText(budget, on: dates.last!), remaining: status.map { "\($0.remainingMinutes) min" }, budget: status.map { "\($0.budgetMinutes) min" } ?? "",
+                    over: status?.isOverBudget ?? false, enabled: budget.enabled
                 )
             },
             alerts: alerts.filter { $0.dismissedAt == nil }.map {
@@ -187,11 +191,21 @@ extension WebController {
         let targets = schedule.applications + schedule.categories.map(\.rawValue)
         let list = targets.isEmpty ? "everything" : targets.joined(separator: ", ")
         let what = schedule.mode == .allowOnly ? "allows only \(list)" : "shields \(list)"
-        func time(_ value: Schedule.TimeOfDay) -> String { String(format: "%02d:%02d", value.hour, value.minute) }
         return WebPages.MemberPage.Schedule(
-            scheduleID: schedule.scheduleID, name: schedule.name, enabled: schedule.enabled, days: days, start: time(schedule.start), end: time(schedule.end),
+            scheduleID: schedule.scheduleID, name: schedule.name, enabled: schedule.enabled, days: days, start: clock(schedule.start), end: clock(schedule.end),
             what: what
         )
+    }
+
+    /// "60 min a day, Sat 120 min", or "30 h a month (60 min a day in November)".
+    static func allowanceText(_ budget: Budget, on date: String) -> String {
+        switch budget.period {
+        case .monthly:
+            return "\(budget.monthlyHours ?? 0) h a month (\(budget.allowanceMinutes(on: date) ?? 0) min today)"
+        case .daily:
+            let days = zip(Budget.weekdays, ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]).compactMap { key, label in budget.weekdayMinutes[key].map { "\(label) \($0) min" } }
+            return ([budget.dailyMinutes.map { "\($0) min a day" }].compactMap { $0 } + days).joined(separator: ", ")
+        }
     }
 
     /// The seven dates (`YYYY-MM-DD`) ending with `now`'s in `timeZone`.

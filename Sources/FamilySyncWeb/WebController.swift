@@ -37,6 +37,8 @@ struct WebController {
             .post("sign-out", use: signOut)
             .post("pairings/:id/confirm", use: confirmPairing)
         addMemberRoutes(to: app)
+        addBudgetRoutes(to: app)
+        addScheduleRoutes(to: app)
         addPrivacyRoutes(to: app)
         addDeviceRoutes(to: app)
     }

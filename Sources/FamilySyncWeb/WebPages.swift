@@ -197,9 +197,13 @@ struct WebPages: Sendable {
         struct Budget {
             var budgetID: String
             var category: String
-            var remaining: String
+            /// "60 min a day", "30 h a month (60 min today)".
+            var allowance: String
+            /// Today's: nil for a budget that is off.
+            var remaining: String?
             var budget: String
             var over: Bool
+            var enabled: Bool
         }
 
         struct Alert {
@@ -232,6 +236,8 @@ struct WebPages: Sendable {
         var frame: Frame
         var memberID: String
         var name: String
+        /// The member's days and schedules are read in it.
+        var timeZone: String
         var platformSplit: String
         var weekChart: String
         var platforms: [Series]

@@ -28,6 +28,17 @@ enum WebStyles {
         .timeline .day { fill: var(--line); } .timeline .gap.heartbeat_stale { fill: var(--bad); } .timeline .gap.session_gap { fill: var(--warn); }
         .timeline text { font-size: 11px; fill: var(--muted); }
         input[type=number] { font: inherit; width: 7em; padding: 4px 6px; border: 1px solid var(--line); border-radius: 6px; }
+        input:not([type]), input[type=time], select { font: inherit; padding: 4px 6px; border: 1px solid var(--muted); border-radius: 6px; max-width: 100%; }
+        input[type=number] { border-color: var(--muted); }
+        fieldset { border: 1px solid var(--line); border-radius: 8px; margin: 0 0 12px; padding: 8px 12px; }
+        legend { font-weight: 600; padding: 0 4px; }
+        label.choice { white-space: nowrap; margin-right: .6em; }
+        .weekdays input[type=number] { width: 5em; margin-right: .6em; }
+        .field-error { display: block; color: var(--bad); font-weight: 600; }
+        [aria-invalid=true] { border: 2px solid var(--bad); }
+        a.button { display: inline-block; padding: 6px 14px; border-radius: 6px; border: 1px solid var(--ink); color: var(--ink); text-decoration: none; }
+        .row { border-bottom: 1px solid var(--line); padding: 4px 0; } .row p { margin: 4px 0; }
+        .over { color: var(--bad); font-weight: 600; }
         """
 }
 

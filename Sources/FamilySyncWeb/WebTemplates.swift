@@ -3,6 +3,7 @@
 enum WebTemplates {
     static let all: [String: String] = [
         "head": head, "foot": foot, "signIn": signIn, "signInCode": signInCode, "signInEmoji": signInEmoji, "family": family, "member": member, "privacy": privacy, "device": device, "error": error,
+        "budgetForm": budgetForm, "scheduleForm": scheduleForm, "formError": formError,
     ]
 
     static let head = """
@@ -88,16 +89,23 @@ enum WebTemplates {
         <form class="inline" method="post" action="/app/members/{{memberID}}/apps"><input type="hidden" name="csrf" value="{{frame.csrf}}"><input type="hidden" name="app" value="{{logicalID}}">
         <button type="submit" name="action" value="block" id="block-{{logicalID}}">Block</button> <button type="submit" name="action" value="unblock" id="unblock-{{logicalID}}">Unblock</button></form></td></tr>{{/apps}}
         </table>{{^apps}}<p class="muted">No usage this week.</p>{{/apps}}</section>
-        <section id="budgets"><h2>Budgets today</h2>
-        {{#budgets}}<p data-budget="{{budgetID}}"><strong>{{remaining}}</strong> left of {{budget}} ({{category}}{{#over}}, over budget{{/over}})</p>{{/budgets}}
-        {{^budgets}}<p class="muted">No budget set.</p>{{/budgets}}</section>
+        <section id="budgets"><h2>Budgets</h2>
+        {{#budgets}}<div class="row" data-budget="{{budgetID}}"><p><strong>{{category}}</strong>: {{allowance}}.
+        {{#remaining}}Today <strong>{{remaining}}</strong> left of {{budget}}{{#over}}, <span class="over">over budget</span>{{/over}}.{{/remaining}}{{^enabled}} <span class="muted">(off)</span>{{/enabled}}</p>
+        <p><a href="/app/members/{{memberID}}/budgets/{{budgetID}}" id="edit-budget-{{budgetID}}">Edit</a>
+        <form class="inline" method="post" action="/app/members/{{memberID}}/budgets/{{budgetID}}/delete"><input type="hidden" name="csrf" value="{{frame.csrf}}"><button type="submit" id="delete-budget-{{budgetID}}">Delete</button></form></p></div>{{/budgets}}
+        {{^budgets}}<p class="muted">No budget set.</p>{{/budgets}}
+        <p><a class="button" href="/app/members/{{memberID}}/budgets/new" id="new-budget">Add a budget</a></p></section>
         <section id="alerts"><h2>Alerts</h2>
         {{#alerts}}<div data-alert="{{id}}"><p>{{message}} <span class="muted">{{when}}</span></p>
         <form class="inline" method="post" action="/app/alerts/{{id}}/dismiss"><input type="hidden" name="csrf" value="{{frame.csrf}}"><button type="submit" id="dismiss-{{id}}">Dismiss</button></form></div>{{/alerts}}
         {{^alerts}}<p class="muted" id="no-alerts">No alerts.</p>{{/alerts}}</section>
-        <section id="schedules"><h2>Schedules</h2>
-        {{#schedules}}<p data-schedule="{{scheduleID}}"><strong>{{name}}</strong> {{days}}, {{start}}–{{end}}: {{what}}{{^enabled}} <span class="muted">(off)</span>{{/enabled}}</p>{{/schedules}}
-        {{^schedules}}<p class="muted">No schedule.</p>{{/schedules}}</section>
+        <section id="schedules"><h2>Schedules <span class="muted">({{timeZone}})</span></h2>
+        {{#schedules}}<div class="row" data-schedule="{{scheduleID}}"><p><strong>{{name}}</strong> {{days}}, {{start}}–{{end}}: {{what}}{{^enabled}} <span class="muted">(off)</span>{{/enabled}}</p>
+        <p><a href="/app/members/{{memberID}}/schedules/{{scheduleID}}" id="edit-schedule-{{scheduleID}}">Edit</a>
+        <form class="inline" method="post" action="/app/members/{{memberID}}/schedules/{{scheduleID}}/delete"><input type="hidden" name="csrf" value="{{frame.csrf}}"><button type="submit" id="delete-schedule-{{scheduleID}}">Delete</button></form></p></div>{{/schedules}}
+        {{^schedules}}<p class="muted">No schedule.</p>{{/schedules}}
+        <p><a class="button" href="/app/members/{{memberID}}/schedules/new" id="new-schedule">Add a schedule</a></p></section>
         <section id="member-devices"><h2>Devices</h2><table><tr><th>Device</th><th>Platform</th><th>Last sync</th><th>Shielded now</th><th>Not carried out yet</th><th></th></tr>
         {{#devices}}<tr data-device="{{id}}"><td>{{name}}</td><td>{{platform}}</td><td>{{lastSync}}</td><td>{{shielded}}</td>
         <td>{{#pending}}<span class="pending">{{.}}</span> {{/pending}}{{^pending}}<span class="muted">nothing</span>{{/pending}}</td><td>
@@ -147,6 +155,71 @@ enum WebTemplates {
         <tr><th>When</th><th>Who</th><th>From</th><th>What</th><th>Of</th><th>For</th></tr>
         {{#events}}<tr data-event="{{id}}"><td>{{when}}</td><td>{{who}}</td><td>{{address}}</td><td>{{action}}</td><td>{{subject}}</td><td>{{concerns}}</td></tr>{{/events}}
         </table>{{^events}}<p class="muted" id="no-events">Nothing yet.</p>{{/events}}</section>
+        {{> foot}}
+        """
+
+    /// A refusal that names no field of the form, above it.
+    static let formError = """
+        {{#error}}<p class="error" id="form-error" role="alert">{{error}}</p>{{/error}}
+        """
+
+    static let budgetForm = """
+        {{> head}}
+        <h1>{{#isNew}}New budget{{/isNew}}{{^isNew}}Edit budget{{/isNew}} for {{memberName}}</h1>
+        <section><form method="post" action="/app/members/{{memberID}}/budgets" novalidate>{{> formError}}
+        <input type="hidden" name="csrf" value="{{frame.csrf}}"><input type="hidden" name="budgetID" value="{{budgetID}}">
+        <p><label for="category">What it counts</label><br><select id="category" name="category"{{#category.error}} aria-invalid="true" aria-describedby="error-category"{{/category.error}}>
+        {{#categories}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/categories}}</select>
+        {{#category.error}}<span class="field-error" id="error-category">{{category.error}}</span>{{/category.error}}</p>
+        <fieldset><legend>Allowance</legend>
+        {{#periods}}<label class="choice"><input type="radio" name="period" value="{{value}}" id="period-{{value}}"{{#selected}} checked{{/selected}}> {{label}}</label> {{/periods}}
+        {{#period.error}}<span class="field-error" id="error-period">{{period.error}}</span>{{/period.error}}
+        <p><label for="dailyMinutes">Minutes a day</label><br><input type="number" inputmode="numeric" id="dailyMinutes" name="dailyMinutes" value="{{dailyMinutes.value}}"{{#dailyMinutes.error}} aria-invalid="true" aria-describedby="error-dailyMinutes"{{/dailyMinutes.error}}>
+        {{#dailyMinutes.error}}<span class="field-error" id="error-dailyMinutes">{{dailyMinutes.error}}</span>{{/dailyMinutes.error}}</p>
+        <fieldset class="weekdays"><legend>Other minutes on some days (empty: minutes a day)</legend>
+        {{#weekdays}}<label for="minutes-{{key}}">{{label}}</label> <input type="number" inputmode="numeric" id="minutes-{{key}}" name="{{key}}" value="{{field.value}}"> {{/weekdays}}
+        {{#weekdayMinutes.error}}<span class="field-error" id="error-weekdayMinutes">{{weekdayMinutes.error}}</span>{{/weekdayMinutes.error}}</fieldset>
+        <p><label for="monthlyHours">Hours a month</label><br><input type="number" inputmode="numeric" id="monthlyHours" name="monthlyHours" value="{{monthlyHours.value}}" aria-describedby="monthly-formula"{{#monthlyHours.error}} aria-invalid="true"{{/monthlyHours.error}}>
+        {{#monthlyHours.error}}<span class="field-error" id="error-monthlyHours">{{monthlyHours.error}}</span>{{/monthlyHours.error}}
+        <br><span class="muted" id="monthly-formula">Spread evenly over the month's days: {{monthlyFormula}}</span></p></fieldset>
+        <p><label for="alertAtPercent">Alert at (percent of the allowance)</label><br><input id="alertAtPercent" name="alertAtPercent" value="{{alertAtPercent.value}}"{{#alertAtPercent.error}} aria-invalid="true" aria-describedby="error-alertAtPercent"{{/alertAtPercent.error}}>
+        {{#alertAtPercent.error}}<span class="field-error" id="error-alertAtPercent">{{alertAtPercent.error}}</span>{{/alertAtPercent.error}}</p>
+        <p><label class="choice"><input type="checkbox" id="isExcluded" name="isExcluded"{{#isExcluded.checked}} checked{{/isExcluded.checked}}> This category does not count towards the all-screen-time budget</label>
+        {{#isExcluded.error}}<span class="field-error" id="error-isExcluded">{{isExcluded.error}}</span>{{/isExcluded.error}}</p>
+        <p><label class="choice"><input type="checkbox" id="enabled" name="enabled"{{#enabled.checked}} checked{{/enabled.checked}}> On</label></p>
+        <p><button class="primary" type="submit" id="save-budget">Save</button> <a href="/app/members/{{memberID}}#budgets">Cancel</a></p>
+        </form></section>
+        {{> foot}}
+        """
+
+    static let scheduleForm = """
+        {{> head}}
+        <h1>{{#isNew}}New schedule{{/isNew}}{{^isNew}}Edit schedule{{/isNew}} for {{memberName}}</h1>
+        <section><form method="post" action="/app/members/{{memberID}}/schedules" novalidate>{{> formError}}
+        <input type="hidden" name="csrf" value="{{frame.csrf}}"><input type="hidden" name="scheduleID" value="{{scheduleID}}">
+        <p><label for="name">Name</label><br><input id="name" name="name" value="{{name.value}}"{{#name.error}} aria-invalid="true" aria-describedby="error-name"{{/name.error}}>
+        {{#name.error}}<span class="field-error" id="error-name">{{name.error}}</span>{{/name.error}}</p>
+        <fieldset><legend>Days it starts on</legend>
+        {{#days}}<label class="choice"><input type="checkbox" name="weekdays[]" value="{{number}}" id="day-{{number}}"{{#checked}} checked{{/checked}}> {{label}}</label> {{/days}}
+        {{#weekdays.error}}<span class="field-error" id="error-weekdays">{{weekdays.error}}</span>{{/weekdays.error}}</fieldset>
+        <fieldset><legend>Hours, in {{memberName}}'s time zone ({{timeZone}})</legend>
+        <label for="intervalStart">From</label> <input type="time" id="intervalStart" name="intervalStart" value="{{intervalStart.value}}"{{#intervalStart.error}} aria-invalid="true" aria-describedby="error-intervalStart"{{/intervalStart.error}}>
+        <label for="intervalEnd">to</label> <input type="time" id="intervalEnd" name="intervalEnd" value="{{intervalEnd.value}}"{{#intervalEnd.error}} aria-invalid="true" aria-describedby="error-intervalEnd"{{/intervalEnd.error}}>
+        {{#intervalStart.error}}<span class="field-error" id="error-intervalStart">{{intervalStart.error}}</span>{{/intervalStart.error}}
+        {{#intervalEnd.error}}<span class="field-error" id="error-intervalEnd">{{intervalEnd.error}}</span>{{/intervalEnd.error}}
+        <br><span class="muted">An end before the start runs past midnight (21:00 to 07:00) and belongs to the day it starts on.</span></fieldset>
+        <fieldset><legend>What it does</legend>
+        {{#modes}}<label class="choice"><input type="radio" name="mode" value="{{value}}" id="mode-{{value}}"{{#selected}} checked{{/selected}}> {{label}}</label><br>{{/modes}}
+        {{#mode.error}}<span class="field-error" id="error-mode">{{mode.error}}</span>{{/mode.error}}
+        <p><label for="applications">Apps (their ids, separated by commas)</label><br><input id="applications" name="applications" value="{{applications.value}}"{{#applications.error}} aria-invalid="true" aria-describedby="error-applications"{{/applications.error}}>
+        {{#applications.error}}<span class="field-error" id="error-applications">{{applications.error}}</span>{{/applications.error}}</p>
+        <fieldset><legend>Categories</legend>{{#categoryChoices}}<label class="choice"><input type="checkbox" name="categories[]" value="{{value}}" id="category-{{value}}"{{#selected}} checked{{/selected}}> {{label}}</label> {{/categoryChoices}}
+        {{#categories.error}}<span class="field-error" id="error-categories">{{categories.error}}</span>{{/categories.error}}</fieldset></fieldset>
+        <p><label for="warningTimeMinutes">Minutes of warning before it starts</label><br><input type="number" inputmode="numeric" id="warningTimeMinutes" name="warningTimeMinutes" value="{{warningTimeMinutes.value}}"{{#warningTimeMinutes.error}} aria-invalid="true" aria-describedby="error-warningTimeMinutes"{{/warningTimeMinutes.error}}>
+        {{#warningTimeMinutes.error}}<span class="field-error" id="error-warningTimeMinutes">{{warningTimeMinutes.error}}</span>{{/warningTimeMinutes.error}}</p>
+        <p><label class="choice"><input type="checkbox" id="enabled" name="enabled"{{#enabled.checked}} checked{{/enabled.checked}}> On</label></p>
+        <p><button class="primary" type="submit" id="save-schedule">Save</button> <a href="/app/members/{{memberID}}#schedules">Cancel</a></p>
+        </form></section>
         {{> foot}}
         """
 

@@ -84,7 +84,7 @@ import Testing
             let status = try await server.send(.get, "/v1/members/\(member.lowercased)/budget-status?date=\(dates.last!)", credential: parent.credential)
                 .decode(BudgetStatusResponse.self)
             let games = try #require(status.budgets.first { $0.budgetID == "games" })
-            #expect(page.html.contains(#"<p data-budget="games"><strong>\#(games.remainingMinutes) min</strong> left of 60 min"#))
+            #expect(page.html.contains(#"<div class="row" data-budget="games"><p><strong>Reward</strong>: 60 min a day.\#nToday <strong>\#(games.remainingMinutes) min</strong> left of 60 min"#))
 
             // Dismissing the alert from the page dismisses it in the API.
             #expect(page.html.contains("Half an hour of games"))

@@ -20,12 +20,14 @@ import Testing
         let schedule = Member.Schedule(scheduleID: "s1", name: "Bedtime", enabled: true, days: "every day", start: "21:00", end: "07:00", what: "shields tiktok")
         var off = schedule
         off.enabled = false
-        let budget = Member.Budget(budgetID: "b1", category: "games", remaining: "5 min", budget: "60 min", over: true)
+        let budget = Member.Budget(budgetID: "b1", category: "games", allowance: "60 min a day", remaining: "5 min", budget: "60 min", over: true, enabled: true)
         var under = budget
         under.over = false
+        under.remaining = nil
+        under.enabled = false
         func member(_ frame: Pages.Frame, full: Bool, schedules: [Member.Schedule], budgets: [Member.Budget]) -> Member {
             Member(
-                frame: frame, memberID: "m1", name: "Johnny", platformSplit: "iPadOS 1h", weekChart: "<svg id=\"week\"></svg>",
+                frame: frame, memberID: "m1", name: "Johnny", timeZone: "Europe/Berlin", platformSplit: "iPadOS 1h", weekChart: "<svg id=\"week\"></svg>",
                 platforms: full ? [.init(series: "ipados", label: "iPadOS")] : [],
                 days: full ? [.init(date: "2026-11-23", label: "Mon 23", cells: ["1h"], totalSeconds: 3600, total: "1h")] : [],
                 categoryChart: "<svg id=\"categories\"></svg>",
@@ -83,8 +85,39 @@ import Testing
                 member(bare, full: false, schedules: [], budgets: []),
                 member(bare, full: true, schedules: [off], budgets: [under]),
             ],
+            "budgetForm": [budgetForm(full, refused: true), budgetForm(bare, refused: false)],
+            "scheduleForm": [scheduleForm(full, refused: true), scheduleForm(bare, refused: false)],
             "error": [Pages.Failure(frame: bare, code: "NOT_FOUND", reason: "No such member."), Pages.Failure(frame: full, code: "NOT_FOUND", reason: "Gone.")],
         ]
+    }
+
+    /// A budget form: every field refused, or none; choices chosen or not.
+    static func budgetForm(_ frame: Pages.Frame, refused: Bool) -> Pages.BudgetForm {
+        var page = Pages.BudgetForm(
+            frame: frame, memberID: "m1", memberName: "Johnny", budgetID: refused ? "" : "all", isNew: refused, error: refused ? "Not saved." : nil,
+            categories: [.init(value: "*", label: "All", selected: true), .init(value: "gaming", label: "Gaming", selected: false)],
+            periods: [.init(value: "daily", label: "Daily", selected: refused), .init(value: "monthly", label: "Monthly", selected: !refused)],
+            weekdays: [.init(key: "mon", label: "Monday", field: WebField("30"))], monthlyFormula: "30 h"
+        )
+        for path in Pages.BudgetForm.fields.values {
+            page[keyPath: path] = WebField(refused ? "on" : "")
+            if refused { page[keyPath: path].error = "Wrong." }
+        }
+        return page
+    }
+
+    static func scheduleForm(_ frame: Pages.Frame, refused: Bool) -> Pages.ScheduleForm {
+        var page = Pages.ScheduleForm(
+            frame: frame, memberID: "m1", memberName: "Johnny", timeZone: "UTC", scheduleID: refused ? "" : "bedtime", isNew: refused,
+            error: refused ? "Not saved." : nil, days: [.init(number: 1, label: "Monday", checked: true), .init(number: 2, label: "Tuesday", checked: false)],
+            modes: [.init(value: "shield", label: "Shield", selected: refused), .init(value: "allowOnly", label: "Allow", selected: !refused)],
+            categoryChoices: [.init(value: "gaming", label: "Gaming", selected: refused), .init(value: "learning", label: "Learning", selected: !refused)]
+        )
+        for path in Pages.ScheduleForm.fields.values {
+            page[keyPath: path] = WebField(refused ? "on" : "")
+            if refused { page[keyPath: path].error = "Wrong." }
+        }
+        return page
     }
 
     /// The pages: every template no other template includes.

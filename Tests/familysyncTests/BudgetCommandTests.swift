@@ -61,6 +61,13 @@ import Testing
             #expect(reported.contains("Reported: Half an hour of games"), "\(reported)")
             let today = try await cli.ok(["alerts", "--member", "Johnny", "--profile", "mom"]).stdout
             #expect(today.contains("threshold") && today.contains("Half an hour of games"), "\(today)")
+
+            // Removed: the budget is gone, its alerts stay.
+            #expect(try await cli.ok(["budgets", "remove", "reward", "--member", "Johnny", "--profile", "mom"]).stdout.contains("Removed Johnny's budget reward."))
+            #expect(!(try await cli.ok(["budgets", "--member", "Johnny", "--profile", "mom"]).stdout.contains("reward")))
+            #expect(try await cli.ok(["alerts", "--member", "Johnny", "--from", day, "--to", day, "--profile", "mom"]).stdout.contains("budget 100%"))
+            let again = try await cli.run(["budgets", "remove", "reward", "--member", "Johnny", "--profile", "mom"])
+            #expect(again.status == 1 && again.stderr.contains("NOT_FOUND"), "\(again.stderr)")
         }
     }
 

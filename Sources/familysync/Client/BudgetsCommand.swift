@@ -9,7 +9,7 @@ struct BudgetsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "budgets",
         abstract: "A member's budgets (PROTOCOL §9.3): set one, list them.",
-        subcommands: [List.self, Set.self],
+        subcommands: [List.self, Set.self, Remove.self],
         defaultSubcommand: List.self
     )
 
@@ -99,6 +99,24 @@ struct BudgetsCommand: AsyncParsableCommand {
                 fields["weekdayMinutes"] = .object(map)
             }
             return fields
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a member's budget (parent); its alerts stay.")
+
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "The budget's id (familysync budgets list shows them).")
+        var id: String
+        @Option(help: "The member: its name or id.")
+        var member: String
+
+        func run() async throws {
+            let context = try options.context()
+            let (_, client) = try context.device(as: .parent, for: "removing a budget")
+            let target = try await MemberOption.find(member, client)
+            try await client.deleteBudget(id, of: target.id)
+            context.output.line("Removed \(target.name)'s budget \(id).")
         }
     }
 }

@@ -1,0 +1,78 @@
+/// The dashboard's form pages: each field as typed and its reason when refused (`WebField`).
+extension WebPages {
+    /// `/app/members/{id}/budgets/…` (PROTOCOL §9.3).
+    struct BudgetForm: WebFormPage {
+        struct Weekday {
+            var key: String
+            var label: String
+            var field: WebField
+        }
+
+        var frame: Frame
+        var memberID: String
+        var memberName: String
+        /// The budget's id when editing one; "" for a new budget.
+        var budgetID: String
+        var isNew: Bool
+        var error: String?
+        var categories: [WebOption]
+        var category = WebField()
+        var periods: [WebOption]
+        var period = WebField()
+        var dailyMinutes = WebField()
+        var weekdays: [Weekday]
+        /// Where a reason about the weekday minutes as a whole goes.
+        var weekdayMinutes = WebField()
+        var monthlyHours = WebField()
+        /// "30 h a month is 60 min a day in November (30 days)": the seed's formula, worked.
+        var monthlyFormula: String
+        var alertAtPercent = WebField()
+        var isExcluded = WebField()
+        var enabled = WebField()
+
+        static var fields: [String: WritableKeyPath<Self, WebField>] {
+            [
+            "category": \.category, "period": \.period, "dailyMinutes": \.dailyMinutes, "weekdayMinutes": \.weekdayMinutes,
+            "monthlyHours": \.monthlyHours, "alertAtPercent": \.alertAtPercent, "isExcluded": \.isExcluded, "enabled": \.enabled,
+            ]
+        }
+    }
+
+    /// `/app/members/{id}/schedules/…` (PROTOCOL §11).
+    struct ScheduleForm: WebFormPage {
+        struct Day {
+            var number: Int
+            var label: String
+            var checked: Bool
+        }
+
+        var frame: Frame
+        var memberID: String
+        var memberName: String
+        /// The member's time zone, in which the times are read.
+        var timeZone: String
+        var scheduleID: String
+        var isNew: Bool
+        var error: String?
+        var name = WebField()
+        var days: [Day]
+        var weekdays = WebField()
+        var intervalStart = WebField()
+        var intervalEnd = WebField()
+        var modes: [WebOption]
+        var mode = WebField()
+        var applications = WebField()
+        var categoryChoices: [WebOption]
+        var categories = WebField()
+        var warningTimeMinutes = WebField()
+        var enabled = WebField()
+
+        static var fields: [String: WritableKeyPath<Self, WebField>] {
+            [
+            "name": \.name, "weekdays": \.weekdays, "intervalStart": \.intervalStart, "intervalEnd": \.intervalEnd, "mode": \.mode,
+            "applications": \.applications, "categories": \.categories, "warningTimeMinutes": \.warningTimeMinutes, "enabled": \.enabled,
+            "scheduleID": \.name,
+            ]
+        }
+    }
+}
