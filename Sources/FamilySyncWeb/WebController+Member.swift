@@ -9,7 +9,6 @@ import Hummingbird
 extension WebController {
     func addMemberRoutes(to app: RouterGroup<Context>) {
         app.get("members/:id", use: memberPage)
-            .post("members/:id/apps", use: blockApp)
             .post("alerts/:id/dismiss", use: dismissAlert)
             .post("devices/:id/sync", use: requestSync)
     }
@@ -103,7 +102,7 @@ extension WebController {
             categories: categories.map { WebPages.MemberPage.Category(category: $0.category, seconds: $0.seconds, time: BarChartSVG.duration($0.seconds), points: $0.points) },
             apps: topApps.map { app in
                 WebPages.MemberPage.App(
-                    logicalID: app.app.logicalID, displayName: app.app.displayName, category: app.app.category, time: BarChartSVG.duration(app.seconds),
+                    logicalID: app.app.logicalID, path: pathSegment(app.app.logicalID), displayName: app.app.displayName, category: app.app.category, time: BarChartSVG.duration(app.seconds),
                     states: devices.filter { $0.role == .child }.map { device in
                         WebPages.MemberPage.AppState(
                             device: device.name, state: appState(app.app.logicalID, shield: shields[device.id], open: openCommands[device.id] ?? [])
@@ -133,36 +132,10 @@ extension WebController {
         )
     }
 
-    /// The member page's app form: the app's logical id, and the button pressed.
-    struct AppForm: WebForm {
-        var csrf: String?
-        var app: String?
-        /// `block` or `unblock`.
-        var action: String?
-    }
-
     /// A device's sync button: `member`, the page to go back to.
     struct SyncForm: WebForm {
         var csrf: String?
         var member: String?
-    }
-
-    /// `POST /app/members/{id}/apps` (`app`, `action` block or unblock): the command to each of
-    /// the member's child devices.
-    @Sendable func blockApp(_ request: Request, context: Context) async throws -> Response {
-        let session = WebSession(request, cookies)
-        let form = try await session.checkForm(request, as: AppForm.self)
-        guard let client = session.client(api, context) else { return session.redirect("/app/") }
-        let memberID = try context.pathID()
-        guard let app = form.app, !app.isEmpty else { throw FamilySyncError.badRequest("Name the app.", field: "app") }
-        guard let action = form.action, ["block", "unblock"].contains(action) else {
-            throw FamilySyncError.badRequest("The action is block or unblock.", field: "action")
-        }
-        guard let member = try await client.members().first(where: { $0.id == memberID }) else { throw FamilySyncError.notFound("No such member.") }
-        for device in try await client.devices() where member.deviceIds.contains(device.id) && device.role == .child && device.status == .active {
-            _ = try await client.sendCommand(to: device.id, CreateCommandRequest(commandType: action, payload: Command.appsPayload([app])))
-        }
-        return session.redirect("/app/members/\(memberID.lowercased)")
     }
 
     /// `POST /app/alerts/{id}/dismiss`, back to the alert's member.

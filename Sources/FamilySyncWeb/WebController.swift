@@ -37,6 +37,7 @@ struct WebController {
             .post("sign-out", use: signOut)
             .post("pairings/:id/confirm", use: confirmPairing)
         addMemberRoutes(to: app)
+        addAppRoutes(to: app)
         addBudgetRoutes(to: app)
         addScheduleRoutes(to: app)
         addPrivacyRoutes(to: app)

@@ -40,12 +40,15 @@ extension WebFormPage {
         }
     }
 
-    /// The form field an API field path names: after its last `fields.` (a record's member), up
-    /// to the next `.` or `[`; else the path's first part.
+    /// The form field an API field path names: a record's member, after its last `fields.`, up
+    /// to the next `.` or `[` (`…fields.weekdayMinutes.mon` is `weekdayMinutes`); else the path's
+    /// last part (`configuration[0].pointsPerMinute` is `pointsPerMinute`).
     static func formField(_ path: String?) -> String? {
-        guard var path else { return nil }
-        if let range = path.range(of: "fields.", options: .backwards) { path = String(path[range.upperBound...]) }
-        return path.split(whereSeparator: { $0 == "." || $0 == "[" }).first.map(String.init)
+        guard let path else { return nil }
+        if let range = path.range(of: "fields.", options: .backwards) {
+            return path[range.upperBound...].split(whereSeparator: { $0 == "." || $0 == "[" }).first.map(String.init)
+        }
+        return path.split(separator: ".").last.map { String($0.prefix { $0 != "[" }) }
     }
 }
 

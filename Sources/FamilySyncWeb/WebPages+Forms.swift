@@ -75,4 +75,34 @@ extension WebPages {
             ]
         }
     }
+
+    /// `/app/members/{id}/apps/{logicalID}`: an app's category and points, and where it is blocked.
+    struct AppSettings: WebFormPage {
+        struct DeviceState {
+            var id: String
+            var name: String
+            /// blocked, blocking pending, unblocking pending, or unblocked.
+            var state: String
+        }
+
+        var frame: Frame
+        var memberID: String
+        var memberName: String
+        var logicalID: String
+        /// The logicalID as a path segment.
+        var path: String
+        var displayName: String
+        /// Whether a device has its configuration yet (else the page shows the default category).
+        var configured: Bool
+        var saved: Bool
+        var error: String?
+        var categories: [WebOption]
+        var category = WebField()
+        var pointsPerMinute = WebField()
+        var devices: [DeviceState]
+
+        static var fields: [String: WritableKeyPath<Self, WebField>] {
+            ["category": \.category, "pointsPerMinute": \.pointsPerMinute]
+        }
+    }
 }

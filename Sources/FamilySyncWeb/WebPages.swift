@@ -182,6 +182,8 @@ struct WebPages: Sendable {
 
         struct App {
             var logicalID: String
+            /// The logicalID as a path segment, for its page.
+            var path: String
             var displayName: String
             var category: String
             var time: String

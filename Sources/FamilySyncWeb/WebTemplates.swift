@@ -3,7 +3,7 @@
 enum WebTemplates {
     static let all: [String: String] = [
         "head": head, "foot": foot, "signIn": signIn, "signInCode": signInCode, "signInEmoji": signInEmoji, "family": family, "member": member, "privacy": privacy, "device": device, "error": error,
-        "budgetForm": budgetForm, "scheduleForm": scheduleForm, "formError": formError,
+        "budgetForm": budgetForm, "appSettings": appSettings, "scheduleForm": scheduleForm, "formError": formError,
     ]
 
     static let head = """
@@ -84,7 +84,7 @@ enum WebTemplates {
         {{#categories}}<tr data-category="{{category}}"><td>{{category}}</td><td data-seconds="{{seconds}}">{{time}}</td><td>{{points}}</td></tr>{{/categories}}
         </table></section>
         <section id="apps"><h2>Top apps this week</h2><table><tr><th>App</th><th>Category</th><th>Time</th><th>Now</th><th>On every device of {{name}}</th></tr>
-        {{#apps}}<tr data-app="{{logicalID}}"><td>{{displayName}}</td><td>{{category}}</td><td>{{time}}</td>
+        {{#apps}}<tr data-app="{{logicalID}}"><td><a href="/app/members/{{memberID}}/apps/{{path}}" id="app-{{logicalID}}">{{displayName}}</a></td><td>{{category}}</td><td>{{time}}</td>
         <td>{{#states}}<span class="state" data-state="{{state}}">{{device}}: {{state}}</span> {{/states}}</td><td>
         <form class="inline" method="post" action="/app/members/{{memberID}}/apps"><input type="hidden" name="csrf" value="{{frame.csrf}}"><input type="hidden" name="app" value="{{logicalID}}">
         <button type="submit" name="action" value="block" id="block-{{logicalID}}">Block</button> <button type="submit" name="action" value="unblock" id="unblock-{{logicalID}}">Unblock</button></form></td></tr>{{/apps}}
@@ -189,6 +189,30 @@ enum WebTemplates {
         <p><label class="choice"><input type="checkbox" id="enabled" name="enabled"{{#enabled.checked}} checked{{/enabled.checked}}> On</label></p>
         <p><button class="primary" type="submit" id="save-budget">Save</button> <a href="/app/members/{{memberID}}#budgets">Cancel</a></p>
         </form></section>
+        {{> foot}}
+        """
+
+    static let appSettings = """
+        {{> head}}
+        <h1>{{displayName}} <span class="muted">({{memberName}})</span></h1>
+        {{#saved}}<p class="ok" id="saved" role="status">Sent to {{memberName}}'s devices.</p>{{/saved}}
+        <section id="app-settings"><h2>Category and points</h2>
+        {{^configured}}<p class="muted">No device has a setting for this app yet; saving sends one to each.</p>{{/configured}}
+        <form method="post" action="/app/members/{{memberID}}/apps/{{path}}" novalidate>{{> formError}}<input type="hidden" name="csrf" value="{{frame.csrf}}">
+        <p><label for="category">Category</label><br><select id="category" name="category"{{#category.error}} aria-invalid="true" aria-describedby="error-category"{{/category.error}}>
+        {{#categories}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/categories}}</select>
+        {{#category.error}}<span class="field-error" id="error-category">{{category.error}}</span>{{/category.error}}</p>
+        <p><label for="pointsPerMinute">Points a minute (0–1000; empty: none)</label><br><input type="number" inputmode="numeric" id="pointsPerMinute" name="pointsPerMinute" value="{{pointsPerMinute.value}}"{{#pointsPerMinute.error}} aria-invalid="true" aria-describedby="error-pointsPerMinute"{{/pointsPerMinute.error}}>
+        {{#pointsPerMinute.error}}<span class="field-error" id="error-pointsPerMinute">{{pointsPerMinute.error}}</span>{{/pointsPerMinute.error}}</p>
+        <p><button class="primary" type="submit" id="save-app">Save</button></p></form></section>
+        <section id="app-devices"><h2>Blocked where</h2><table><tr><th>Device</th><th>Now</th><th></th></tr>
+        {{#devices}}<tr data-device="{{id}}"><td>{{name}}</td><td><span class="state" data-state="{{state}}">{{state}}</span></td><td>
+        <form class="inline" method="post" action="/app/members/{{memberID}}/apps"><input type="hidden" name="csrf" value="{{frame.csrf}}"><input type="hidden" name="app" value="{{logicalID}}"><input type="hidden" name="device" value="{{id}}"><input type="hidden" name="back" value="app">
+        <button type="submit" name="action" value="block" id="block-{{id}}">Block here</button> <button type="submit" name="action" value="unblock" id="unblock-{{id}}">Unblock here</button></form></td></tr>{{/devices}}
+        </table>{{^devices}}<p class="muted">{{memberName}} has no child device.</p>{{/devices}}
+        <form method="post" action="/app/members/{{memberID}}/apps"><input type="hidden" name="csrf" value="{{frame.csrf}}"><input type="hidden" name="app" value="{{logicalID}}"><input type="hidden" name="back" value="app">
+        <p><button type="submit" name="action" value="block" id="block-all">Block on every device</button> <button type="submit" name="action" value="unblock" id="unblock-all">Unblock on every device</button></p></form>
+        <p><a href="/app/members/{{memberID}}#apps">Back to {{memberName}}</a></p></section>
         {{> foot}}
         """
 

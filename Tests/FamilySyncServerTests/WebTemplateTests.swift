@@ -32,7 +32,7 @@ import Testing
                 days: full ? [.init(date: "2026-11-23", label: "Mon 23", cells: ["1h"], totalSeconds: 3600, total: "1h")] : [],
                 categoryChart: "<svg id=\"categories\"></svg>",
                 categories: full ? [.init(category: "games", seconds: 60, time: "1m", points: 1)] : [],
-                apps: full ? [.init(logicalID: "tiktok", displayName: "TikTok", category: "social", time: "1h", states: [.init(device: "iPad", state: "blocked")])] : [],
+                apps: full ? [.init(logicalID: "tiktok", path: "tiktok", displayName: "TikTok", category: "social", time: "1h", states: [.init(device: "iPad", state: "blocked")])] : [],
                 budgets: budgets, alerts: full ? [.init(id: "a1", message: "Over budget", when: "just now")] : [], schedules: schedules,
                 devices: full ? [.init(id: "d1", name: "iPad", platform: "iPadOS", lastSync: "just now", shielded: "nothing", pending: budgets.first?.over == true ? ["block: tiktok"] : [])] : []
             )
@@ -87,6 +87,7 @@ import Testing
             ],
             "budgetForm": [budgetForm(full, refused: true), budgetForm(bare, refused: false)],
             "scheduleForm": [scheduleForm(full, refused: true), scheduleForm(bare, refused: false)],
+            "appSettings": [appSettings(full, refused: true), appSettings(bare, refused: false)],
             "error": [Pages.Failure(frame: bare, code: "NOT_FOUND", reason: "No such member."), Pages.Failure(frame: full, code: "NOT_FOUND", reason: "Gone.")],
         ]
     }
@@ -117,6 +118,16 @@ import Testing
             page[keyPath: path] = WebField(refused ? "on" : "")
             if refused { page[keyPath: path].error = "Wrong." }
         }
+        return page
+    }
+
+    static func appSettings(_ frame: Pages.Frame, refused: Bool) -> Pages.AppSettings {
+        var page = Pages.AppSettings(
+            frame: frame, memberID: "m1", memberName: "Johnny", logicalID: "tiktok", path: "tiktok", displayName: "TikTok", configured: refused, saved: !refused,
+            error: refused ? "Not saved." : nil, categories: [.init(value: "gaming", label: "Gaming", selected: refused), .init(value: "other", label: "Other", selected: !refused)],
+            devices: refused ? [.init(id: "d1", name: "iPad", state: "blocking pending")] : []
+        )
+        for path in Pages.AppSettings.fields.values where refused { page[keyPath: path].error = "Wrong." }
         return page
     }
 
