@@ -390,6 +390,11 @@ extension FamilySyncClient {
         _ = try await send(.PUT, "/v1/members/\(member.lowercased)/pin", body: SetParentPINRequest(pin: pin), as: EmptyResponse.self)
     }
 
+    /// `DELETE /v1/members/{id}/pin` (parents): the member's PIN is cleared (`NOT_FOUND` while none is set).
+    public func clearParentPIN(of member: UUID) async throws(FamilySyncError) {
+        _ = try await send(.DELETE, "/v1/members/\(member.lowercased)/pin", as: EmptyResponse.self)
+    }
+
     /// One of the member's devices checks a PIN online. Five wrong within 15 minutes are followed
     /// by `THROTTLED` (with `retryAfter`) for 15 minutes; `NOT_FOUND` while no PIN is set.
     public func verifyParentPIN(_ pin: String, of member: UUID) async throws(FamilySyncError) -> Bool {

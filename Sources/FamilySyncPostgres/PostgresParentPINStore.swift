@@ -39,6 +39,27 @@ public struct PostgresParentPINStore: Sendable {
         }
     }
 
+    /// Clears the member's PIN: its `parent-pin` record becomes an empty tombstone (the hash
+    /// goes with it) and its wrong tries are forgotten; `NOT_FOUND` while none is set.
+    public func clear(memberID: UUID, by caller: AuthenticatedDevice) async throws {
+        let logger = logger
+        let now = clock.now()
+        try await changeLog.write(family: caller.familyID) { family in
+            let member = try await family.lockedMember(memberID)
+            guard let stored = try await RecordRow.record(named: ParentPIN.recordName, inZone: member.zoneName, family: family.id, on: family.connection, logger: logger),
+                !stored.deleted
+            else { throw FamilySyncError.notFound("This member has no PIN.") }
+            let tombstone = Record(
+                recordName: ParentPIN.recordName, recordType: "DeviceSettings", fields: [:], changeTag: "", deleted: true, createdAt: stored.createdAt,
+                createdBy: stored.createdBy, modifiedAt: now, modifiedBy: caller.deviceID, modifiedRole: WriterRole(caller.role), clientModifiedAt: now
+            )
+            try await family.commit([tombstone], into: member.zoneName)
+            try await family.connection.rows(
+                "DELETE FROM parent_pin_attempts WHERE family_id = \(family.id) AND member_id = \(memberID)", logger: logger
+            )
+        }
+    }
+
     /// Checks a PIN against the member's record with `matches` (PBKDF2, run by the caller off
     /// the event loop), in two short transactions so that no connection is held while it hashes
     /// (Core's `PINAttempts`): the first admits the check under the attempts row's lock

@@ -5,13 +5,14 @@ import Foundation
 import Hummingbird
 import NIOPosix
 
-/// `PUT /v1/members/{id}/pin` and `POST /v1/members/{id}/pin/verify` (PROTOCOL §11): the PIN in
-/// front of parent mode on a child's device.
+/// `PUT|DELETE /v1/members/{id}/pin` and `POST /v1/members/{id}/pin/verify` (PROTOCOL §11): the
+/// PIN in front of parent mode on a child's device.
 struct ParentPINController {
     let pins: PostgresParentPINStore
 
     func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.put("members/:id/pin", use: set)
+            .delete("members/:id/pin", use: clear)
             .post("members/:id/pin/verify", use: verify)
     }
 
@@ -25,6 +26,14 @@ struct ParentPINController {
         try ParentPIN.validate(body.pin, field: "pin")
         let pin = try await Self.offEventLoop { try ParentPIN(pin: body.pin) }
         try await pins.set(pin, memberID: memberID, by: caller)
+        return Response(status: .noContent)
+    }
+
+    /// A parent clears a member's PIN: parent mode on its devices is no longer behind one.
+    @Sendable func clear(_ request: Request, context: FamilySyncRequestContext) async throws -> Response {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, .setParentPIN)
+        try await pins.clear(memberID: try context.pathID(), by: caller)
         return Response(status: .noContent)
     }
 

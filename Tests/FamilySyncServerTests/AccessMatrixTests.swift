@@ -97,6 +97,8 @@ import Testing
         Endpoint(name: "GET /v1/members/{child's}/budget-status", method: .get, uri: { "/v1/members/\($0.childMemberID.lowercased)/budget-status?date=2026-11-03" }, expected: [200, 200, 403, 401, 404, 401, 403]),
         Endpoint(name: "GET /v1/members/{child's}/alerts", method: .get, uri: { "/v1/members/\($0.childMemberID.lowercased)/alerts?from=2026-11-01&to=2026-11-07" }, expected: [200, 200, 403, 401, 404, 401, 403]),
         Endpoint(name: "PUT /v1/members/{child's}/pin", method: .put, uri: { "/v1/members/\($0.childMemberID.lowercased)/pin" }, json: { _ in #"{"pin":"2468"}"# }, expected: [204, 403, 403, 401, 404, 401, 403]),
+        // The fixture's child has no PIN: the parent's clear is 404 (ParentPINTests clears a set one).
+        Endpoint(name: "DELETE /v1/members/{child's}/pin", method: .delete, uri: { "/v1/members/\($0.childMemberID.lowercased)/pin" }, expected: [404, 403, 403, 401, 404, 401, 403]),
         // Only the member's own devices try a PIN; the fixture's child has none set, so it gets as
         // far as that 404.
         Endpoint(name: "POST /v1/members/{child's}/pin/verify", method: .post, uri: { "/v1/members/\($0.childMemberID.lowercased)/pin/verify" }, json: { _ in #"{"pin":"2468"}"# }, expected: [403, 404, 403, 401, 403, 401, 403]),

@@ -131,6 +131,30 @@ import Testing
         }
     }
 
+    /// Cleared: the member's devices get an empty tombstone (no hash left), checks are 404, wrong
+    /// tries are forgotten, and clearing again is 404.
+    @Test func aParentClearsThePIN() async throws {
+        try await withTestServer { server in
+            let family = try await Self.family(server)
+            let zone = Member.zoneName(of: family.member)
+            let first = try await server.send(.get, "/v1/zones/\(zone)/changes", credential: family.child.credential).decode(ZoneChangesResponse.self)
+            #expect(try await !Self.isValid(server, family, "1357"))
+            let cleared = try await server.send(.delete, "/v1/members/\(family.member.lowercased)/pin", credential: family.parent.credential)
+            #expect(cleared.status == .noContent, "\(String(buffer: cleared.body))")
+            let after = try await server.send(.get, "/v1/zones/\(zone)/changes?since=\(first.changeToken)", credential: family.child.credential).decode(ZoneChangesResponse.self)
+            let tombstone = try #require(after.records.first { $0.recordName == "parent-pin" })
+            #expect(tombstone.deleted == true && (tombstone.fields ?? [:]).isEmpty)
+            #expect(try await Self.verify(server, family, "2468").status == .notFound)
+            let again = try await server.send(.delete, "/v1/members/\(family.member.lowercased)/pin", credential: family.parent.credential)
+            #expect(again.status == .notFound && again.errorCode == "NOT_FOUND")
+            let byChild = try await server.send(.delete, "/v1/members/\(family.member.lowercased)/pin", credential: family.child.credential)
+            #expect(byChild.status == .forbidden)
+            // A new PIN after a clear works as the first did.
+            _ = try await server.send(.put, "/v1/members/\(family.member.lowercased)/pin", credential: family.parent.credential, json: #"{"pin":"1111"}"#)
+            #expect(try await Self.isValid(server, family, "1111"))
+        }
+    }
+
     @Test func aMemberWithoutAPINIsNotFound() async throws {
         try await withTestServer { server in
             let parent = try await server.createFamily()
@@ -148,6 +172,8 @@ import Testing
     struct Case: Sendable, CustomStringConvertible {
         var description: String
         var verify = false
+        /// `DELETE …/pin` rather than `PUT`.
+        var clear = false
         var member: @Sendable (ParentPINTests.Family, UUID) -> String = { family, _ in family.member.lowercased }
         var json: String? = #"{"pin":"1357"}"#
         var status: HTTPResponse.Status = .badRequest
@@ -168,6 +194,9 @@ import Testing
         Case(description: "a member id that is not a UUID", member: { _, _ in "johnny" }, field: "id"),
         Case(description: "a member that does not exist", member: { _, _ in UUID().lowercased }, status: .notFound, code: "NOT_FOUND"),
         Case(description: "another family's member", member: { _, other in other.lowercased }, status: .notFound, code: "NOT_FOUND"),
+        Case(description: "a clear of a member id that is not a UUID", clear: true, member: { _, _ in "johnny" }, json: nil, field: "id"),
+        Case(description: "a clear of a member that does not exist", clear: true, member: { _, _ in UUID().lowercased }, json: nil, status: .notFound, code: "NOT_FOUND"),
+        Case(description: "a clear of another family's member", clear: true, member: { _, other in other.lowercased }, json: nil, status: .notFound, code: "NOT_FOUND"),
         Case(description: "a check of 3 digits", verify: true, json: #"{"pin":"123"}"#, field: "pin"),
         Case(description: "a check of 9 digits", verify: true, json: #"{"pin":"123456789"}"#, field: "pin"),
         Case(description: "a check without a PIN", verify: true, json: #"{}"#, field: "pin"),
@@ -184,9 +213,13 @@ import Testing
             let otherMember = try await server.memberID(of: otherChild)
             let before = try await server.fingerprint()
             let member = bad.member(family, otherMember)
-            let reply = bad.verify
-                ? try await server.send(.post, "/v1/members/\(member)/pin/verify", credential: family.child.credential, json: bad.json)
-                : try await server.send(.put, "/v1/members/\(member)/pin", credential: family.parent.credential, json: bad.json)
+            let reply = if bad.verify {
+                try await server.send(.post, "/v1/members/\(member)/pin/verify", credential: family.child.credential, json: bad.json)
+            } else if bad.clear {
+                try await server.send(.delete, "/v1/members/\(member)/pin", credential: family.parent.credential)
+            } else {
+                try await server.send(.put, "/v1/members/\(member)/pin", credential: family.parent.credential, json: bad.json)
+            }
             #expect(reply.status == bad.status, "\(String(buffer: reply.body).prefix(300))")
             #expect(reply.errorCode == bad.code)
             if let field = bad.field { #expect(reply.error?.field == field, "\(String(buffer: reply.body))") }

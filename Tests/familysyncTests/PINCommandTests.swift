@@ -34,6 +34,11 @@ import Testing
             let log = cli.server.stderr + cli.server.stdout
             #expect(log.contains("/pin/verify") && log.contains("PUT"), "the trace log records the requests: \(log.suffix(2000))")
             #expect(!log.contains("73950284") && !log.contains("61842753"))
+
+            // Cleared: nothing left to check against.
+            #expect(try await cli.ok(["pin", "clear", "--member", "Johnny", "--profile", "mom"]).stdout.contains("Johnny's parent PIN is cleared."))
+            let gone = try await cli.run(["pin", "verify", "--profile", "johnny"], input: "73950284\n")
+            #expect(gone.status == 1 && gone.stderr.contains("NOT_FOUND"), "\(gone.stdout) \(gone.stderr)")
         }
     }
 

@@ -9,9 +9,9 @@ import Foundation
 struct PINCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pin",
-        abstract: "A member's parent PIN (PROTOCOL §11): set it (parent), check one (the member's device).",
+        abstract: "A member's parent PIN (PROTOCOL §11): set or clear it (parent), check one (the member's device).",
         discussion: "The PIN (4 to 8 digits) is read from standard input: typed at a prompt, or piped in.",
-        subcommands: [Set.self, Verify.self]
+        subcommands: [Set.self, Clear.self, Verify.self]
     )
 
     struct Set: AsyncParsableCommand {
@@ -28,6 +28,22 @@ struct PINCommand: AsyncParsableCommand {
             let pin = try PINCommand.readPIN()
             try await client.setParentPIN(pin, of: target.id)
             context.output.line("\(target.name)'s parent PIN is set; \(target.name)'s devices get it (hashed) with their next sync.")
+        }
+    }
+
+    struct Clear: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Clear a member's parent PIN (parent): parent mode on its devices is no longer behind one.")
+
+        @OptionGroup var options: ClientOptions
+        @Option(help: "The member: its name or id.")
+        var member: String
+
+        func run() async throws {
+            let context = try options.context()
+            let (_, client) = try context.device(as: .parent, for: "clearing a PIN")
+            let target = try await MemberOption.find(member, client)
+            try await client.clearParentPIN(of: target.id)
+            context.output.line("\(target.name)'s parent PIN is cleared.")
         }
     }
 
