@@ -38,6 +38,7 @@ struct WebController {
             .post("pairings/:id/confirm", use: confirmPairing)
         addMemberRoutes(to: app)
         addAppRoutes(to: app)
+        addMemberSettingsRoutes(to: app)
         addBudgetRoutes(to: app)
         addScheduleRoutes(to: app)
         addPrivacyRoutes(to: app)
@@ -63,7 +64,8 @@ struct WebController {
         case .failure(let error): throw error
         }
         guard me.status == .active else { return session.redirect("/app/sign-in") }
-        return pages.render("family", try await familyPage(client, me, session.frame("Your family", signedIn: true)), cookies: session.setCookies)
+        let page = try await familyPage(client, me, session.frame("Your family", signedIn: true), mayAskName: session.cookie(WebCookies.nameAsked) == nil)
+        return pages.render("family", page, cookies: session.setCookies)
     }
 
     /// `GET /app/app.css`.
@@ -188,7 +190,8 @@ struct WebController {
 
     // MARK: - The family page
 
-    func familyPage(_ client: FamilySyncClient, _ me: DeviceBody, _ frame: WebPages.Frame) async throws -> WebPages.Family {
+    /// `mayAskName`: the browser has not kept a device's name for its parent yet.
+    func familyPage(_ client: FamilySyncClient, _ me: DeviceBody, _ frame: WebPages.Frame, mayAskName: Bool = false) async throws -> WebPages.Family {
         async let devicesAsked = client.devices()
         async let membersAsked = client.members()
         async let pairingsAsked = client.pairings(status: .accepted)
@@ -212,8 +215,12 @@ struct WebController {
                 emoji: pairing.verificationEmoji?.joined() ?? ""
             )
         }
+        // A parent member named after one of its devices ("Mom's iPhone", as the first device
+        // named it) is asked once for the name of the person.
+        let mine = members.first { $0.id == me.memberId }
+        let namedAfterDevice = mine.map { member in devices.contains { member.deviceIds.contains($0.id) && $0.name == member.name } } ?? false
         return WebPages.Family(
-            frame: frame, pairings: waiting,
+            frame: frame, askName: mayAskName && namedAfterDevice ? mine.map { .init(memberID: $0.id.lowercased, current: $0.name) } : nil, pairings: waiting,
             members: members.map { WebPages.Family.Member(id: $0.id.lowercased, name: $0.name, role: $0.role.rawValue, deviceCount: $0.deviceIds.count) },
             devices: rows
         )

@@ -13,8 +13,12 @@ struct WebCookies {
     static let pairing = "fs_pairing"
     /// The form token every state-changing request must carry (`csrf`), equal to this cookie.
     static let csrf = "fs_csrf"
+    /// Set once a parent named after its device kept that name: the family page asks no more.
+    static let nameAsked = "fs_name_asked"
+    /// The dashboard's language when the parent chose one (`en`, `ko`); else `Accept-Language`'s.
+    static let language = "fs_lang"
     /// Every cookie of the dashboard: the only ones a session reads.
-    static let all = [session, signIn, pairing, csrf]
+    static let all = [session, signIn, pairing, csrf, nameAsked, language]
 
     let secure: Bool
 

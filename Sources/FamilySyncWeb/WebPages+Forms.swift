@@ -105,4 +105,36 @@ extension WebPages {
             ["category": \.category, "pointsPerMinute": \.pointsPerMinute]
         }
     }
+
+    /// `/app/members/{id}/settings`: its name, its PIN, its devices.
+    struct MemberSettings: WebFormPage {
+        struct Device {
+            var id: String
+            var name: String
+            var platform: String
+            var lastSync: String
+            /// The browser showing the page: it signs out rather than revoking itself here.
+            var isThis: Bool
+            /// The members it may move to: the others of its role.
+            var targets: [WebOption]
+            var canMove: Bool
+        }
+
+        var frame: Frame
+        var memberID: String
+        var memberName: String
+        var role: String
+        /// What the last action did, said once after it.
+        var done: String?
+        var hasPIN: Bool
+        var devices: [Device]
+        var error: String?
+        var name = WebField()
+        /// Never holds a PIN: only the reason one was refused.
+        var pin = WebField()
+
+        static var fields: [String: WritableKeyPath<Self, WebField>] {
+            ["name": \.name, "pin": \.pin]
+        }
+    }
 }

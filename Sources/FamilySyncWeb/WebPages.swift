@@ -71,15 +71,23 @@ struct WebPages: Sendable {
             var pendingCommands: Int
         }
 
+        /// The signed-in parent's member, when it is named after a device: asked for a name.
+        struct AskName {
+            var memberID: String
+            var current: String
+        }
+
         var frame: Frame
+        var askName: AskName?
         let pairings: [Pairing]
         /// Stored, not computed: Mustache's reflection sees stored properties only.
         let hasPairings: Bool
         var members: [Member]
         var devices: [Device]
 
-        init(frame: Frame, pairings: [Pairing], members: [Member], devices: [Device]) {
+        init(frame: Frame, askName: AskName? = nil, pairings: [Pairing], members: [Member], devices: [Device]) {
             self.frame = frame
+            self.askName = askName
             self.pairings = pairings
             hasPairings = !pairings.isEmpty
             self.members = members

@@ -39,6 +39,7 @@ enum WebStyles {
         a.button { display: inline-block; padding: 6px 14px; border-radius: 6px; border: 1px solid var(--ink); color: var(--ink); text-decoration: none; }
         .row { border-bottom: 1px solid var(--line); padding: 4px 0; } .row p { margin: 4px 0; }
         .over { color: var(--bad); font-weight: 600; }
+        .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
         """
 }
 

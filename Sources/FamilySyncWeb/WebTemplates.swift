@@ -3,7 +3,7 @@
 enum WebTemplates {
     static let all: [String: String] = [
         "head": head, "foot": foot, "signIn": signIn, "signInCode": signInCode, "signInEmoji": signInEmoji, "family": family, "member": member, "privacy": privacy, "device": device, "error": error,
-        "budgetForm": budgetForm, "appSettings": appSettings, "scheduleForm": scheduleForm, "formError": formError,
+        "budgetForm": budgetForm, "appSettings": appSettings, "memberSettings": memberSettings, "scheduleForm": scheduleForm, "formError": formError,
     ]
 
     static let head = """
@@ -52,6 +52,11 @@ enum WebTemplates {
     static let family = """
         {{> head}}
         <h1>Your family</h1>
+        {{#askName}}<section id="ask-name"><h2>What should your family call you?</h2>
+        <p>You are named {{current}} here, after the device you started with.</p>
+        <form method="post" action="/app/members/{{memberID}}/name"><input type="hidden" name="csrf" value="{{frame.csrf}}"><input type="hidden" name="back" value="family">
+        <label for="your-name">Your name</label> <input id="your-name" name="name" autocomplete="given-name"> <button class="primary" type="submit" id="save-your-name">Save</button>
+        <button type="submit" name="keep" value="1" id="keep-name">Keep {{current}}</button></form></section>{{/askName}}
         {{#hasPairings}}<section id="pairings"><h2>Waiting to join</h2><table>
         <tr><th>Device</th><th>Emoji</th><th></th></tr>
         {{#pairings}}<tr><td>{{deviceName}}</td><td class="emoji">{{emoji}}</td><td><form class="inline" method="post" action="/app/pairings/{{id}}/confirm"><input type="hidden" name="csrf" value="{{frame.csrf}}"><button type="submit">Confirm</button></form></td></tr>{{/pairings}}
@@ -71,6 +76,7 @@ enum WebTemplates {
     static let member = """
         {{> head}}
         <h1 id="member-name">{{name}}</h1>
+        <p><a href="/app/members/{{memberID}}/settings" id="member-settings">Name, PIN and devices</a></p>
         <p class="split" id="platform-split">Today: {{platformSplit}}</p>
         <section id="week"><h2>The week, by day and platform</h2>
         {{{weekChart}}}
@@ -189,6 +195,33 @@ enum WebTemplates {
         <p><label class="choice"><input type="checkbox" id="enabled" name="enabled"{{#enabled.checked}} checked{{/enabled.checked}}> On</label></p>
         <p><button class="primary" type="submit" id="save-budget">Save</button> <a href="/app/members/{{memberID}}#budgets">Cancel</a></p>
         </form></section>
+        {{> foot}}
+        """
+
+    static let memberSettings = """
+        {{> head}}
+        <h1>{{memberName}}: settings</h1>
+        {{#done}}<p class="ok" id="done" role="status">{{done}}</p>{{/done}}{{> formError}}
+        <section id="name-section"><h2>Name</h2>
+        <form method="post" action="/app/members/{{memberID}}/name" novalidate><input type="hidden" name="csrf" value="{{frame.csrf}}">
+        <p><label for="name">Name</label><br><input id="name" name="name" value="{{name.value}}" autocomplete="off"{{#name.error}} aria-invalid="true" aria-describedby="error-name"{{/name.error}}>
+        {{#name.error}}<span class="field-error" id="error-name">{{name.error}}</span>{{/name.error}}</p>
+        <p><button type="submit" id="save-name">Rename</button></p></form></section>
+        <section id="pin-section"><h2>Parent PIN</h2>
+        <p>{{#hasPIN}}A PIN is set: parent mode on {{memberName}}'s devices asks for it.{{/hasPIN}}{{^hasPIN}}No PIN is set.{{/hasPIN}}</p>
+        <form method="post" action="/app/members/{{memberID}}/pin" novalidate><input type="hidden" name="csrf" value="{{frame.csrf}}"><input type="hidden" name="action" value="set">
+        <p><label for="pin">{{#hasPIN}}New PIN{{/hasPIN}}{{^hasPIN}}PIN{{/hasPIN}} (4 to 8 digits)</label><br><input type="password" inputmode="numeric" autocomplete="new-password" id="pin" name="pin"{{#pin.error}} aria-invalid="true" aria-describedby="error-pin"{{/pin.error}}>
+        {{#pin.error}}<span class="field-error" id="error-pin">{{pin.error}}</span>{{/pin.error}}</p>
+        <p><button type="submit" id="set-pin">{{#hasPIN}}Change the PIN{{/hasPIN}}{{^hasPIN}}Set the PIN{{/hasPIN}}</button></p></form>
+        {{#hasPIN}}<form method="post" action="/app/members/{{memberID}}/pin"><input type="hidden" name="csrf" value="{{frame.csrf}}"><input type="hidden" name="action" value="clear"><button type="submit" id="clear-pin">Clear the PIN</button></form>{{/hasPIN}}
+        </section>
+        <section id="devices-section"><h2>Devices</h2><table><tr><th>Device</th><th>Platform</th><th>Last sync</th><th>Move to</th><th></th></tr>
+        {{#devices}}<tr data-device="{{id}}"><td>{{name}}{{#isThis}} <span class="muted">(this browser)</span>{{/isThis}}</td><td>{{platform}}</td><td>{{lastSync}}</td>
+        <td>{{#canMove}}<form class="inline" method="post" action="/app/devices/{{id}}/move"><input type="hidden" name="csrf" value="{{frame.csrf}}"><label class="visually-hidden" for="move-{{id}}">Move {{name}} to</label>
+        <select id="move-{{id}}" name="member">{{#targets}}<option value="{{value}}">{{label}}</option>{{/targets}}</select> <button type="submit" id="move-button-{{id}}">Move</button></form>{{/canMove}}{{^canMove}}<span class="muted">no other member of this role</span>{{/canMove}}</td>
+        <td>{{^isThis}}<form class="inline" method="post" action="/app/devices/{{id}}/revoke"><input type="hidden" name="csrf" value="{{frame.csrf}}"><button type="submit" id="revoke-{{id}}">Revoke</button></form>{{/isThis}}</td></tr>{{/devices}}
+        </table>{{^devices}}<p class="muted">No device.</p>{{/devices}}</section>
+        <p><a href="/app/members/{{memberID}}">Back to {{memberName}}</a></p>
         {{> foot}}
         """
 

@@ -46,7 +46,7 @@ import Testing
             "signInEmoji": [Pages.SignInEmoji(frame: full, emoji: "🐶🐱", pairingID: "p1")],
             "family": [
                 Family(
-                    frame: full, pairings: [.init(id: "p1", deviceName: "Johnny's iPad", emoji: "🐶🐱")],
+                    frame: full, askName: .init(memberID: "m0", current: "Mom's iPhone"), pairings: [.init(id: "p1", deviceName: "Johnny's iPad", emoji: "🐶🐱")],
                     members: [.init(id: "m1", name: "Johnny", role: "child", deviceCount: 1)],
                     devices: [.init(id: "d1", name: "iPad", isThis: true, memberName: "Johnny", platform: "ipados", lastSync: "just now", health: "healthy", pendingCommands: 1)]
                 ),
@@ -88,6 +88,7 @@ import Testing
             "budgetForm": [budgetForm(full, refused: true), budgetForm(bare, refused: false)],
             "scheduleForm": [scheduleForm(full, refused: true), scheduleForm(bare, refused: false)],
             "appSettings": [appSettings(full, refused: true), appSettings(bare, refused: false)],
+            "memberSettings": [memberSettings(full, refused: true), memberSettings(bare, refused: false)],
             "error": [Pages.Failure(frame: bare, code: "NOT_FOUND", reason: "No such member."), Pages.Failure(frame: full, code: "NOT_FOUND", reason: "Gone.")],
         ]
     }
@@ -128,6 +129,22 @@ import Testing
             devices: refused ? [.init(id: "d1", name: "iPad", state: "blocking pending")] : []
         )
         for path in Pages.AppSettings.fields.values where refused { page[keyPath: path].error = "Wrong." }
+        return page
+    }
+
+    static func memberSettings(_ frame: Pages.Frame, refused: Bool) -> Pages.MemberSettings {
+        let target = Pages.MemberSettings.Device(
+            id: "d1", name: "iPad", platform: "iPadOS", lastSync: "just now", isThis: refused, targets: [.init(value: "m2", label: "Emma", selected: false)], canMove: true
+        )
+        var other = target
+        other.isThis = !refused
+        other.targets = []
+        other.canMove = false
+        var page = Pages.MemberSettings(
+            frame: frame, memberID: "m1", memberName: "Johnny", role: "child", done: refused ? nil : "Renamed.", hasPIN: refused,
+            devices: refused ? [target, other] : [], error: refused ? "Not saved." : nil
+        )
+        for path in Pages.MemberSettings.fields.values where refused { page[keyPath: path].error = "Wrong." }
         return page
     }
 
