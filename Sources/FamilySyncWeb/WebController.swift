@@ -39,6 +39,7 @@ struct WebController {
         addMemberRoutes(to: app)
         addAppRoutes(to: app)
         addMemberSettingsRoutes(to: app)
+        addFamilySettingsRoutes(to: app)
         addBudgetRoutes(to: app)
         addScheduleRoutes(to: app)
         addPrivacyRoutes(to: app)

@@ -137,4 +137,32 @@ extension WebPages {
             ["name": \.name, "pin": \.pin]
         }
     }
+
+    /// `/app/family`: the family's categories, and its recovery code.
+    struct FamilySettings: WebFormPage {
+        struct Category {
+            var id: String
+            var name: String
+            var kind: String
+            /// The family's own (`x-…`), not a built-in.
+            var own: Bool
+        }
+
+        var frame: Frame
+        var categories: [Category]
+        var kinds: [WebOption]
+        var saved = false
+        /// A code just issued: shown on that one answer.
+        var recoveryCode: String?
+        var error: String?
+        var id = WebField()
+        var displayName = WebField()
+        var defaultDailyMinutes = WebField()
+        /// Where a reason about the kind goes (the choices are `kinds`).
+        var kind = WebField()
+
+        static var fields: [String: WritableKeyPath<Self, WebField>] {
+            ["id": \.id, "displayName": \.displayName, "defaultDailyMinutes": \.defaultDailyMinutes, "kind": \.kind]
+        }
+    }
 }

@@ -3,7 +3,7 @@
 enum WebTemplates {
     static let all: [String: String] = [
         "head": head, "foot": foot, "signIn": signIn, "signInCode": signInCode, "signInEmoji": signInEmoji, "family": family, "member": member, "privacy": privacy, "device": device, "error": error,
-        "budgetForm": budgetForm, "appSettings": appSettings, "memberSettings": memberSettings, "scheduleForm": scheduleForm, "formError": formError,
+        "budgetForm": budgetForm, "appSettings": appSettings, "memberSettings": memberSettings, "familySettings": familySettings, "scheduleForm": scheduleForm, "formError": formError,
     ]
 
     static let head = """
@@ -64,7 +64,7 @@ enum WebTemplates {
         <section id="members"><h2>Members</h2><table>
         <tr><th>Name</th><th>Role</th><th>Devices</th></tr>
         {{#members}}<tr><td><a href="/app/members/{{id}}">{{name}}</a></td><td>{{role}}</td><td>{{deviceCount}}</td></tr>{{/members}}
-        </table><p><a href="/app/privacy" id="privacy-link">Data, retention and the audit log</a></p></section>
+        </table><p><a href="/app/family" id="family-settings-link">Categories and the recovery code</a> · <a href="/app/privacy" id="privacy-link">Data, retention and the audit log</a></p></section>
         <section id="devices"><h2>Devices</h2><table>
         <tr><th>Device</th><th>Member</th><th>Platform</th><th>Last sync</th><th>Tracking</th><th>Pending commands</th></tr>
         {{#devices}}<tr data-device="{{id}}"><td>{{#health}}<a href="/app/devices/{{id}}">{{name}}</a>{{/health}}{{^health}}{{name}}{{/health}}{{#isThis}} <span class="muted">(this browser)</span>{{/isThis}}</td><td>{{memberName}}</td><td>{{platform}}</td><td>{{lastSync}}</td>
@@ -195,6 +195,31 @@ enum WebTemplates {
         <p><label class="choice"><input type="checkbox" id="enabled" name="enabled"{{#enabled.checked}} checked{{/enabled.checked}}> On</label></p>
         <p><button class="primary" type="submit" id="save-budget">Save</button> <a href="/app/members/{{memberID}}#budgets">Cancel</a></p>
         </form></section>
+        {{> foot}}
+        """
+
+    static let familySettings = """
+        {{> head}}
+        <h1>Family settings</h1>
+        {{#saved}}<p class="ok" id="saved" role="status">Saved.</p>{{/saved}}
+        <section id="categories"><h2>Categories</h2><table><tr><th>Category</th><th>Id</th><th>Counts as</th></tr>
+        {{#categories}}<tr data-category="{{id}}"><td>{{name}}</td><td><code>{{id}}</code></td><td>{{kind}}{{#own}} <span class="muted">(your own)</span>{{/own}}</td></tr>{{/categories}}
+        </table>
+        <h3>Add a category, or rename one</h3>
+        <form method="post" action="/app/family/categories" novalidate>{{> formError}}<input type="hidden" name="csrf" value="{{frame.csrf}}">
+        <p><label for="category-id">Id (x- and up to 64 of a-z, 0-9, _ and -; a built-in's id renames it)</label><br><input id="category-id" name="id" value="{{id.value}}"{{#id.error}} aria-invalid="true" aria-describedby="error-id"{{/id.error}}>
+        {{#id.error}}<span class="field-error" id="error-id">{{id.error}}</span>{{/id.error}}</p>
+        <p><label for="displayName">Name</label><br><input id="displayName" name="displayName" value="{{displayName.value}}"{{#displayName.error}} aria-invalid="true" aria-describedby="error-displayName"{{/displayName.error}}>
+        {{#displayName.error}}<span class="field-error" id="error-displayName">{{displayName.error}}</span>{{/displayName.error}}</p>
+        <p><label for="kind">Counts as</label><br><select id="kind" name="kind"{{#kind.error}} aria-invalid="true" aria-describedby="error-kind"{{/kind.error}}>{{#kinds}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/kinds}}</select>
+        {{#kind.error}}<span class="field-error" id="error-kind">{{kind.error}}</span>{{/kind.error}}</p>
+        <p><label for="defaultDailyMinutes">Default minutes a day (optional)</label><br><input type="number" inputmode="numeric" id="defaultDailyMinutes" name="defaultDailyMinutes" value="{{defaultDailyMinutes.value}}"{{#defaultDailyMinutes.error}} aria-invalid="true" aria-describedby="error-defaultDailyMinutes"{{/defaultDailyMinutes.error}}>
+        {{#defaultDailyMinutes.error}}<span class="field-error" id="error-defaultDailyMinutes">{{defaultDailyMinutes.error}}</span>{{/defaultDailyMinutes.error}}</p>
+        <p><button class="primary" type="submit" id="save-category">Save</button></p></form></section>
+        <section id="recovery"><h2>Recovery code</h2>
+        {{#recoveryCode}}<p class="ok" role="status">Your new recovery code. Write it down now: it is shown this once, and the old one no longer works.</p><p class="code" id="recovery-code">{{recoveryCode}}</p>{{/recoveryCode}}
+        <p>With the recovery code a parent who lost every device gets the family back (<code>familysync family recover</code>).</p>
+        <form method="post" action="/app/family/recovery-code"><input type="hidden" name="csrf" value="{{frame.csrf}}"><button type="submit" id="new-recovery-code">Issue a new recovery code</button></form></section>
         {{> foot}}
         """
 

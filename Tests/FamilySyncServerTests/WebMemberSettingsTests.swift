@@ -110,3 +110,45 @@ import Testing
         }
     }
 }
+
+/// The family's settings page: its own categories and a new recovery code.
+@Suite struct WebFamilySettingsTests {
+    @Test func categoriesAndARecoveryCodeOnThePage() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let browser = try await WebDashboardTests.signedIn(server, by: parent)
+            let csrf = try #require(browser.cookie(WebCookies.csrf))
+            let page = try await browser.get("/app/family")
+            #expect(page.status == 200 && page.html.contains("data-category=\"social_media\"") && page.html.contains("value=\"x-\""), "\(page.html)")
+
+            let before = try await server.fingerprint()
+            let badID = try await browser.send("POST", "/app/family/categories", form: "csrf=\(csrf)&id=x-Chores&displayName=Chores&kind=learning")
+            #expect(badID.status == 400 && badID.html.contains("id=\"error-id\"") && badID.html.contains("value=\"x-Chores\"") && badID.html.contains("<option value=\"learning\" selected>"), "\(badID.html)")
+            let kindChanged = try await browser.send("POST", "/app/family/categories", form: "csrf=\(csrf)&id=gaming&displayName=Games&kind=reward")
+            #expect(kindChanged.status == 400 && kindChanged.html.contains("id=\"error-kind\""), "\(kindChanged.html)")
+            let noName = try await browser.send("POST", "/app/family/categories", form: "csrf=\(csrf)&id=x-chores&displayName=&kind=learning")
+            #expect(noName.status == 400 && noName.html.contains("id=\"error-displayName\""), "\(noName.html)")
+            #expect(try await server.fingerprint() == before)
+
+            let saved = try await browser.send("POST", "/app/family/categories", form: "csrf=\(csrf)&id=x-chores&displayName=Chores&kind=learning&defaultDailyMinutes=30")
+            #expect(saved.status == 303 && saved.location == "/app/family?saved=1#categories", "\(saved.html)")
+            let categories = try await server.send(.post, "/v1/zones/family/records/query", credential: parent.credential, body: QueryRecordsRequest(recordType: "Category"))
+                .decode(QueryRecordsResponse.self).records.compactMap(\.fields)
+            #expect(categories.contains { $0["id"] == .string("x-chores") && $0["kind"] == .string("learning") && $0["defaultDailyMinutes"] == .number(30) })
+            #expect(try await browser.get("/app/family").html.contains("<tr data-category=\"x-chores\"><td>Chores</td>"))
+
+            // A new recovery code: shown once, in the answer's page only; the old one stops working.
+            let first = try await server.send(.post, "/v1/families/me/recovery-code", credential: parent.credential).decode(RecoveryCodeResponse.self).recoveryCode
+            let issued = try await browser.send("POST", "/app/family/recovery-code", form: "csrf=\(csrf)")
+            #expect(issued.status == 200 && issued.header("cache-control") == "no-store")
+            let code = try #require(issued.html.firstMatch(of: /<p class="code" id="recovery-code">([^<]+)<\/p>/)?.1)
+            #expect(code != first)
+            #expect(!(try await browser.get("/app/family").html.contains(String(code))))
+            let device = #"{"name":"New phone","platform":"ios","timeZone":"UTC"}"#
+            let stale = try await server.send(.post, "/v1/families/recover", json: #"{"recoveryCode":"\#(first)","device":\#(device)}"#)
+            #expect(stale.status == .notFound)
+            let recovered = try await server.send(.post, "/v1/families/recover", json: #"{"recoveryCode":"\#(code)","device":\#(device)}"#)
+            #expect(recovered.status == .created, "\(String(buffer: recovered.body))")
+        }
+    }
+}

@@ -89,6 +89,7 @@ import Testing
             "scheduleForm": [scheduleForm(full, refused: true), scheduleForm(bare, refused: false)],
             "appSettings": [appSettings(full, refused: true), appSettings(bare, refused: false)],
             "memberSettings": [memberSettings(full, refused: true), memberSettings(bare, refused: false)],
+            "familySettings": [familySettings(full, refused: true), familySettings(bare, refused: false)],
             "error": [Pages.Failure(frame: bare, code: "NOT_FOUND", reason: "No such member."), Pages.Failure(frame: full, code: "NOT_FOUND", reason: "Gone.")],
         ]
     }
@@ -145,6 +146,16 @@ import Testing
             devices: refused ? [target, other] : [], error: refused ? "Not saved." : nil
         )
         for path in Pages.MemberSettings.fields.values where refused { page[keyPath: path].error = "Wrong." }
+        return page
+    }
+
+    static func familySettings(_ frame: Pages.Frame, refused: Bool) -> Pages.FamilySettings {
+        var page = Pages.FamilySettings(
+            frame: frame, categories: refused ? [.init(id: "x-chores", name: "Chores", kind: "learning", own: true), .init(id: "gaming", name: "Gaming", kind: "neutral", own: false)] : [],
+            kinds: [.init(value: "neutral", label: "neutral", selected: true), .init(value: "learning", label: "learning", selected: false)], saved: !refused,
+            recoveryCode: refused ? "ABCD-EFGH" : nil, error: refused ? "Not saved." : nil
+        )
+        for path in Pages.FamilySettings.fields.values where refused { page[keyPath: path].error = "Wrong." }
         return page
     }
 
