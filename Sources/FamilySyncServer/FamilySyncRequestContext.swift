@@ -14,6 +14,9 @@ public struct FamilySyncRequestContext: RequestContext {
     public internal(set) var clientAddress: String?
     /// Set by `AuthenticationMiddleware` on the routes that need a credential.
     public var device: AuthenticatedDevice?
+    /// A request the dashboard made in this process (`InProcessTransport`): no connection of its
+    /// own to watch, so a held poll is ended by its caller's cancellation instead.
+    public var inProcess = false
 
     /// Request bodies are decoded strictly (PROTOCOL §1), responses written as the wire writes JSON.
     public var requestDecoder: WireRequestDecoder { WireRequestDecoder() }

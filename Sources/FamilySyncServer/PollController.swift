@@ -42,10 +42,20 @@ struct PollController {
             // wait at once (as `.cancelled`). Hummingbird then closes the connection after the
             // answer. A handler rather than `consumeWithCancellationOnInboundClose`, whose
             // stream and task group of two cost about 10 KiB a held poll.
-            let answer = try await request.body.consumeWithInboundCloseHandler { _ in
-                try await poll(caller, ticket: ticket, since: since, sinceText: sinceText, timeout: timeout)
-            } onInboundClosed: { [hub] in
-                hub.release(ticket, .cancelled)
+            let answer: PollResponse
+            if context.inProcess {
+                // The dashboard's `/app/live` watches its browser's connection and cancels this.
+                answer = try await withTaskCancellationHandler {
+                    try await poll(caller, ticket: ticket, since: since, sinceText: sinceText, timeout: timeout)
+                } onCancel: { [hub] in
+                    hub.release(ticket, .cancelled)
+                }
+            } else {
+                answer = try await request.body.consumeWithInboundCloseHandler { _ in
+                    try await poll(caller, ticket: ticket, since: since, sinceText: sinceText, timeout: timeout)
+                } onInboundClosed: { [hub] in
+                    hub.release(ticket, .cancelled)
+                }
             }
             var response = try answer.response(from: request, context: context)
             response.headers[.connection] = "close"

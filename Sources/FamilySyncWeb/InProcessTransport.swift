@@ -33,6 +33,7 @@ struct InProcessTransport: HTTPTransport {
         let head = HTTPRequest(method: method, scheme: "http", authority: "localhost", path: path, headerFields: fields)
         var context = context
         context.device = nil
+        context.inProcess = true
         do {
             let response = try await responder.respond(to: Request(head: head, body: RequestBody(buffer: body)), context: context)
             let collected = CollectedBody()

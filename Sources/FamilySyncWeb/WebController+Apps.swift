@@ -118,7 +118,7 @@ extension WebController {
         let category = input?.category ?? text("category") ?? seen?.category ?? BundleCategories.category(of: app)?.rawValue ?? "other"
         let displayName = text("displayName") ?? seen?.displayName ?? app
         var page = WebPages.AppSettings(
-            frame: form.session.frame(displayName, signedIn: true), memberID: form.member.id.lowercased, memberName: form.member.name,
+            frame: form.session.frame(displayName, signedIn: true, liveToken: try await liveToken(form.client)), memberID: form.member.id.lowercased, memberName: form.member.name,
             logicalID: app, path: Self.pathSegment(app), displayName: displayName, configured: stored != nil, saved: saved,
             categories: Self.categoryOptions(form.categories, selected: category, all: nil), devices: states
         )

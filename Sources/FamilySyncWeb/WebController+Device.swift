@@ -48,7 +48,7 @@ extension WebController {
             }
         ).render()
         let page = WebPages.DevicePage(
-            frame: session.frame("\(device.name): tracking health", signedIn: true), deviceID: deviceID.lowercased, name: device.name,
+            frame: session.frame("\(device.name): tracking health", signedIn: true, liveToken: try await liveToken(client)), deviceID: deviceID.lowercased, name: device.name,
             platform: Self.platformLabel(device.platform), memberName: device.memberId.flatMap { id in members.first { $0.id == id }?.name } ?? "-",
             timeZone: device.timeZone, date: health.date, status: health.status, lastHeartbeat: WebFormat.ago(health.lastHeartbeatAt, now: now),
             memory: health.memoryUsageMB.map { String(format: "%.1f MB", $0) } ?? "not reported", missedNotifications: health.missedNotifications,

@@ -34,7 +34,8 @@ extension WebController {
         async let alertsAsked = client.alerts(of: memberID, from: dates.first!, to: today)
         async let schedulesAsked = client.schedules(of: memberID)
         async let configuredAsked = client.budgets(of: memberID)
-        let (summaries, budgets, alerts, schedules, configured) = try await (summariesAsked, budgetsAsked, alertsAsked, schedulesAsked, configuredAsked)
+        async let tokenAsked = liveToken(client)
+        let (summaries, budgets, alerts, schedules, configured, token) = try await (summariesAsked, budgetsAsked, alertsAsked, schedulesAsked, configuredAsked, tokenAsked)
         var shields: [UUID: ShieldStateBody] = [:]
         var open: [UUID: [CommandBody]] = [:]
         for device in devices where device.role == .child {
@@ -44,7 +45,8 @@ extension WebController {
 
         let page = Self.memberPage(
             member: member, devices: devices, dates: dates, summaries: summaries, budgets: budgets, configuredBudgets: configured, alerts: alerts,
-            schedules: schedules, shields: shields, openCommands: open, now: now, timeZone: timeZone, frame: session.frame(member.name, signedIn: true)
+            schedules: schedules, shields: shields, openCommands: open, now: now, timeZone: timeZone,
+            frame: session.frame(member.name, signedIn: true, liveToken: token)
         )
         return pages.render("member", page, cookies: session.setCookies)
     }

@@ -32,7 +32,7 @@ extension WebController {
         let deviceNames = Dictionary(devices.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         let now = clock.now()
         let page = WebPages.Privacy(
-            frame: session.frame("Your family's data", signedIn: true), saved: request.uri.queryParameters.get("saved") != nil,
+            frame: session.frame("Your family's data", signedIn: true, liveToken: try await liveToken(client)), saved: request.uri.queryParameters.get("saved") != nil,
             maximumDays: retention.maximumDays,
             retention: RetentionKind.allCases.map { kind in
                 let set = retention.familySet.contains(kind.rawValue)

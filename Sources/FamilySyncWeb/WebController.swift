@@ -40,6 +40,7 @@ struct WebController {
         addAppRoutes(to: app)
         addMemberSettingsRoutes(to: app)
         addFamilySettingsRoutes(to: app)
+        addLiveRoutes(to: app)
         addBudgetRoutes(to: app)
         addScheduleRoutes(to: app)
         addPrivacyRoutes(to: app)
@@ -65,7 +66,8 @@ struct WebController {
         case .failure(let error): throw error
         }
         guard me.status == .active else { return session.redirect("/app/sign-in") }
-        let page = try await familyPage(client, me, session.frame("Your family", signedIn: true), mayAskName: session.cookie(WebCookies.nameAsked) == nil)
+        let frame = session.frame("Your family", signedIn: true, liveToken: try await liveToken(client))
+        let page = try await familyPage(client, me, frame, mayAskName: session.cookie(WebCookies.nameAsked) == nil)
         return pages.render("family", page, cookies: session.setCookies)
     }
 

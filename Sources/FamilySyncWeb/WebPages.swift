@@ -25,6 +25,9 @@ struct WebPages: Sendable {
         var csrf: String
         var signedIn = false
         var refreshSeconds: Int?
+        /// The family's change token as the page was read: the page runs `/app/live.js`, which
+        /// polls from it and refreshes what changed. Nil: a page that stays as it is.
+        var liveToken: String?
     }
 
     struct SignIn {

@@ -4,7 +4,8 @@ import HTTPTypes
 import Hummingbird
 
 /// Every answer under `/app`, errors included: a Content-Security-Policy that allows no inline
-/// script or style and nothing from another origin, no framing, no sniffing, no referrer, and
+/// script or style and nothing from another origin (the one script, `/app/live.js`, fetches
+/// from this origin only), no framing, no sniffing, no referrer, and
 /// no caching (pages show a family's data). A failure is a page with §1.1's code and reason, at
 /// §1.1's status, not the API's JSON: an unknown path (404) and a method its path does not serve
 /// (405, with `Allow`) as well. It sits on the whole router, just inside `ErrorMiddleware`
@@ -18,7 +19,7 @@ struct WebSecurityHeadersMiddleware: RouterMiddleware {
     let routes: RouteTable
 
     static let contentSecurityPolicy =
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
     /// `/app` and every path under it.
     static func isDashboard(_ path: String) -> Bool {

@@ -49,8 +49,8 @@ struct WebSession {
         }
     }
 
-    func frame(_ title: String, signedIn: Bool = false, refreshSeconds: Int? = nil) -> WebPages.Frame {
-        WebPages.Frame(title: title, csrf: csrf, signedIn: signedIn, refreshSeconds: refreshSeconds)
+    func frame(_ title: String, signedIn: Bool = false, refreshSeconds: Int? = nil, liveToken: String? = nil) -> WebPages.Frame {
+        WebPages.Frame(title: title, csrf: csrf, signedIn: signedIn, refreshSeconds: refreshSeconds, liveToken: liveToken)
     }
 
     /// `303 See Other` to `path`, with the cookies set so far.

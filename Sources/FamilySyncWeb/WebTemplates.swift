@@ -10,10 +10,10 @@ enum WebTemplates {
         {{#frame}}<!doctype html>
         <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
         {{#refreshSeconds}}<meta http-equiv="refresh" content="{{refreshSeconds}}">{{/refreshSeconds}}
-        <title>{{title}} · FamilySync</title><link rel="stylesheet" href="/app/app.css"></head>
-        <body><header><a href="/app/">FamilySync</a>
+        <title>{{title}} · FamilySync</title><link rel="stylesheet" href="/app/app.css">{{#liveToken}}<script src="/app/live.js" defer></script>{{/liveToken}}</head>
+        <body{{#liveToken}} data-live="{{liveToken}}"{{/liveToken}}><header><a href="/app/">FamilySync</a>
         {{#signedIn}}<form class="inline" method="post" action="/app/sign-out"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit" id="sign-out">Sign out</button></form>{{/signedIn}}
-        </header><main>{{/frame}}
+        </header><main>{{#liveToken}}<p id="live-status" class="visually-hidden" role="status" data-updated="Updated."></p>{{/liveToken}}{{/frame}}
         """
 
     static let foot = "</main></body></html>\n"
@@ -52,7 +52,7 @@ enum WebTemplates {
     static let family = """
         {{> head}}
         <h1>Your family</h1>
-        {{#askName}}<section id="ask-name"><h2>What should your family call you?</h2>
+        {{#askName}}<section id="ask-name" data-typed><h2>What should your family call you?</h2>
         <p>You are named {{current}} here, after the device you started with.</p>
         <form method="post" action="/app/members/{{memberID}}/name"><input type="hidden" name="csrf" value="{{frame.csrf}}"><input type="hidden" name="back" value="family">
         <label for="your-name">Your name</label> <input id="your-name" name="name" autocomplete="given-name"> <button class="primary" type="submit" id="save-your-name">Save</button>
@@ -145,7 +145,7 @@ enum WebTemplates {
         {{> head}}
         <h1>Your family's data</h1>
         {{#saved}}<p class="ok" id="saved" role="status">Saved. Shorter periods apply within the hour.</p>{{/saved}}
-        <section id="retention"><h2>How long it is kept</h2>
+        <section id="retention" data-typed><h2>How long it is kept</h2>
         <form method="post" action="/app/privacy/retention"><input type="hidden" name="csrf" value="{{frame.csrf}}">
         <table><tr><th>What</th><th>Days kept</th><th>Set by</th></tr>
         {{#retention}}<tr data-kind="{{kind}}"><td><label for="days-{{kind}}">{{label}}</label></td>
@@ -254,7 +254,7 @@ enum WebTemplates {
         {{> head}}
         <h1>{{displayName}} <span class="muted">({{memberName}})</span></h1>
         {{#saved}}<p class="ok" id="saved" role="status">Sent to {{memberName}}'s devices.</p>{{/saved}}
-        <section id="app-settings"><h2>Category and points</h2>
+        <section id="app-settings" data-typed><h2>Category and points</h2>
         {{^configured}}<p class="muted">No device has a setting for this app yet; saving sends one to each.</p>{{/configured}}
         <form method="post" action="/app/members/{{memberID}}/apps/{{path}}" novalidate>{{> formError}}<input type="hidden" name="csrf" value="{{frame.csrf}}">
         <p><label for="category">Category</label><br><select id="category" name="category"{{#category.error}} aria-invalid="true" aria-describedby="error-category"{{/category.error}}>

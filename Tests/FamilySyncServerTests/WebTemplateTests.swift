@@ -13,7 +13,7 @@ import Testing
     /// For each page, models that between them make every section's guard true and false: every
     /// list full and empty, every optional set and nil, every flag true and false.
     static var samples: [String: [Any]] {
-        let full = Pages.Frame(title: "Title", csrf: "token", signedIn: true, refreshSeconds: 4)
+        let full = Pages.Frame(title: "Title", csrf: "token", signedIn: true, refreshSeconds: 4, liveToken: "t1")
         let bare = Pages.Frame(title: "Title", csrf: "token")
         typealias Family = Pages.Family
         typealias Member = Pages.MemberPage
