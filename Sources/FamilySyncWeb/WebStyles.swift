@@ -30,15 +30,26 @@ enum WebStyles {
         input[type=number] { font: inherit; width: 7em; padding: 4px 6px; border: 1px solid var(--line); border-radius: 6px; }
         input:not([type]), input[type=time], select { font: inherit; padding: 4px 6px; border: 1px solid var(--muted); border-radius: 6px; max-width: 100%; }
         input[type=number] { border-color: var(--muted); }
-        fieldset { border: 1px solid var(--line); border-radius: 8px; margin: 0 0 12px; padding: 8px 12px; }
+        fieldset { border: 1px solid var(--line); border-radius: 8px; margin: 0 0 12px; padding: 8px 12px; min-width: 0; }
         legend { font-weight: 600; padding: 0 4px; }
-        label.choice { white-space: nowrap; margin-right: .6em; }
-        .weekdays input[type=number] { width: 5em; margin-right: .6em; }
+        label.choice { display: inline-block; margin-right: .6em; }
+        .weekdays .day { display: inline-block; white-space: nowrap; margin: 0 .8em .4em 0; }
+        .weekdays .day label { display: inline-block; min-width: 6.5em; }
+        .weekdays input[type=number] { width: 5em; }
         .field-error { display: block; color: var(--bad); font-weight: 600; }
         [aria-invalid=true] { border: 2px solid var(--bad); }
         a.button { display: inline-block; padding: 6px 14px; border-radius: 6px; border: 1px solid var(--ink); color: var(--ink); text-decoration: none; }
         .row { border-bottom: 1px solid var(--line); padding: 4px 0; } .row p { margin: 4px 0; }
         .over { color: var(--bad); font-weight: 600; }
+        a { color: #2452b3; }
+        :focus-visible { outline: 3px solid #2452b3; outline-offset: 2px; }
+        /* A phone: tables scroll inside their section, never the page. */
+        .scroll { overflow-x: auto; }
+        @media (max-width: 640px) {
+          header { padding: 8px 12px; } main { padding: 12px; } section { padding: 12px; }
+          table { display: block; overflow-x: auto; white-space: nowrap; }
+          h1 { font-size: 1.35rem; }
+        }
         .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
         """
 }

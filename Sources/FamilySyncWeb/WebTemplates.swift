@@ -183,7 +183,7 @@ enum WebTemplates {
         <p><label for="dailyMinutes">Minutes a day</label><br><input type="number" inputmode="numeric" id="dailyMinutes" name="dailyMinutes" value="{{dailyMinutes.value}}"{{#dailyMinutes.error}} aria-invalid="true" aria-describedby="error-dailyMinutes"{{/dailyMinutes.error}}>
         {{#dailyMinutes.error}}<span class="field-error" id="error-dailyMinutes">{{dailyMinutes.error}}</span>{{/dailyMinutes.error}}</p>
         <fieldset class="weekdays"><legend>Other minutes on some days (empty: minutes a day)</legend>
-        {{#weekdays}}<label for="minutes-{{key}}">{{label}}</label> <input type="number" inputmode="numeric" id="minutes-{{key}}" name="{{key}}" value="{{field.value}}"> {{/weekdays}}
+        {{#weekdays}}<span class="day"><label for="minutes-{{key}}">{{label}}</label> <input type="number" inputmode="numeric" id="minutes-{{key}}" name="{{key}}" value="{{field.value}}"></span> {{/weekdays}}
         {{#weekdayMinutes.error}}<span class="field-error" id="error-weekdayMinutes">{{weekdayMinutes.error}}</span>{{/weekdayMinutes.error}}</fieldset>
         <p><label for="monthlyHours">Hours a month</label><br><input type="number" inputmode="numeric" id="monthlyHours" name="monthlyHours" value="{{monthlyHours.value}}" aria-describedby="monthly-formula"{{#monthlyHours.error}} aria-invalid="true"{{/monthlyHours.error}}>
         {{#monthlyHours.error}}<span class="field-error" id="error-monthlyHours">{{monthlyHours.error}}</span>{{/monthlyHours.error}}

@@ -25,6 +25,14 @@ struct CLISession {
             }
             return object
         }
+
+        /// The standard output as a JSON array of objects (`--json` lists).
+        func jsonArray() throws -> [[String: Any]] {
+            guard let list = try JSONSerialization.jsonObject(with: Data(stdout.utf8)) as? [[String: Any]] else {
+                throw TestFailure("not a JSON array of objects: \(stdout)")
+            }
+            return list
+        }
     }
 
     var environment: [String: String] {

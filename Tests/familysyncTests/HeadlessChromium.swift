@@ -93,6 +93,39 @@ final class HeadlessChromium: Sendable {
         try await Self.call("POST", session + "/execute/sync", ["script": script, "args": [Any]()])
     }
 
+    /// Runs `script`, which ends by calling `arguments[arguments.length - 1]` with its value.
+    func runAsync(_ script: String) async throws -> Any? {
+        try await Self.call("POST", session + "/execute/async", ["script": script, "args": [Any]()])
+    }
+
+    /// The window's size in CSS pixels (a phone's 375 wide, a laptop's 1280).
+    func resize(width: Int, height: Int) async throws {
+        _ = try await Self.call("POST", session + "/window/rect", ["width": width, "height": height])
+    }
+
+    /// Presses keys as a person would, one after another (WebDriver's key codes: Tab is \u{E004}, Enter \u{E007}).
+    func press(_ keys: [String]) async throws {
+        let actions = keys.flatMap { [["type": "keyDown", "value": $0], ["type": "keyUp", "value": $0]] }
+        _ = try await Self.call("POST", session + "/actions", ["actions": [["type": "key", "id": "keyboard", "actions": actions]]])
+    }
+
+    /// axe-core's WCAG 2 A and AA rules run on the page (the script PyPI's axe-selenium-python
+    /// ships, installed by scripts/lib/ensure-test-packages.sh): each violation as "rule: target".
+    func accessibilityViolations() async throws -> [String] {
+        let path = TestPaths.packageRoot.appendingPathComponent(".build/test-python/axe_selenium_python/node_modules/axe-core/axe.min.js").path
+        guard let axe = FileManager.default.contents(atPath: path).flatMap({ String(data: $0, encoding: .utf8) }) else {
+            throw TestFailure("no axe-core at \(path): scripts/lib/ensure-test-packages.sh installs it")
+        }
+        _ = try await run(axe + "\n;return true;")
+        let found = try await runAsync("""
+            var done = arguments[arguments.length - 1];
+            axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa"] } })
+              .then(function (r) { done(r.violations.map(function (v) { return v.id + ": " + v.nodes.map(function (n) { return n.target.join(" "); }).join(", "); })); },
+                    function (e) { done(["axe failed: " + e]); });
+            """)
+        return found as? [String] ?? ["axe gave no answer"]
+    }
+
     /// A PNG of the window, written to `path`.
     func screenshot(to path: String) async throws {
         guard let encoded = try await Self.call("GET", session + "/screenshot") as? String, let png = Data(base64Encoded: encoded) else {

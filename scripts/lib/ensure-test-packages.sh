@@ -1,13 +1,17 @@
 # Sourced by scripts/test: the Debian programs some tests start for themselves (PgBouncer, between
 # servers and their database; nginx, in front of three servers; qrencode, which draws the
-# dashboard's QR code; Chromium and its chromedriver, the dashboard's browser). As root with apt-get it installs what is missing; otherwise it stops
-# and prints the command to run. A test is never skipped because a part is missing.
+# dashboard's QR code; Chromium and its chromedriver, the dashboard's browser, with a Korean font for
+# the Korean pages' screenshots; Python's pip, for axe-core below). As root with apt-get it installs
+# what is missing; otherwise it stops and prints the command to run. A test is never skipped because
+# a part is missing.
 missing_packages=()
 command -v pgbouncer >/dev/null 2>&1 || [ -x /usr/sbin/pgbouncer ] || missing_packages+=(pgbouncer)
 [ -x /usr/sbin/nginx ] || missing_packages+=(nginx)
 command -v qrencode >/dev/null 2>&1 || missing_packages+=(qrencode)
 [ -x /usr/bin/chromium ] || missing_packages+=(chromium fonts-dejavu-core)
 [ -x /usr/bin/chromedriver ] || missing_packages+=(chromium-driver)
+fc-list 2>/dev/null | grep -qi nanum || missing_packages+=(fonts-nanum)
+command -v python3 >/dev/null 2>&1 && python3 -m pip --version >/dev/null 2>&1 || missing_packages+=(python3-pip)
 
 if [ ${#missing_packages[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -19,4 +23,12 @@ if [ ${#missing_packages[@]} -gt 0 ]; then
     echo "  sudo apt-get update && sudo apt-get install -y ${missing_packages[*]}" >&2
     exit 1
   fi
+fi
+
+# axe-core, the accessibility checker the browser tests run on each page: the script PyPI's
+# axe-selenium-python ships, installed into .build (not the system's Python), once.
+axe_script=.build/test-python/axe_selenium_python/node_modules/axe-core/axe.min.js
+if [ ! -f "$axe_script" ]; then
+  echo "installing axe-core (PyPI's axe-selenium-python) for the browser tests" >&2
+  python3 -m pip install --quiet --disable-pip-version-check --no-deps --target .build/test-python axe-selenium-python >&2
 fi
