@@ -20,6 +20,8 @@ struct BarChartSVG {
     var title: String
     var description: String
     var bars: [Bar]
+    /// How its durations are written: the page's language.
+    var strings = WebStrings(.en)
 
     static let width = 560, height = 240, top = 24, bottom = 28
 
@@ -41,19 +43,18 @@ struct BarChartSVG {
                 let height = max(1, segment.seconds * plot / ceiling)
                 y -= height
                 svg += #"<rect class="series-\#(Self.escape(segment.series))" x="\#(x)" y="\#(y)" width="\#(barWidth)" height="\#(height)" data-seconds="\#(segment.seconds)">"#
-                svg += "<title>\(Self.escape("\(bar.label): \(segment.label) \(Self.duration(segment.seconds))"))</title></rect>"
+                svg += "<title>\(Self.escape("\(bar.label): \(segment.label) \(strings.duration(segment.seconds))"))</title></rect>"
             }
             let center = x + barWidth / 2
-            svg += #"<text class="value" x="\#(center)" y="\#(y - 6)" text-anchor="middle">\#(Self.duration(bar.total))</text>"#
+            svg += #"<text class="value" x="\#(center)" y="\#(y - 6)" text-anchor="middle">\#(strings.duration(bar.total))</text>"#
             svg += #"<text class="label" x="\#(center)" y="\#(Self.height - 8)" text-anchor="middle">\#(Self.escape(bar.label))</text></g>"#
         }
         return svg + "</svg>"
     }
 
-    /// "2h 10m", "45m", "0m": how screen time is written everywhere on the dashboard.
+    /// "2h 10m", "45m", "0m": how screen time is written in English (`WebStrings.duration`).
     static func duration(_ seconds: Int) -> String {
-        let minutes = seconds / 60
-        return minutes >= 60 ? "\(minutes / 60)h \(minutes % 60)m" : "\(minutes)m"
+        WebStrings(.en).duration(seconds)
     }
 
     static func escape(_ text: String) -> String {

@@ -15,6 +15,7 @@ struct GapTimelineSVG {
 
     var id: String
     var title: String
+    var strings = WebStrings(.en)
     var gaps: [Gap]
 
     static let width = 560, height = 56, top = 8, band = 24
@@ -22,7 +23,7 @@ struct GapTimelineSVG {
     func render() -> String {
         let day = 24 * 60
         func x(_ minute: Int) -> Int { max(0, min(day, minute)) * Self.width / day }
-        let description = gaps.isEmpty ? "No gap today." : "\(gaps.count) gap\(gaps.count == 1 ? "" : "s") today: " + gaps.map(\.label).joined(separator: "; ")
+        let description = gaps.isEmpty ? strings["gap.none"] : strings.format("gap.count", String(gaps.count), gaps.map(\.label).joined(separator: "; "))
         var svg = #"<svg xmlns="http://www.w3.org/2000/svg" class="chart timeline" viewBox="0 0 \#(Self.width) \#(Self.height)" role="img" aria-labelledby="\#(id)-title \#(id)-desc" id="\#(id)">"#
         svg += #"<title id="\#(id)-title">\#(BarChartSVG.escape(title))</title><desc id="\#(id)-desc">\#(BarChartSVG.escape(description))</desc>"#
         svg += #"<rect class="day" x="0" y="\#(Self.top)" width="\#(Self.width)" height="\#(Self.band)"/>"#

@@ -100,7 +100,8 @@ extension WebController {
             async let shieldAsked = form.client.shieldState(of: device.id)
             async let openAsked = form.client.commands(of: device.id, status: .open)
             let (shield, open) = try await (shieldAsked, openAsked)
-            states.append(.init(id: device.id.lowercased, name: device.name, state: Self.appState(app, shield: shield, open: open)))
+            let state = Self.appState(app, shield: shield, open: open)
+            states.append(.init(id: device.id.lowercased, name: device.name, state: state, label: form.session.strings["state.\(state)"]))
         }
         var seen: MemberDayBody.App?
         if stored == nil {
@@ -120,7 +121,7 @@ extension WebController {
         var page = WebPages.AppSettings(
             frame: form.session.frame(displayName, signedIn: true, liveToken: try await liveToken(form.client)), memberID: form.member.id.lowercased, memberName: form.member.name,
             logicalID: app, path: Self.pathSegment(app), displayName: displayName, configured: stored != nil, saved: saved,
-            categories: Self.categoryOptions(form.categories, selected: category, all: nil), devices: states
+            categories: Self.categoryOptions(form.categories, selected: category, all: nil, form.session.strings), devices: states
         )
         page.category = WebField(category)
         page.pointsPerMinute = WebField(input?.pointsPerMinute ?? text("pointsPerMinute") ?? "")

@@ -122,17 +122,18 @@ extension WebController {
     /// The form, showing `input` as typed.
     func budgetForm(_ input: BudgetInput, _ form: MemberFormContext, isNew: Bool) -> WebPages.BudgetForm {
         let member = form.member
-        let frame = form.session.frame(isNew ? "New budget" : "Edit budget", signedIn: true)
+        let strings = form.session.strings
+        let frame = form.session.frame(strings.format(isNew ? "title.newBudget" : "title.editBudget", member.name), signedIn: true)
         let today = Self.lastSevenDays(endingAt: clock.now(), in: form.timeZone).last!
         let hours = input.monthlyHours.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         var page = WebPages.BudgetForm(
             frame: frame, memberID: member.id.lowercased, memberName: member.name, budgetID: isNew ? "" : (input.budgetID ?? ""), isNew: isNew,
-            categories: Self.categoryOptions(form.categories, selected: input.category ?? "*", all: "All screen time"),
-            periods: [("daily", "Minutes a day"), ("monthly", "Hours a month")].map { WebOption(value: $0.0, label: $0.1, selected: (input.period ?? "daily") == $0.0) },
-            weekdays: zip(Budget.weekdays, ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]).map {
-                .init(key: $0.0, label: $0.1, field: WebField(input.minutes(on: $0.0) ?? ""))
+            categories: Self.categoryOptions(form.categories, selected: input.category ?? "*", all: strings["budget.allOption"], strings),
+            periods: [("daily", "minutesADay"), ("monthly", "hoursAMonth")].map { WebOption(value: $0.0, label: strings[$0.1], selected: (input.period ?? "daily") == $0.0) },
+            weekdays: Budget.weekdays.enumerated().map { index, key in
+                .init(key: key, label: strings.weekday(index), field: WebField(input.minutes(on: key) ?? ""))
             },
-            monthlyFormula: Self.monthlyFormula(hours: hours ?? 30, on: today)
+            monthlyFormula: Self.monthlyFormula(hours: hours ?? 30, on: today, strings)
         )
         page.category = WebField(input.category ?? "")
         page.period = WebField(input.period ?? "")
@@ -145,34 +146,28 @@ extension WebController {
     }
 
     /// §9.3's formula, worked for this month: `floor(hours × 60 / days in the month)` a day.
-    static func monthlyFormula(hours: Int, on date: String) -> String {
+    static func monthlyFormula(hours: Int, on date: String, _ strings: WebStrings = WebStrings(.en)) -> String {
         let budget = Budget(budgetID: "f", scope: .all, period: .monthly, monthlyHours: hours)
         let parts = date.split(separator: "-").compactMap { Int($0) }
-        let days = parts.count == 3 ? Budget.daysInMonth(year: parts[0], month: parts[1]) : 30
-        let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
-        let month = parts.count == 3 && (1...12).contains(parts[1]) ? months[parts[1] - 1] : "this month"
-        return "\(hours) h a month is \(hours) × 60 ÷ \(days) = \(budget.allowanceMinutes(on: date) ?? 0) min a day in \(month) (\(days) days)."
+        guard parts.count == 3, (1...12).contains(parts[1]) else { return "" }
+        let days = Budget.daysInMonth(year: parts[0], month: parts[1])
+        return strings.format("budget.formula", String(hours), String(days), String(budget.allowanceMinutes(on: date) ?? 0), strings["month.\(parts[1])"])
     }
 
     /// The built-in categories and the family's own, as choices; `all` first when given ("*").
-    static func categoryOptions(_ records: [[String: JSONValue]], selected: String, all: String?) -> [WebOption] {
+    /// A built-in shows its name in the page's language unless the family renamed it.
+    static func categoryOptions(_ records: [[String: JSONValue]], selected: String, all: String?, _ strings: WebStrings = WebStrings(.en)) -> [WebOption] {
         var options: [WebOption] = all.map { [WebOption(value: "*", label: $0, selected: selected == "*")] } ?? []
         let order = ["learning", "reward", "social_media", "entertainment", "gaming", "productivity", "shopping", "news_reading", "health_fitness", "other"]
         var names: [String: String] = [:]
         for record in records {
             if case .string(let id)? = record["id"], case .string(let name)? = record["displayName"] { names[id] = name }
         }
-        for id in order { options.append(WebOption(value: id, label: names[id] ?? categoryLabel(id), selected: selected == id)) }
+        for id in order { options.append(WebOption(value: id, label: names[id] ?? categoryName(id, strings), selected: selected == id)) }
         for (id, name) in names.filter({ !order.contains($0.key) }).sorted(by: { $0.value < $1.value }) {
             options.append(WebOption(value: id, label: name, selected: selected == id))
         }
         return options
-    }
-
-    /// "Social media" for `social_media`.
-    static func categoryLabel(_ id: String) -> String {
-        let words = id.replacingOccurrences(of: "_", with: " ")
-        return words.prefix(1).uppercased() + words.dropFirst()
     }
 }
 

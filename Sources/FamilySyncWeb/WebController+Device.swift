@@ -17,6 +17,7 @@ extension WebController {
 
     @Sendable func devicePage(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
+        let strings = session.strings
         guard let client = session.client(api, context) else { return session.redirect("/app/") }
         let deviceID = try context.pathID()
         async let devicesAsked = client.devices()
@@ -38,24 +39,24 @@ extension WebController {
         let gaps = health.gapsToday.map { gap in
             WebPages.DevicePage.Gap(
                 from: timeOfDay(gap.start), to: timeOfDay(gap.end), minutes: gap.durationMinutes,
-                kind: gap.detectionMethod == "heartbeat_stale" ? "no heartbeat" : "no usage recorded", method: gap.detectionMethod
+                kind: strings["gap.\(gap.detectionMethod)"], method: gap.detectionMethod
             )
         }
         let timeline = GapTimelineSVG(
-            id: "gaps", title: "\(device.name) on \(health.date): gaps in its data",
+            id: "gaps", title: strings.format("gap.timelineTitle", device.name, health.date), strings: strings,
             gaps: zip(health.gapsToday, gaps).map { gap, row in
-                .init(start: minute(gap.start), end: minute(gap.end), method: row.method, label: "\(row.from)–\(row.to), \(row.minutes) min, \(row.kind)")
+                .init(start: minute(gap.start), end: minute(gap.end), method: row.method, label: strings.format("gap.label", row.from, row.to, String(row.minutes), row.kind))
             }
         ).render()
         let page = WebPages.DevicePage(
-            frame: session.frame("\(device.name): tracking health", signedIn: true, liveToken: try await liveToken(client)), deviceID: deviceID.lowercased, name: device.name,
-            platform: Self.platformLabel(device.platform), memberName: device.memberId.flatMap { id in members.first { $0.id == id }?.name } ?? "-",
-            timeZone: device.timeZone, date: health.date, status: health.status, lastHeartbeat: WebFormat.ago(health.lastHeartbeatAt, now: now),
-            memory: health.memoryUsageMB.map { String(format: "%.1f MB", $0) } ?? "not reported", missedNotifications: health.missedNotifications,
+            frame: session.frame(strings.format("title.tracking", device.name), signedIn: true, liveToken: try await liveToken(client)), deviceID: deviceID.lowercased, name: device.name,
+            platform: Self.platformLabel(device.platform, strings), memberName: device.memberId.flatMap { id in members.first { $0.id == id }?.name } ?? "-",
+            timeZone: device.timeZone, date: health.date, status: health.status, statusLabel: strings["health.\(health.status)"], lastHeartbeat: strings.ago(health.lastHeartbeatAt, now: now),
+            memory: health.memoryUsageMB.map { String(format: "%.1f MB", $0) } ?? strings["memory.notReported"], missedNotifications: health.missedNotifications,
             sequenceResets: health.sequenceResets, errorsToday: health.errorsToday, gapMinutes: health.gapMinutesToday, timeline: timeline, gaps: gaps,
             errors: health.lastErrors.map { error in
-                .init(when: WebFormat.ago(error.timestamp, now: now), event: error.eventName, action: error.action,
-                      outcome: error.success ? "succeeded" : "failed", description: error.errorDescription ?? "")
+                .init(when: strings.ago(error.timestamp, now: now), event: error.eventName, action: error.action,
+                      outcome: strings[error.success ? "outcome.succeeded" : "outcome.failed"], description: error.errorDescription ?? "")
             }
         )
         return pages.render("device", page, cookies: session.setCookies)

@@ -73,15 +73,16 @@ extension WebController {
         for record in records {
             if case .string(let id)? = record["id"], case .string(let kind)? = record["kind"] { kinds[id] = kind }
         }
-        let categories = Self.categoryOptions(records, selected: "", all: nil).map { option in
-            WebPages.FamilySettings.Category(
-                id: option.value, name: option.label, kind: CategoryID.builtIn[option.value]?.rawValue ?? kinds[option.value] ?? "neutral",
-                own: CategoryID.builtIn[option.value] == nil
+        let strings = session.strings
+        let categories = Self.categoryOptions(records, selected: "", all: nil, strings).map { option in
+            let kind = CategoryID.builtIn[option.value]?.rawValue ?? kinds[option.value] ?? "neutral"
+            return WebPages.FamilySettings.Category(
+                id: option.value, name: option.label, kind: kind, kindLabel: strings["kind.\(kind)"], own: CategoryID.builtIn[option.value] == nil
             )
         }
         var page = WebPages.FamilySettings(
-            frame: session.frame("Family settings", signedIn: true), categories: categories,
-            kinds: CategoryKind.allCases.map { WebOption(value: $0.rawValue, label: $0.rawValue, selected: $0 == .neutral) }
+            frame: session.frame(strings["title.familySettings"], signedIn: true), categories: categories,
+            kinds: CategoryKind.allCases.map { WebOption(value: $0.rawValue, label: strings["kind.\($0.rawValue)"], selected: $0 == .neutral) }
         )
         page.id = WebField("x-")
         return page

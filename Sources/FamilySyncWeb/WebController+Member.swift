@@ -46,7 +46,7 @@ extension WebController {
         let page = Self.memberPage(
             member: member, devices: devices, dates: dates, summaries: summaries, budgets: budgets, configuredBudgets: configured, alerts: alerts,
             schedules: schedules, shields: shields, openCommands: open, now: now, timeZone: timeZone,
-            frame: session.frame(member.name, signedIn: true, liveToken: token)
+            frame: session.frame(member.name, signedIn: true, liveToken: token), strings: session.strings
         )
         return pages.render("member", page, cookies: session.setCookies)
     }
@@ -55,33 +55,33 @@ extension WebController {
     static func memberPage(
         member: MemberBody, devices: [DeviceBody], dates: [String], summaries: [MemberDayBody], budgets: BudgetStatusResponse, configuredBudgets: [Budget] = [],
         alerts: [AlertBody], schedules: [Schedule], shields: [UUID: ShieldStateBody], openCommands: [UUID: [CommandBody]] = [:], now: Date,
-        timeZone: TimeZone = TimeZone(identifier: "UTC")!, frame: WebPages.Frame
+        timeZone: TimeZone = TimeZone(identifier: "UTC")!, frame: WebPages.Frame, strings: WebStrings = WebStrings(.en)
     ) -> WebPages.MemberPage {
         let byDate = Dictionary(summaries.map { ($0.date, $0) }, uniquingKeysWith: { first, _ in first })
         // The platforms of the member's devices, and any its days name, in a fixed order.
         let named = Set(devices.map(\.platform)).union(summaries.flatMap { $0.byPlatform.map(\.platform) })
         let platforms = DevicePlatform.allCases.filter(named.contains)
-        let series = platforms.map { WebPages.MemberPage.Series(series: $0.rawValue, label: platformLabel($0)) }
+        let series = platforms.map { WebPages.MemberPage.Series(series: $0.rawValue, label: platformLabel($0, strings)) }
         var days: [WebPages.MemberPage.Day] = []
         var bars: [BarChartSVG.Bar] = []
         for date in dates {
             let day = byDate[date]
             let seconds = platforms.map { platform in day?.byPlatform.first { $0.platform == platform }?.seconds ?? 0 }
-            let label = dayLabel(date)
+            let label = strings.day(date)
             days.append(WebPages.MemberPage.Day(
-                date: date, label: label, cells: seconds.map(BarChartSVG.duration), totalSeconds: day?.totalSeconds ?? 0,
-                total: BarChartSVG.duration(day?.totalSeconds ?? 0)
+                date: date, label: label, cells: seconds.map(strings.duration), totalSeconds: day?.totalSeconds ?? 0,
+                total: strings.duration(day?.totalSeconds ?? 0)
             ))
             bars.append(BarChartSVG.Bar(label: label, segments: zip(platforms, seconds).map {
-                BarChartSVG.Segment(series: $0.0.rawValue, label: platformLabel($0.0), seconds: $0.1)
+                BarChartSVG.Segment(series: $0.0.rawValue, label: platformLabel($0.0, strings), seconds: $0.1)
             }))
         }
         let todayDay = byDate[dates.last!]
-        let split = platforms.map { platform in "\(platformLabel(platform)) \(BarChartSVG.duration(todayDay?.byPlatform.first { $0.platform == platform }?.seconds ?? 0))" }
+        let split = platforms.map { platform in "\(platformLabel(platform, strings)) \(strings.duration(todayDay?.byPlatform.first { $0.platform == platform }?.seconds ?? 0))" }
         let categories = (todayDay?.byCategory ?? []).sorted { $0.seconds > $1.seconds }
         let categoryBars = categories.map { category in
-            BarChartSVG.Bar(label: category.category, segments: [BarChartSVG.Segment(
-                series: (CategoryID.builtIn[category.category] ?? CategoryKind.neutral).rawValue, label: category.category, seconds: category.seconds
+            BarChartSVG.Bar(label: categoryName(category.category, strings), segments: [BarChartSVG.Segment(
+                series: (CategoryID.builtIn[category.category] ?? CategoryKind.neutral).rawValue, label: categoryName(category.category, strings), seconds: category.seconds
             )])
         }
         // The week's apps, summed over its days, most used first.
@@ -90,45 +90,46 @@ extension WebController {
         let topApps = apps.values.sorted { $0.seconds != $1.seconds ? $0.seconds > $1.seconds : $0.app.logicalID < $1.app.logicalID }.prefix(10)
         let total = bars.reduce(0) { $0 + $1.total }
         return WebPages.MemberPage(
-            frame: frame, memberID: member.id.lowercased, name: member.name, timeZone: timeZone.identifier, platformSplit: split.isEmpty ? "no devices" : split.joined(separator: " | "),
+            frame: frame, memberID: member.id.lowercased, name: member.name, timeZone: timeZone.identifier, platformSplit: split.isEmpty ? strings["member.noDevices"] : split.joined(separator: " | "),
             weekChart: BarChartSVG(
-                id: "week-chart", title: "\(member.name)'s screen time, \(dayLabel(dates.first!)) to \(dayLabel(dates.last!))",
-                description: "Bars by day, split by platform; \(BarChartSVG.duration(total)) in all. The table below has the same figures.", bars: bars
+                id: "week-chart", title: strings.format("member.weekTitle", member.name, strings.day(dates.first!), strings.day(dates.last!)),
+                description: strings.format("member.weekDescription", strings.duration(total)), bars: bars, strings: strings
             ).render(),
             platforms: series, days: days,
             categoryChart: BarChartSVG(
-                id: "category-chart", title: "\(member.name)'s screen time today by category",
-                description: categories.isEmpty ? "No usage today." : categories.map { "\($0.category) \(BarChartSVG.duration($0.seconds))" }.joined(separator: ", "),
-                bars: categoryBars
+                id: "category-chart", title: strings.format("member.todayTitle", member.name),
+                description: categories.isEmpty ? strings["member.noUsageToday"] : categories.map { "\(categoryName($0.category, strings)) \(strings.duration($0.seconds))" }.joined(separator: ", "),
+                bars: categoryBars, strings: strings
             ).render(),
-            categories: categories.map { WebPages.MemberPage.Category(category: $0.category, seconds: $0.seconds, time: BarChartSVG.duration($0.seconds), points: $0.points) },
+            categories: categories.map { WebPages.MemberPage.Category(category: $0.category, name: categoryName($0.category, strings), seconds: $0.seconds, time: strings.duration($0.seconds), points: $0.points) },
             apps: topApps.map { app in
                 WebPages.MemberPage.App(
-                    logicalID: app.app.logicalID, path: pathSegment(app.app.logicalID), displayName: app.app.displayName, category: app.app.category, time: BarChartSVG.duration(app.seconds),
+                    logicalID: app.app.logicalID, path: pathSegment(app.app.logicalID), displayName: app.app.displayName, category: categoryName(app.app.category, strings), time: strings.duration(app.seconds),
                     states: devices.filter { $0.role == .child }.map { device in
-                        WebPages.MemberPage.AppState(
-                            device: device.name, state: appState(app.app.logicalID, shield: shields[device.id], open: openCommands[device.id] ?? [])
-                        )
+                        let state = appState(app.app.logicalID, shield: shields[device.id], open: openCommands[device.id] ?? [])
+                        return WebPages.MemberPage.AppState(device: device.name, state: state, label: strings["state.\(state)"])
                     }
                 )
             },
             budgets: configuredBudgets.sorted { $0.budgetID < $1.budgetID }.map { budget in
                 let status = budgets.budgets.first { $0.budgetID == budget.budgetID }
+                let remaining = status.map { strings.format("unit.minutes", strings.number($0.remainingMinutes)) }
+                let allowed = status.map { strings.format("unit.minutes", strings.number($0.budgetMinutes)) } ?? ""
                 return WebPages.MemberPage.Budget(
-                    budgetID: budget.budgetID, category: budget.scope == .all ? "all screen time" : categoryLabel(budget.categoryValue),
-                    allowance: allowanceText(budget, on: dates.last!), remaining: status.map { "\($0.remainingMinutes) min" }, budget: status.map { "\($0.budgetMinutes) min" } ?? "",
-                    over: status?.isOverBudget ?? false, enabled: budget.enabled
+                    budgetID: budget.budgetID, category: budget.scope == .all ? strings["budget.allScreenTime"] : categoryName(budget.categoryValue, strings),
+                    allowance: allowanceText(budget, on: dates.last!, strings), remaining: remaining, budget: allowed,
+                    today: remaining.map { strings.format("budget.today", $0, allowed) } ?? "", over: status?.isOverBudget ?? false, enabled: budget.enabled
                 )
             },
             alerts: alerts.filter { $0.dismissedAt == nil }.map {
-                WebPages.MemberPage.Alert(id: $0.alertID.lowercased, message: $0.message, when: WebFormat.ago($0.createdAt, now: now))
+                WebPages.MemberPage.Alert(id: $0.alertID.lowercased, message: $0.message, when: strings.ago($0.createdAt, now: now))
             },
-            schedules: schedules.sorted { $0.name < $1.name }.map(scheduleRow),
+            schedules: schedules.sorted { $0.name < $1.name }.map { scheduleRow($0, strings) },
             devices: devices.map { device in
                 WebPages.MemberPage.Device(
-                    id: device.id.lowercased, name: device.name, platform: platformLabel(device.platform), lastSync: WebFormat.ago(device.lastSyncAt, now: now),
-                    shielded: shields[device.id].map(shieldedText) ?? "-",
-                    pending: (openCommands[device.id] ?? []).map(commandText)
+                    id: device.id.lowercased, name: device.name, platform: platformLabel(device.platform, strings), lastSync: strings.ago(device.lastSyncAt, now: now),
+                    shielded: shields[device.id].map { shieldedText($0, strings) } ?? "-",
+                    pending: (openCommands[device.id] ?? []).map { commandText($0, strings) }
                 )
             }
         )
@@ -160,26 +161,27 @@ extension WebController {
     }
 
     /// A schedule as a line: its days, its hours and what it shields or allows.
-    static func scheduleRow(_ schedule: Schedule) -> WebPages.MemberPage.Schedule {
-        let names = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
-        let days = schedule.weekdays.count == 7 ? "every day" : schedule.weekdays.sorted().map { names[$0 - 1] }.joined(separator: " ")
-        let targets = schedule.applications + schedule.categories.map(\.rawValue)
-        let list = targets.isEmpty ? "everything" : targets.joined(separator: ", ")
-        let what = schedule.mode == .allowOnly ? "allows only \(list)" : "shields \(list)"
+    static func scheduleRow(_ schedule: Schedule, _ strings: WebStrings = WebStrings(.en)) -> WebPages.MemberPage.Schedule {
+        let days = schedule.weekdays.count == 7 ? strings["schedule.everyDay"] : schedule.weekdays.sorted().map { strings["weekday.short.\($0 - 1)"] }.joined(separator: " ")
+        let targets = schedule.applications + schedule.categories.map { categoryName($0.rawValue, strings) }
+        let list = targets.isEmpty ? strings["schedule.everything"] : targets.joined(separator: ", ")
+        let what = strings.format(schedule.mode == .allowOnly ? "schedule.allowsOnly" : "schedule.shields", list)
         return WebPages.MemberPage.Schedule(
             scheduleID: schedule.scheduleID, name: schedule.name, enabled: schedule.enabled, days: days, start: clock(schedule.start), end: clock(schedule.end),
             what: what
         )
     }
 
-    /// "60 min a day, Sat 120 min", or "30 h a month (60 min a day in November)".
-    static func allowanceText(_ budget: Budget, on date: String) -> String {
+    /// "60 min a day, Sat 120 min", or "30 h a month (60 min today)".
+    static func allowanceText(_ budget: Budget, on date: String, _ strings: WebStrings = WebStrings(.en)) -> String {
         switch budget.period {
         case .monthly:
-            return "\(budget.monthlyHours ?? 0) h a month (\(budget.allowanceMinutes(on: date) ?? 0) min today)"
+            return strings.format("budget.monthly", String(budget.monthlyHours ?? 0), String(budget.allowanceMinutes(on: date) ?? 0))
         case .daily:
-            let days = zip(Budget.weekdays, ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]).compactMap { key, label in budget.weekdayMinutes[key].map { "\(label) \($0) min" } }
-            return ([budget.dailyMinutes.map { "\($0) min a day" }].compactMap { $0 } + days).joined(separator: ", ")
+            let days = Budget.weekdays.enumerated().compactMap { index, key in
+                budget.weekdayMinutes[key].map { strings.format("budget.onDay", strings["weekday.short.\(index)"], String($0)) }
+            }
+            return ([budget.dailyMinutes.map { strings.format("budget.daily", String($0)) }].compactMap { $0 } + days).joined(separator: ", ")
         }
     }
 
@@ -194,30 +196,18 @@ extension WebController {
         }
     }
 
-    /// "Mon 23" for `2026-11-23`.
-    static func dayLabel(_ date: String) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = date.split(separator: "-").compactMap { Int($0) }
-        guard parts.count == 3, let day = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])) else { return date }
-        let weekday = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"][calendar.component(.weekday, from: day) - 1]
-        return "\(weekday) \(parts[2])"
+    static func platformLabel(_ platform: DevicePlatform, _ strings: WebStrings = WebStrings(.en)) -> String {
+        strings["platform.\(platform.rawValue)"]
     }
 
-    static func platformLabel(_ platform: DevicePlatform) -> String {
-        switch platform {
-        case .ios: "iOS"
-        case .ipados: "iPadOS"
-        case .macos: "Mac"
-        case .watchos: "Watch"
-        case .android: "Android"
-        case .web: "Web"
-        case .other: "Other"
-        }
+    /// A category's name in the page's language: a built-in's, or the id of a family's own.
+    static func categoryName(_ id: String, _ strings: WebStrings) -> String {
+        CategoryID.builtIn[id] != nil ? strings["category.\(id)"] : id
     }
 
     /// An app on a device: a block or unblock it has not carried out yet says so (the newest
     /// such command that names the app, or the whole device); otherwise what it shields now.
+    /// One of blocked, blocking pending, unblocking pending, unblocked (`state.…` in the catalog).
     static func appState(_ logicalID: String, shield: ShieldStateBody?, open: [CommandBody]) -> String {
         let naming = open.filter { ["block", "unblock"].contains($0.commandType) && (appsNamed(by: $0).map { $0.contains(logicalID) } ?? true) }
         if let newest = naming.max(by: { $0.createdAt < $1.createdAt }) {
@@ -234,18 +224,19 @@ extension WebController {
     }
 
     /// "block: tiktok", "block: the whole device", "request sync".
-    static func commandText(_ command: CommandBody) -> String {
+    static func commandText(_ command: CommandBody, _ strings: WebStrings = WebStrings(.en)) -> String {
         switch command.commandType {
-        case "block", "unblock": "\(command.commandType): \(appsNamed(by: command).map { $0.joined(separator: ", ") } ?? "the whole device")"
-        default: command.commandType.replacingOccurrences(of: "_", with: " ")
+        case "block", "unblock": strings.format("command.\(command.commandType)", appsNamed(by: command).map { $0.joined(separator: ", ") } ?? strings["command.wholeDevice"])
+        case "request_sync", "update_config": strings["command.\(command.commandType)"]
+        default: command.commandType
         }
     }
 
     /// "Games until 07:00", "the whole device", or "nothing".
-    static func shieldedText(_ state: ShieldStateBody) -> String {
-        if state.deviceBlocked { return "the whole device (blocked)" }
-        var parts: [String] = state.activeSchedules.map { "\($0.name) until \(Instant.format($0.until))" }
-        if !state.blockedApps.isEmpty { parts.append("blocked: " + state.blockedApps.joined(separator: ", ")) }
-        return parts.isEmpty ? "nothing" : parts.joined(separator: "; ")
+    static func shieldedText(_ state: ShieldStateBody, _ strings: WebStrings = WebStrings(.en)) -> String {
+        if state.deviceBlocked { return strings["shield.wholeDevice"] }
+        var parts: [String] = state.activeSchedules.map { strings.format("shield.until", $0.name, Instant.format($0.until)) }
+        if !state.blockedApps.isEmpty { parts.append(strings.format("shield.blocked", state.blockedApps.joined(separator: ", "))) }
+        return parts.isEmpty ? strings["shield.nothing"] : parts.joined(separator: "; ")
     }
 }

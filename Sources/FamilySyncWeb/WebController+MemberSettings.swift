@@ -120,22 +120,16 @@ extension WebController {
         guard let member = members.first(where: { $0.id == memberID }) else { throw FamilySyncError.notFound("No such member.") }
         let hasPIN = try await client.parentPIN(of: memberID) != nil
         let now = clock.now()
-        let done: String? = switch done {
-        case "name": "Renamed."
-        case "pin-set": "The PIN is set; \(member.name)'s devices get it with their next sync."
-        case "pin-clear": "The PIN is cleared."
-        case "moved": "Moved."
-        case "revoked": "Revoked: that device can no longer sign in."
-        default: nil
-        }
+        let strings = session.strings
+        let done = done.flatMap { ["name", "pin-set", "pin-clear", "moved", "revoked"].contains($0) ? strings["done.\($0)"] : nil }
         var page = WebPages.MemberSettings(
-            frame: session.frame("\(member.name): settings", signedIn: true), memberID: member.id.lowercased, memberName: member.name, role: member.role.rawValue,
+            frame: session.frame(strings.format("title.memberSettings", member.name), signedIn: true), memberID: member.id.lowercased, memberName: member.name, role: member.role.rawValue,
             done: done, hasPIN: hasPIN,
             devices: devices.filter { member.deviceIds.contains($0.id) && $0.status == .active }.map { device in
                 // A device moves only to another member of its role (§8).
                 let targets = members.filter { $0.role == member.role && $0.id != member.id }.map { WebOption(value: $0.id.lowercased, label: $0.name, selected: false) }
                 return .init(
-                    id: device.id.lowercased, name: device.name, platform: Self.platformLabel(device.platform), lastSync: WebFormat.ago(device.lastSyncAt, now: now),
+                    id: device.id.lowercased, name: device.name, platform: Self.platformLabel(device.platform, strings), lastSync: strings.ago(device.lastSyncAt, now: now),
                     isThis: device.id == me.id, targets: targets, canMove: !targets.isEmpty
                 )
             }

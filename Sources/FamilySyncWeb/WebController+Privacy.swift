@@ -15,11 +15,6 @@ extension WebController {
             .get("privacy/export", use: download)
     }
 
-    static let retentionLabels: [RetentionKind: String] = [
-        .usageSessions: "App sessions", .dailyTotals: "Daily totals", .summaries: "Daily and weekly summaries", .alerts: "Alerts",
-        .health: "Tracking health (heartbeats, gaps, errors)", .commands: "Commands sent to devices", .audit: "This audit log and its read counts",
-    ]
-
     @Sendable func privacyPage(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
         guard let client = session.client(api, context) else { return session.redirect("/app/") }
@@ -31,24 +26,25 @@ extension WebController {
         let memberNames = Dictionary(members.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         let deviceNames = Dictionary(devices.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         let now = clock.now()
+        let strings = session.strings
         let page = WebPages.Privacy(
-            frame: session.frame("Your family's data", signedIn: true, liveToken: try await liveToken(client)), saved: request.uri.queryParameters.get("saved") != nil,
+            frame: session.frame(strings["title.privacy"], signedIn: true, liveToken: try await liveToken(client)), saved: request.uri.queryParameters.get("saved") != nil,
             maximumDays: retention.maximumDays,
             retention: RetentionKind.allCases.map { kind in
                 let set = retention.familySet.contains(kind.rawValue)
                 let days = retention.days[kind.rawValue] ?? retention.maximumDays
                 return .init(
-                    kind: kind.rawValue, label: Self.retentionLabels[kind] ?? kind.rawValue, days: days, familyDays: set ? String(days) : "", familySet: set,
+                    kind: kind.rawValue, label: strings["retention.\(kind.rawValue)"], days: days, familyDays: set ? String(days) : "", familySet: set,
                     maximumDays: retention.maximumDays
                 )
             },
             members: members.map { .init(id: $0.id.lowercased, name: $0.name) },
             events: events.events.map { event in
-                let who = event.actor.deviceId.map { deviceNames[$0] ?? "a device no longer here" } ?? (event.actor.role == "server" ? "the server" : "an erased device")
+                let who = event.actor.deviceId.map { deviceNames[$0] ?? strings["audit.goneDevice"] } ?? strings[event.actor.role == "server" ? "audit.server" : "audit.erasedDevice"]
                 return .init(
-                    id: event.id, when: WebFormat.ago(event.at, now: now), who: who, address: event.actor.address ?? "", action: event.action,
+                    id: event.id, when: strings.ago(event.at, now: now), who: who, address: event.actor.address ?? "", action: event.action,
                     subject: [event.subjectType, event.subject ?? ""].joined(separator: " ").trimmingCharacters(in: .whitespaces),
-                    concerns: event.memberId.map { memberNames[$0] ?? "someone erased" } ?? ""
+                    concerns: event.memberId.map { memberNames[$0] ?? strings["audit.erasedMember"] } ?? ""
                 )
             }
         )
@@ -65,7 +61,7 @@ extension WebController {
         for kind in RetentionKind.allCases {
             guard let text = form.value(kind)?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { continue }
             guard let value = Int(text) else {
-                throw FamilySyncError.badRequest("\(Self.retentionLabels[kind] ?? kind.rawValue): a whole number of days, or empty.", field: "days.\(kind.rawValue)")
+                throw FamilySyncError.badRequest("\(kind.rawValue): a whole number of days, or empty.", field: "days.\(kind.rawValue)")
             }
             days[kind] = value
         }

@@ -32,8 +32,6 @@ extension WebController {
         var enabled: String?
     }
 
-    static let weekdayNames = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
-
     @Sendable func newSchedule(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
         guard let form = try await memberForm(session, context) else { return session.redirect("/app/") }
@@ -115,17 +113,16 @@ extension WebController {
 
     func scheduleForm(_ input: ScheduleInput, _ form: MemberFormContext, isNew: Bool) -> WebPages.ScheduleForm {
         let member = form.member
-        let frame = form.session.frame(isNew ? "New schedule" : "Edit schedule", signedIn: true)
+        let strings = form.session.strings
+        let frame = form.session.frame(strings.format(isNew ? "title.newSchedule" : "title.editSchedule", member.name), signedIn: true)
         let days = Set(input.weekdays ?? [])
         let chosen = Set(input.categories ?? [])
         var page = WebPages.ScheduleForm(
             frame: frame, memberID: member.id.lowercased, memberName: member.name, timeZone: form.timeZone.identifier,
             scheduleID: isNew ? "" : (input.scheduleID ?? ""), isNew: isNew,
-            days: Self.weekdayNames.enumerated().map { .init(number: $0.offset + 1, label: $0.element, checked: days.contains(String($0.offset + 1))) },
-            modes: [("shield", "Shield what is chosen below"), ("allowOnly", "Shield everything but what is chosen below")].map {
-                WebOption(value: $0.0, label: $0.1, selected: (input.mode ?? "shield") == $0.0)
-            },
-            categoryChoices: Self.categoryOptions(form.categories, selected: "", all: nil).map {
+            days: (0..<7).map { .init(number: $0 + 1, label: strings.weekday($0), checked: days.contains(String($0 + 1))) },
+            modes: ["shield", "allowOnly"].map { WebOption(value: $0, label: strings["mode.\($0)"], selected: (input.mode ?? "shield") == $0) },
+            categoryChoices: Self.categoryOptions(form.categories, selected: "", all: nil, strings).map {
                 WebOption(value: $0.value, label: $0.label, selected: chosen.contains($0.value))
             }
         )

@@ -36,6 +36,7 @@ struct WebController {
             .get("sign-in", use: signInPage)
             .post("sign-out", use: signOut)
             .post("pairings/:id/confirm", use: confirmPairing)
+            .post("language", use: chooseLanguage)
         addMemberRoutes(to: app)
         addAppRoutes(to: app)
         addMemberSettingsRoutes(to: app)
@@ -53,7 +54,7 @@ struct WebController {
     @Sendable func home(_ request: Request, context: Context) async throws -> Response {
         var session = WebSession(request, cookies)
         guard let client = session.client(api, context) else {
-            return pages.render("signIn", WebPages.SignIn(frame: session.frame("Sign in")), cookies: session.setCookies)
+            return pages.render("signIn", WebPages.SignIn(frame: session.frame(session.strings["title.signIn"])), cookies: session.setCookies)
         }
         let me: DeviceBody
         switch await Self.outcome({ () async throws(FamilySyncError) in try await client.me() }) {
@@ -61,13 +62,13 @@ struct WebController {
         case .failure(let error) where error.code == .authenticationRequired:
             // Revoked, rejected, or the family deleted: this browser is no longer a device.
             session.signOut()
-            let page = WebPages.SignIn(frame: session.frame("Sign in"), message: "This browser is no longer a device of a family. Sign in again.")
+            let page = WebPages.SignIn(frame: session.frame(session.strings["title.signIn"]), message: session.strings["message.notADevice"])
             return pages.render("signIn", page, cookies: session.setCookies)
         case .failure(let error): throw error
         }
         guard me.status == .active else { return session.redirect("/app/sign-in") }
-        let frame = session.frame("Your family", signedIn: true, liveToken: try await liveToken(client))
-        let page = try await familyPage(client, me, frame, mayAskName: session.cookie(WebCookies.nameAsked) == nil)
+        let frame = session.frame(session.strings["title.family"], signedIn: true, liveToken: try await liveToken(client))
+        let page = try await familyPage(client, me, frame, session.strings, mayAskName: session.cookie(WebCookies.nameAsked) == nil)
         return pages.render("family", page, cookies: session.setCookies)
     }
 
@@ -117,13 +118,13 @@ struct WebController {
             // Not confirmed in time: the credential will never work; start again.
             guard pairing.status == .accepted else {
                 session.signOut()
-                let page = WebPages.SignIn(frame: session.frame("Sign in"), message: "This browser was not confirmed in time. Show a new code.")
+                let page = WebPages.SignIn(frame: session.frame(session.strings["title.signIn"]), message: session.strings["message.notConfirmed"])
                 return pages.render("signIn", page, cookies: session.setCookies)
             }
             emoji = pairing.verificationEmoji?.joined() ?? ""
         }
         let page = WebPages.SignInEmoji(
-            frame: session.frame("Compare the emoji", refreshSeconds: Self.refreshSeconds), emoji: emoji, pairingID: pairingID?.lowercased ?? ""
+            frame: session.frame(session.strings["title.compareEmoji"], refreshSeconds: Self.refreshSeconds), emoji: emoji, pairingID: pairingID?.lowercased ?? ""
         )
         return pages.render("signInEmoji", page, cookies: session.setCookies)
     }
@@ -137,7 +138,7 @@ struct WebController {
         case .success(let answer): claim = answer
         case .failure(let error) where error.code == .pairingExpired || error.code == .notFound:
             session.clear(WebCookies.signIn)
-            let page = WebPages.SignIn(frame: session.frame("Sign in"), message: "That code was not used in time. Show a new one.")
+            let page = WebPages.SignIn(frame: session.frame(session.strings["title.signIn"]), message: session.strings["message.codeExpired"])
             return pages.render("signIn", page, cookies: session.setCookies)
         case .failure(let error): throw error
         }
@@ -152,7 +153,7 @@ struct WebController {
             qr = await QRCodeSVG.draw(SignInQRPayload(serverURL: PairingController.serverURL(request, publicURL: publicURL), code: code).string)
         }
         let page = WebPages.SignInCode(
-            frame: session.frame("Sign-in code", refreshSeconds: Self.refreshSeconds), code: claim.signIn.code, qrSVG: qr,
+            frame: session.frame(session.strings["title.signInCode"], refreshSeconds: Self.refreshSeconds), code: claim.signIn.code, qrSVG: qr,
             expiresAt: Instant.format(claim.signIn.expiresAt)
         )
         return pages.render("signInCode", page, cookies: session.setCookies)
@@ -182,6 +183,27 @@ struct WebController {
         return session.redirect("/app/")
     }
 
+    struct LanguageForm: WebForm {
+        var csrf: String?
+        var lang: String?
+        /// The page the switch was pressed on.
+        var back: String?
+    }
+
+    /// `POST /app/language` (`lang` en or ko): the dashboard's language for this browser, kept in
+    /// a cookie; back to the page it was chosen on (a dashboard path only, never another site).
+    @Sendable func chooseLanguage(_ request: Request, context: Context) async throws -> Response {
+        var session = WebSession(request, cookies)
+        let form = try await session.checkForm(request, as: LanguageForm.self)
+        guard let language = form.lang.flatMap(WebLanguage.init(rawValue:)) else {
+            throw FamilySyncError.badRequest("The language is one of \(WebLanguage.allCases.map(\.rawValue).joined(separator: ", ")).", field: "lang")
+        }
+        session.set(WebCookies.language, language.rawValue, maxAge: 365 * 86_400)
+        let back = form.back ?? "/app/"
+        let local = WebSecurityHeadersMiddleware.isDashboard(back) && !back.contains("//") && !back.contains("\\")
+        return session.redirect(local ? back : "/app/")
+    }
+
     /// `POST /app/pairings/{id}/confirm`: a parent lets in a device whose emoji match.
     @Sendable func confirmPairing(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
@@ -194,7 +216,7 @@ struct WebController {
     // MARK: - The family page
 
     /// `mayAskName`: the browser has not kept a device's name for its parent yet.
-    func familyPage(_ client: FamilySyncClient, _ me: DeviceBody, _ frame: WebPages.Frame, mayAskName: Bool = false) async throws -> WebPages.Family {
+    func familyPage(_ client: FamilySyncClient, _ me: DeviceBody, _ frame: WebPages.Frame, _ strings: WebStrings, mayAskName: Bool = false) async throws -> WebPages.Family {
         async let devicesAsked = client.devices()
         async let membersAsked = client.members()
         async let pairingsAsked = client.pairings(status: .accepted)
@@ -209,7 +231,8 @@ struct WebController {
             let pending = device.role == .child ? try await client.commands(of: device.id, status: .pending).count : 0
             rows.append(WebPages.Family.Device(
                 id: device.id.lowercased, name: device.name, isThis: device.id == me.id, memberName: device.memberId.flatMap { memberNames[$0] } ?? "-",
-                platform: Self.platformLabel(device.platform), lastSync: WebFormat.ago(device.lastSyncAt, now: now), health: health, pendingCommands: pending
+                platform: strings["platform.\(device.platform.rawValue)"], lastSync: strings.ago(device.lastSyncAt, now: now), health: health,
+                healthLabel: health.map { strings["health.\($0)"] } ?? "", pendingCommands: pending
             ))
         }
         let waiting = pairings.map { pairing in
@@ -224,7 +247,9 @@ struct WebController {
         let namedAfterDevice = mine.map { member in devices.contains { member.deviceIds.contains($0.id) && $0.name == member.name } } ?? false
         return WebPages.Family(
             frame: frame, askName: mayAskName && namedAfterDevice ? mine.map { .init(memberID: $0.id.lowercased, current: $0.name) } : nil, pairings: waiting,
-            members: members.map { WebPages.Family.Member(id: $0.id.lowercased, name: $0.name, role: $0.role.rawValue, deviceCount: $0.deviceIds.count) },
+            members: members.map {
+                WebPages.Family.Member(id: $0.id.lowercased, name: $0.name, role: $0.role.rawValue, roleLabel: strings["role.\($0.role.rawValue)"], deviceCount: $0.deviceIds.count)
+            },
             devices: rows
         )
     }

@@ -83,6 +83,7 @@ extension WebPages {
             var name: String
             /// blocked, blocking pending, unblocking pending, or unblocked.
             var state: String
+            var label: String
         }
 
         var frame: Frame
@@ -144,6 +145,7 @@ extension WebPages {
             var id: String
             var name: String
             var kind: String
+            var kindLabel: String
             /// The family's own (`x-…`), not a built-in.
             var own: Bool
         }

@@ -23,6 +23,13 @@ struct WebPages: Sendable {
     struct Frame {
         var title: String
         var csrf: String
+        /// The page's language (`en`, `ko`) and its words, `{{frame.t.key}}` in the templates.
+        var lang = WebLanguage.en.rawValue
+        var t = WebCatalog.english
+        /// The language switch: the other language, by its own name, and the page to come back to.
+        var otherLanguage = WebLanguage.ko.rawValue
+        var otherLanguageName = WebLanguage.ko.name
+        var path = "/app/"
         var signedIn = false
         var refreshSeconds: Int?
         /// The family's change token as the page was read: the page runs `/app/live.js`, which
@@ -59,6 +66,7 @@ struct WebPages: Sendable {
             var id: String
             var name: String
             var role: String
+            var roleLabel: String
             var deviceCount: Int
         }
 
@@ -69,8 +77,10 @@ struct WebPages: Sendable {
             var memberName: String
             var platform: String
             var lastSync: String
-            /// healthy, degraded, stale or unknown; nil for a device that does not track.
+            /// healthy, stale, inactive or unknown (the light's class); nil for a device that does not track.
             var health: String?
+            /// The status in the page's language.
+            var healthLabel: String
             var pendingCommands: Int
         }
 
@@ -124,6 +134,7 @@ struct WebPages: Sendable {
         var timeZone: String
         var date: String
         var status: String
+        var statusLabel: String
         var lastHeartbeat: String
         var memory: String
         var missedNotifications: Int
@@ -186,6 +197,8 @@ struct WebPages: Sendable {
 
         struct Category {
             var category: String
+            /// Its name in the page's language.
+            var name: String
             var seconds: Int
             var time: String
             var points: Int
@@ -204,7 +217,9 @@ struct WebPages: Sendable {
 
         struct AppState {
             var device: String
+            /// blocked, blocking pending, unblocking pending, or unblocked (the page's `data-state`).
             var state: String
+            var label: String
         }
 
         struct Budget {
@@ -215,6 +230,8 @@ struct WebPages: Sendable {
             /// Today's: nil for a budget that is off.
             var remaining: String?
             var budget: String
+            /// "Today 28 min left of 60 min." in the page's language.
+            var today: String
             var over: Bool
             var enabled: Bool
         }
@@ -285,15 +302,19 @@ struct WebPages: Sendable {
         library.render(object, withTemplate: template) ?? ""
     }
 
-    func errorPage(_ error: FamilySyncError, headers: HTTPFields = [:]) -> Response {
-        let title = switch error.code {
-        case .badRequest: "That was not a valid request"
-        case .authenticationRequired: "Please sign in again"
-        case .accessDenied: "Not allowed"
-        case .notFound: "Not found"
-        case .pairingExpired: "This code has expired"
-        default: "Something went wrong"
+    /// §1.1's error as a page in `strings`' language (the reason is the server's own, in English).
+    func errorPage(_ error: FamilySyncError, strings: WebStrings = WebStrings(.en), headers: HTTPFields = [:]) -> Response {
+        let key = switch error.code {
+        case .badRequest: "error.badRequest"
+        case .authenticationRequired: "error.signIn"
+        case .accessDenied: "error.denied"
+        case .notFound: "error.notFound"
+        case .pairingExpired: "error.expired"
+        default: "error.other"
         }
-        return render("error", Failure(frame: Frame(title: title, csrf: ""), code: error.code.rawValue, reason: error.reason), status: error.code.httpStatus, headers: headers)
+        var frame = Frame(title: strings[key], csrf: "")
+        frame.lang = strings.language.rawValue
+        frame.t = strings.catalog
+        return render("error", Failure(frame: frame, code: error.code.rawValue, reason: error.reason), status: error.code.httpStatus, headers: headers)
     }
 }

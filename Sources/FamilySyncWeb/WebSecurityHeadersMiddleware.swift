@@ -37,15 +37,15 @@ struct WebSecurityHeadersMiddleware: RouterMiddleware {
                 context.coreContext.endpointPath.value = pattern
                 let list = allowed.map(\.rawValue).joined(separator: ", ")
                 let failure = FamilySyncError(.methodNotAllowed, "\(request.method) is not allowed on \(request.uri.path); allowed: \(list).")
-                response = pages.errorPage(failure, headers: [.allow: list])
+                response = pages.errorPage(failure, strings: Self.strings(request), headers: [.allow: list])
             } else {
-                response = pages.errorPage(.notFound("No page at \(request.uri.path)."))
+                response = pages.errorPage(.notFound("No page at \(request.uri.path)."), strings: Self.strings(request))
             }
         } catch {
             // As the API's error middleware maps it, as a page.
             let failure = FamilySyncError(answering: error, to: request)
             if failure.code == .internalError { context.logger.error("dashboard request failed", metadata: ["error": "\(String(reflecting: error))"]) }
-            response = pages.errorPage(failure)
+            response = pages.errorPage(failure, strings: Self.strings(request))
         }
         response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
         response.headers[.xContentTypeOptions] = "nosniff"
@@ -53,6 +53,13 @@ struct WebSecurityHeadersMiddleware: RouterMiddleware {
         response.headers[.referrerPolicy] = "no-referrer"
         response.headers[.cacheControl] = "no-store"
         return response
+    }
+}
+
+extension WebSecurityHeadersMiddleware {
+    /// The failure page's language: the request's, as its page's would have been.
+    static func strings(_ request: Request) -> WebStrings {
+        WebStrings(WebSession.language(request, cookies: WebCookies.read(request)))
     }
 }
 

@@ -11,10 +11,16 @@ struct WebSession {
     private var jar: [String: String]
     private(set) var setCookies: [Cookie] = []
     let csrf: String
+    /// The words of this request's pages, in its language (`WebLanguage.choose`).
+    let strings: WebStrings
+    /// The page asked for, for the language switch to come back to.
+    let path: String
 
     init(_ request: Request, _ cookies: WebCookies) {
         self.cookies = cookies
         jar = WebCookies.read(request)
+        strings = WebStrings(Self.language(request, cookies: jar))
+        path = request.uri.path
         if let token = jar[WebCookies.csrf], !token.isEmpty {
             csrf = token
         } else {
@@ -50,7 +56,11 @@ struct WebSession {
     }
 
     func frame(_ title: String, signedIn: Bool = false, refreshSeconds: Int? = nil, liveToken: String? = nil) -> WebPages.Frame {
-        WebPages.Frame(title: title, csrf: csrf, signedIn: signedIn, refreshSeconds: refreshSeconds, liveToken: liveToken)
+        let other = strings.language == .en ? WebLanguage.ko : .en
+        return WebPages.Frame(
+            title: title, csrf: csrf, lang: strings.language.rawValue, t: strings.catalog, otherLanguage: other.rawValue, otherLanguageName: other.name,
+            path: path, signedIn: signedIn, refreshSeconds: refreshSeconds, liveToken: liveToken
+        )
     }
 
     /// `303 See Other` to `path`, with the cookies set so far.
@@ -87,20 +97,4 @@ protocol WebForm: Decodable {
 /// A form that is only its token: sign in, sign out, confirm a pairing, dismiss an alert.
 struct TokenForm: WebForm {
     var csrf: String?
-}
-
-/// How the dashboard writes times.
-enum WebFormat {
-    /// "2 minutes ago", "3 hours ago", "never".
-    static func ago(_ date: Date?, now: Date) -> String {
-        guard let date else { return "never" }
-        let seconds = max(0, Int(now.timeIntervalSince(date)))
-        func plural(_ count: Int, _ unit: String) -> String { "\(count) \(unit)\(count == 1 ? "" : "s") ago" }
-        switch seconds {
-        case ..<60: return "just now"
-        case ..<3600: return plural(seconds / 60, "minute")
-        case ..<86_400: return plural(seconds / 3600, "hour")
-        default: return plural(seconds / 86_400, "day")
-        }
-    }
 }

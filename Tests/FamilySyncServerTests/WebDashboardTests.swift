@@ -41,10 +41,11 @@ final class CookieBrowser: Sendable {
         return try await send("POST", path, form: token.isEmpty ? "" : "csrf=\(token)")
     }
 
-    func send(_ method: String, _ path: String, form: String?) async throws -> Page {
+    func send(_ method: String, _ path: String, form: String?, headers: [(String, String)] = []) async throws -> Page {
         var request = HTTPClientRequest(url: base + path)
         request.method = .init(rawValue: method)
         request.headers.add(name: "User-Agent", value: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0 Safari/537.36")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
         let cookie = jar.withLock { $0.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") }
         if !cookie.isEmpty { request.headers.add(name: "Cookie", value: cookie) }
         if let form {

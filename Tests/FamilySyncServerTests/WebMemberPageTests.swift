@@ -80,11 +80,11 @@ import Testing
             #expect(page.html.contains("Today: \(split)"), "\(split)")
 
             // The schedule as a line; the budget's minutes left are the API's.
-            #expect(page.html.contains("<strong>Bedtime</strong> every day, 21:00–07:00: shields tiktok, youtube, gaming"))
+            #expect(page.html.contains("<strong>Bedtime</strong> every day, 21:00–07:00: shields tiktok, youtube, Gaming"), "categories by their names")
             let status = try await server.send(.get, "/v1/members/\(member.lowercased)/budget-status?date=\(dates.last!)", credential: parent.credential)
                 .decode(BudgetStatusResponse.self)
             let games = try #require(status.budgets.first { $0.budgetID == "games" })
-            #expect(page.html.contains(#"<div class="row" data-budget="games"><p><strong>Reward</strong>: 60 min a day.\#nToday <strong>\#(games.remainingMinutes) min</strong> left of 60 min"#))
+            #expect(page.html.contains(#"<div class="row" data-budget="games"><p><strong>Reward</strong>: 60 min a day.\#nToday \#(games.remainingMinutes) min left of 60 min."#))
 
             // Dismissing the alert from the page dismisses it in the API.
             #expect(page.html.contains("Half an hour of games"))

@@ -15,7 +15,7 @@ import Testing
             let browser = try await WebDashboardTests.signedIn(server, by: parent)
             let csrf = try #require(browser.cookie(WebCookies.csrf))
             let family = try await browser.get("/app/")
-            #expect(family.html.contains("id=\"ask-name\"") && family.html.contains("You are named Mom&#39;s iPhone here"), "\(family.html)")
+            #expect(family.html.contains("id=\"ask-name\"") && family.html.contains("You are named after the device you started with: Mom&#39;s iPhone"), "\(family.html)")
             let mom = try await server.memberID(of: parent).lowercased
 
             // Kept: the page asks no more, and nothing is renamed.

@@ -20,7 +20,7 @@ import Testing
         let schedule = Member.Schedule(scheduleID: "s1", name: "Bedtime", enabled: true, days: "every day", start: "21:00", end: "07:00", what: "shields tiktok")
         var off = schedule
         off.enabled = false
-        let budget = Member.Budget(budgetID: "b1", category: "games", allowance: "60 min a day", remaining: "5 min", budget: "60 min", over: true, enabled: true)
+        let budget = Member.Budget(budgetID: "b1", category: "games", allowance: "60 min a day", remaining: "5 min", budget: "60 min", today: "Today 5 min left of 60 min.", over: true, enabled: true)
         var under = budget
         under.over = false
         under.remaining = nil
@@ -31,8 +31,8 @@ import Testing
                 platforms: full ? [.init(series: "ipados", label: "iPadOS")] : [],
                 days: full ? [.init(date: "2026-11-23", label: "Mon 23", cells: ["1h"], totalSeconds: 3600, total: "1h")] : [],
                 categoryChart: "<svg id=\"categories\"></svg>",
-                categories: full ? [.init(category: "games", seconds: 60, time: "1m", points: 1)] : [],
-                apps: full ? [.init(logicalID: "tiktok", path: "tiktok", displayName: "TikTok", category: "social", time: "1h", states: [.init(device: "iPad", state: "blocked")])] : [],
+                categories: full ? [.init(category: "games", name: "Games", seconds: 60, time: "1m", points: 1)] : [],
+                apps: full ? [.init(logicalID: "tiktok", path: "tiktok", displayName: "TikTok", category: "social", time: "1h", states: [.init(device: "iPad", state: "blocked", label: "blocked")])] : [],
                 budgets: budgets, alerts: full ? [.init(id: "a1", message: "Over budget", when: "just now")] : [], schedules: schedules,
                 devices: full ? [.init(id: "d1", name: "iPad", platform: "iPadOS", lastSync: "just now", shielded: "nothing", pending: budgets.first?.over == true ? ["block: tiktok"] : [])] : []
             )
@@ -47,23 +47,23 @@ import Testing
             "family": [
                 Family(
                     frame: full, askName: .init(memberID: "m0", current: "Mom's iPhone"), pairings: [.init(id: "p1", deviceName: "Johnny's iPad", emoji: "🐶🐱")],
-                    members: [.init(id: "m1", name: "Johnny", role: "child", deviceCount: 1)],
-                    devices: [.init(id: "d1", name: "iPad", isThis: true, memberName: "Johnny", platform: "ipados", lastSync: "just now", health: "healthy", pendingCommands: 1)]
+                    members: [.init(id: "m1", name: "Johnny", role: "child", roleLabel: "child", deviceCount: 1)],
+                    devices: [.init(id: "d1", name: "iPad", isThis: true, memberName: "Johnny", platform: "ipados", lastSync: "just now", health: "healthy", healthLabel: "healthy", pendingCommands: 1)]
                 ),
                 Family(
                     frame: bare, pairings: [], members: [],
-                    devices: [.init(id: "d1", name: "iPad", isThis: false, memberName: "-", platform: "ipados", lastSync: "never", health: nil, pendingCommands: 0)]
+                    devices: [.init(id: "d1", name: "iPad", isThis: false, memberName: "-", platform: "ipados", lastSync: "never", health: nil, healthLabel: "", pendingCommands: 0)]
                 ),
             ],
             "device": [
                 Pages.DevicePage(
                     frame: full, deviceID: "d1", name: "iPad", platform: "iPadOS", memberName: "Johnny", timeZone: "Europe/Berlin", date: "2026-11-26",
-                    status: "healthy", lastHeartbeat: "just now", memory: "4.5 MB", missedNotifications: 1, sequenceResets: 0, errorsToday: 1, gapMinutes: 10,
+                    status: "healthy", statusLabel: "healthy", lastHeartbeat: "just now", memory: "4.5 MB", missedNotifications: 1, sequenceResets: 0, errorsToday: 1, gapMinutes: 10,
                     timeline: "<svg id=\"gaps\"></svg>", gaps: [.init(from: "10:00", to: "10:10", minutes: 10, kind: "no heartbeat", method: "heartbeat_stale")],
                     errors: [.init(when: "just now", event: "intervalDidStart", action: "record_usage", outcome: "failed", description: "disk full")]
                 ),
                 Pages.DevicePage(
-                    frame: bare, deviceID: "d1", name: "iPad", platform: "iPadOS", memberName: "-", timeZone: "UTC", date: "2026-11-26", status: "unknown",
+                    frame: bare, deviceID: "d1", name: "iPad", platform: "iPadOS", memberName: "-", timeZone: "UTC", date: "2026-11-26", status: "unknown", statusLabel: "unknown",
                     lastHeartbeat: "never", memory: "not reported", missedNotifications: 0, sequenceResets: 0, errorsToday: 0, gapMinutes: 0,
                     timeline: "<svg id=\"gaps\"></svg>", gaps: [], errors: []
                 ),
@@ -127,7 +127,7 @@ import Testing
         var page = Pages.AppSettings(
             frame: frame, memberID: "m1", memberName: "Johnny", logicalID: "tiktok", path: "tiktok", displayName: "TikTok", configured: refused, saved: !refused,
             error: refused ? "Not saved." : nil, categories: [.init(value: "gaming", label: "Gaming", selected: refused), .init(value: "other", label: "Other", selected: !refused)],
-            devices: refused ? [.init(id: "d1", name: "iPad", state: "blocking pending")] : []
+            devices: refused ? [.init(id: "d1", name: "iPad", state: "blocking pending", label: "blocking pending")] : []
         )
         for path in Pages.AppSettings.fields.values where refused { page[keyPath: path].error = "Wrong." }
         return page
@@ -151,7 +151,7 @@ import Testing
 
     static func familySettings(_ frame: Pages.Frame, refused: Bool) -> Pages.FamilySettings {
         var page = Pages.FamilySettings(
-            frame: frame, categories: refused ? [.init(id: "x-chores", name: "Chores", kind: "learning", own: true), .init(id: "gaming", name: "Gaming", kind: "neutral", own: false)] : [],
+            frame: frame, categories: refused ? [.init(id: "x-chores", name: "Chores", kind: "learning", kindLabel: "learning", own: true), .init(id: "gaming", name: "Gaming", kind: "neutral", kindLabel: "neither", own: false)] : [],
             kinds: [.init(value: "neutral", label: "neutral", selected: true), .init(value: "learning", label: "learning", selected: false)], saved: !refused,
             recoveryCode: refused ? "ABCD-EFGH" : nil, error: refused ? "Not saved." : nil
         )
@@ -282,6 +282,8 @@ enum MustacheTags {
     /// A stored property's value as swift-mustache reads it: nil for no such property, `.some(nil)`
     /// for an optional that holds nothing.
     static func stored(_ name: Substring, of object: Any) -> Any?? {
+        // The catalog (`frame.t`): Mustache reads a dictionary by key; a missing key reads nothing.
+        if let dictionary = object as? [String: String] { return dictionary[String(name)].map { .some($0) } }
         guard let child = Mirror(reflecting: object).children.first(where: { $0.label == String(name) }) else { return nil }
         let mirror = Mirror(reflecting: child.value)
         guard mirror.displayStyle == .optional else { return .some(child.value) }

@@ -124,6 +124,18 @@ extension ReliabilitySuites {
                         try await browser.screenshot(to: Self.artifacts + "/manage-7-phone-\(name).png")
                         try await Self.expectAccessible(browser, "\(name) at 375 px")
                     }
+
+                    // Korean, by the page's switch (the browser asks for English).
+                    try await browser.resize(width: 1280, height: 1600)
+                    try await browser.open("\(base)/app/members/\(member)")
+                    try await browser.click("#language")
+                    _ = try await browser.element("//h2[text()='예산']", using: "xpath")
+                    #expect(try await browser.run("return document.documentElement.lang") as? String == "ko")
+                    try await browser.screenshot(to: Self.artifacts + "/manage-8-korean-member.png")
+                    try await Self.expectAccessible(browser, "member in Korean")
+                    try await browser.open("\(base)/app/members/\(member)/schedules/bedtime")
+                    _ = try await browser.element("#intervalStart")
+                    try await browser.screenshot(to: Self.artifacts + "/manage-9-korean-schedule.png")
                 } catch {
                     try? await browser.screenshot(to: Self.artifacts + "/manage-failure.png")
                     await browser.quit()
