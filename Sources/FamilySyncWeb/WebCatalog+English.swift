@@ -213,6 +213,7 @@ extension WebCatalog {
         "platform.other": "Other",
         "role.parent": "parent",
         "role.child": "child",
+        "health.degraded": "trouble today",
         "health.healthy": "healthy",
         "health.stale": "stale",
         "health.inactive": "inactive",

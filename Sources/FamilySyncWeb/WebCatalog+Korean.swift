@@ -213,6 +213,7 @@ extension WebCatalog {
         "platform.other": "기타",
         "role.parent": "부모",
         "role.child": "자녀",
+        "health.degraded": "오늘 문제 있음",
         "health.healthy": "정상",
         "health.stale": "신호 끊김",
         "health.inactive": "꺼짐",

@@ -51,7 +51,7 @@ extension WebController {
         let page = WebPages.DevicePage(
             frame: session.frame(strings.format("title.tracking", device.name), signedIn: true, liveToken: try await liveToken(client)), deviceID: deviceID.lowercased, name: device.name,
             platform: Self.platformLabel(device.platform, strings), memberName: device.memberId.flatMap { id in members.first { $0.id == id }?.name } ?? "-",
-            timeZone: device.timeZone, date: health.date, status: health.status, statusLabel: strings["health.\(health.status)"], lastHeartbeat: strings.ago(health.lastHeartbeatAt, now: now),
+            timeZone: device.timeZone, date: health.date, status: Self.light(health).light.rawValue, statusLabel: strings["health.\(Self.light(health).label)"], lastHeartbeat: strings.ago(health.lastHeartbeatAt, now: now),
             memory: health.memoryUsageMB.map { String(format: "%.1f MB", $0) } ?? strings["memory.notReported"], missedNotifications: health.missedNotifications,
             sequenceResets: health.sequenceResets, errorsToday: health.errorsToday, gapMinutes: health.gapMinutesToday, timeline: timeline, gaps: gaps,
             errors: health.lastErrors.map { error in

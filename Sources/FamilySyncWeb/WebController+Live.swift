@@ -24,14 +24,26 @@ extension WebController {
     /// changed after the token, or after 25 s with nothing.
     @Sendable func live(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
-        guard let client = session.client(api, context) else { throw FamilySyncError(.authenticationRequired, "Sign in again.") }
-        let since = request.uri.queryParameters.get("since").map { String($0) }
-        // A browser that goes away (a tab closed) ends the held poll at once.
-        let answer = try await request.body.consumeWithCancellationOnInboundClose { _ in
-            try await client.poll(since: since, timeout: Self.liveSeconds)
+        var response: Response
+        do {
+            guard let client = session.client(api, context) else { throw FamilySyncError(.authenticationRequired, "Sign in again.") }
+            let since = request.uri.queryParameters.get("since").map { String($0) }
+            // A browser that goes away (a tab closed) ends the held poll at once.
+            let answer = try await request.body.consumeWithCancellationOnInboundClose { _ in
+                try await client.poll(since: since, timeout: Self.liveSeconds)
+            }
+            let body = try JSONEncoder().encode(LiveAnswer(changed: answer.changed, changeToken: answer.changeToken))
+            response = Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+        } catch is CancellationError {
+            return Response(status: .init(code: 499, reasonPhrase: "Client Closed Request"))
+        } catch {
+            let failure = FamilySyncError(answering: error, to: request)
+            if failure.code == .internalError { context.logger.error("dashboard live poll failed", metadata: ["error": "\(String(reflecting: error))"]) }
+            response = pages.errorPage(failure, strings: session.strings)
         }
-        let body = try JSONEncoder().encode(LiveAnswer(changed: answer.changed, changeToken: answer.changeToken))
-        return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+        // Its connection's inbound was read to watch for the browser leaving: it is spent.
+        response.headers[.connection] = "close"
+        return response
     }
 
     /// The page's starting point for `/app/live`: the family's change token as the page is read

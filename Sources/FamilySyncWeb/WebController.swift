@@ -227,12 +227,12 @@ struct WebController {
         for device in devices where device.status == .active {
             // A device that records usage has a tracking health (§10) and takes commands.
             let tracks = device.role == .child || device.tracked
-            let health = tracks ? try await client.health(of: device.id).status : nil
+            let health = tracks ? Self.light(try await client.health(of: device.id)) : nil
             let pending = device.role == .child ? try await client.commands(of: device.id, status: .pending).count : 0
             rows.append(WebPages.Family.Device(
                 id: device.id.lowercased, name: device.name, isThis: device.id == me.id, memberName: device.memberId.flatMap { memberNames[$0] } ?? "-",
-                platform: strings["platform.\(device.platform.rawValue)"], lastSync: strings.ago(device.lastSyncAt, now: now), health: health,
-                healthLabel: health.map { strings["health.\($0)"] } ?? "", pendingCommands: pending
+                platform: strings["platform.\(device.platform.rawValue)"], lastSync: strings.ago(device.lastSyncAt, now: now), health: health?.light.rawValue,
+                healthLabel: health.map { strings["health.\($0.label)"] } ?? "", pendingCommands: pending
             ))
         }
         let waiting = pairings.map { pairing in
@@ -252,6 +252,17 @@ struct WebController {
             },
             devices: rows
         )
+    }
+
+    /// A device's light (Core's `TrackingLight`) and the word beside it: its status, or
+    /// "degraded" when the light is amber.
+    static func light(_ health: DeviceHealthBody) -> (light: TrackingLight, label: String) {
+        let status = TrackingStatus(rawValue: health.status) ?? .unknown
+        let light = TrackingLight.of(
+            status: status, errorsToday: health.errorsToday, missedNotifications: health.missedNotifications,
+            heartbeatGapsToday: health.gapsToday.filter { $0.detectionMethod == UsageGap.Method.heartbeatStale.rawValue }.count
+        )
+        return (light, light == .degraded ? "degraded" : status.rawValue)
     }
 
     /// "Firefox on Mac", from the browser's User-Agent: how the family sees this device.

@@ -29,7 +29,7 @@ import Testing
     /// The keys the controllers build from values: every value they can be built from has one.
     @Test func everyKeyBuiltFromAValueExists() {
         var keys = DevicePlatform.allCases.map { "platform.\($0.rawValue)" } + DeviceRole.allCases.map { "role.\($0.rawValue)" }
-        keys += TrackingStatus.allCases.map { "health.\($0.rawValue)" } + RetentionKind.allCases.map { "retention.\($0.rawValue)" }
+        keys += TrackingStatus.allCases.map { "health.\($0.rawValue)" } + ["health.degraded"] + RetentionKind.allCases.map { "retention.\($0.rawValue)" }
         keys += CategoryID.builtIn.keys.map { "category.\($0)" } + CategoryKind.allCases.map { "kind.\($0.rawValue)" }
         keys += ["blocked", "blocking pending", "unblocking pending", "unblocked"].map { "state.\($0)" }
         keys += (0..<7).flatMap { ["weekday.short.\($0)", "weekday.long.\($0)"] } + (1...12).map { "month.\($0)" }

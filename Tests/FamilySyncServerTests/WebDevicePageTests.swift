@@ -24,7 +24,9 @@ import Testing
 
             let page = try await browser.get("/app/devices/\(child.deviceID.lowercased)")
             #expect(page.status == 200, "\(page.html)")
-            #expect(page.html.contains("light healthy") && page.html.contains("5.0 MB"))
+            // Reporting, but with an error and a stretch without heartbeats today: amber, not red.
+            #expect(page.html.contains("light degraded") && page.html.contains("trouble today") && page.html.contains("5.0 MB"), "\(page.html)")
+            #expect(family.html.contains("<span class=\"light degraded\" aria-hidden=\"true\"></span>trouble today"), "\(family.html)")
             #expect(page.html.contains("<svg") && page.html.contains("class=\"gap heartbeat_stale\""), "the gap on the timeline")
             #expect(page.html.contains("data-method=\"heartbeat_stale\"") && page.html.contains("no heartbeat"), "and in the table")
             #expect(page.html.contains("intervalDidStart") && page.html.contains("could not write"))
