@@ -18,6 +18,13 @@ extension WebController {
     @Sendable func privacyPage(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
         guard let client = session.client(api, context) else { return session.redirect("/app/") }
+        let page = try await privacyModel(client, session, saved: request.uri.queryParameters.get("saved") != nil)
+        return pages.render("privacy", page, cookies: session.setCookies)
+    }
+
+    /// The page; after a refusal, with the days as typed and the reason beside the kind it names
+    /// (`days.<kind>`, §15.1), or above the form.
+    func privacyModel(_ client: FamilySyncClient, _ session: WebSession, saved: Bool, typed: RetentionForm? = nil, failure: FamilySyncError? = nil) async throws -> WebPages.Privacy {
         async let retentionAsked = client.retention()
         async let membersAsked = client.members()
         async let devicesAsked = client.devices()
@@ -27,15 +34,16 @@ extension WebController {
         let deviceNames = Dictionary(devices.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         let now = clock.now()
         let strings = session.strings
-        let page = WebPages.Privacy(
-            frame: session.frame(strings["title.privacy"], signedIn: true, liveToken: try await liveToken(client)), saved: request.uri.queryParameters.get("saved") != nil,
-            maximumDays: retention.maximumDays,
+        return WebPages.Privacy(
+            frame: session.frame(strings["title.privacy"], signedIn: true, liveToken: try await liveToken(client)), saved: saved,
+            error: failure.flatMap { $0.field?.hasPrefix("days.") == true ? nil : $0.reason }, maximumDays: retention.maximumDays,
             retention: RetentionKind.allCases.map { kind in
                 let set = retention.familySet.contains(kind.rawValue)
                 let days = retention.days[kind.rawValue] ?? retention.maximumDays
                 return .init(
-                    kind: kind.rawValue, label: strings["retention.\(kind.rawValue)"], days: days, familyDays: set ? String(days) : "", familySet: set,
-                    maximumDays: retention.maximumDays
+                    kind: kind.rawValue, label: strings["retention.\(kind.rawValue)"], days: days,
+                    familyDays: typed.map { $0.value(kind) ?? "" } ?? (set ? String(days) : ""), familySet: set, maximumDays: retention.maximumDays,
+                    error: failure?.field == "days.\(kind.rawValue)" ? failure?.reason : nil
                 )
             },
             members: members.map { .init(id: $0.id.lowercased, name: $0.name) },
@@ -48,25 +56,29 @@ extension WebController {
                 )
             }
         )
-        return pages.render("privacy", page, cookies: session.setCookies)
     }
 
     /// `POST /app/privacy/retention`: the days typed for each kind; an empty field is the
-    /// server's maximum. The server checks them (§1.1's error, as a page, names the kind).
+    /// server's maximum. The server checks them; a refusal comes back beside the kind it names.
     @Sendable func setRetention(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
         let form = try await session.checkForm(request, as: RetentionForm.self)
         guard let client = session.client(api, context) else { return session.redirect("/app/") }
-        var days: [RetentionKind: Int] = [:]
-        for kind in RetentionKind.allCases {
-            guard let text = form.value(kind)?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { continue }
-            guard let value = Int(text) else {
-                throw FamilySyncError.badRequest("\(kind.rawValue): a whole number of days, or empty.", field: "days.\(kind.rawValue)")
+        do {
+            var days: [RetentionKind: Int] = [:]
+            for kind in RetentionKind.allCases {
+                guard let text = form.value(kind)?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { continue }
+                guard let value = Int(text) else {
+                    throw FamilySyncError.badRequest("\(kind.rawValue): a whole number of days, or empty.", field: "days.\(kind.rawValue)")
+                }
+                days[kind] = value
             }
-            days[kind] = value
+            _ = try await client.setRetention(days)
+            return session.redirect("/app/privacy?saved=1")
+        } catch let failure as FamilySyncError where failure.code == .badRequest {
+            let page = try await privacyModel(client, session, saved: false, typed: form, failure: failure)
+            return pages.render("privacy", page, status: failure.code.httpStatus, cookies: session.setCookies)
         }
-        _ = try await client.setRetention(days)
-        return session.redirect("/app/privacy?saved=1")
     }
 
     /// `GET /app/privacy/export[?member=ID]`: the API's own archive, streamed to the browser as

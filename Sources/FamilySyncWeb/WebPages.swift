@@ -156,6 +156,8 @@ struct WebPages: Sendable {
             var familyDays: String
             var familySet: Bool
             var maximumDays: Int
+            /// The server's reason for refusing what was typed here.
+            var error: String?
         }
 
         struct Member {
@@ -175,6 +177,8 @@ struct WebPages: Sendable {
 
         var frame: Frame
         var saved: Bool
+        /// A refusal that names no kind.
+        var error: String?
         var maximumDays: Int
         var retention: [Kind]
         var members: [Member]

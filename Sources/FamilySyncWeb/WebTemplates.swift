@@ -147,10 +147,11 @@ enum WebTemplates {
         <h1>{{frame.t.privacyHeading}}</h1>
         {{#saved}}<p class="ok" id="saved" role="status">{{frame.t.retentionSaved}}</p>{{/saved}}
         <section id="retention" data-typed><h2>{{frame.t.retentionHeading}}</h2>
-        <form method="post" action="/app/privacy/retention"><input type="hidden" name="csrf" value="{{frame.csrf}}">
+        <form method="post" action="/app/privacy/retention" novalidate>{{> formError}}<input type="hidden" name="csrf" value="{{frame.csrf}}">
         <table><tr><th>{{frame.t.colWhat}}</th><th>{{frame.t.colDaysKept}}</th><th>{{frame.t.colSetBy}}</th></tr>
         {{#retention}}<tr data-kind="{{kind}}"><td><label for="days-{{kind}}">{{label}}</label></td>
-        <td><input type="number" min="1" max="{{maximumDays}}" id="days-{{kind}}" name="{{kind}}" value="{{familyDays}}" placeholder="{{maximumDays}}"></td>
+        <td><input type="number" min="1" max="{{maximumDays}}" id="days-{{kind}}" name="{{kind}}" value="{{familyDays}}" placeholder="{{maximumDays}}"{{#error}} aria-invalid="true" aria-describedby="error-{{kind}}"{{/error}}>
+        {{#error}}<span class="field-error" id="error-{{kind}}">{{error}}</span>{{/error}}</td>
         <td>{{#familySet}}{{frame.t.setByYou}}{{/familySet}}{{^familySet}}{{frame.t.setByServer}}{{/familySet}}</td></tr>{{/retention}}
         </table><p class="muted">{{frame.t.retentionEmpty}} {{maximumDays}}</p>
         <button class="primary" type="submit" id="save-retention">{{frame.t.save}}</button></form></section>

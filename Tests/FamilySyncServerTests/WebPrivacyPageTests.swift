@@ -29,9 +29,11 @@ import Testing
 
             // What the server refuses is a page naming the reason, and changes nothing.
             let before = try await server.fingerprint()
-            for (form, reason) in [("usageSessions=0", "between 1 and 400"), ("usageSessions=ten", "a whole number of days"), ("health=401", "between 1 and 400")] {
-                let refused = try await browser.send("POST", "/app/privacy/retention", form: "csrf=\(csrf)&\(form)")
-                #expect(refused.status == 400 && refused.html.contains(reason), "\(form): \(refused.html)")
+            // Each reason beside the field it is about, what was typed kept.
+            for (kind, typed, reason) in [("usageSessions", "0", "between 1 and 400"), ("usageSessions", "ten", "a whole number of days"), ("health", "401", "between 1 and 400")] {
+                let refused = try await browser.send("POST", "/app/privacy/retention", form: "csrf=\(csrf)&\(kind)=\(typed)")
+                #expect(refused.status == 400 && refused.html.contains(reason), "\(kind)=\(typed): \(refused.html)")
+                #expect(refused.html.contains("id=\"error-\(kind)\"") && refused.html.contains("name=\"\(kind)\" value=\"\(typed)\""), "\(refused.html)")
             }
             #expect(try await browser.send("POST", "/app/privacy/retention", form: "usageSessions=3").status == 403)
             #expect(try await server.fingerprint() == before)

@@ -70,9 +70,9 @@ import Testing
             ],
             "privacy": [
                 Pages.Privacy(
-                    frame: full, saved: true, maximumDays: 400,
+                    frame: full, saved: true, error: "Not saved.", maximumDays: 400,
                     retention: [
-                        .init(kind: "usageSessions", label: "App sessions", days: 30, familyDays: "30", familySet: true, maximumDays: 400),
+                        .init(kind: "usageSessions", label: "App sessions", days: 30, familyDays: "30", familySet: true, maximumDays: 400, error: "Too long."),
                         .init(kind: "audit", label: "Audit", days: 400, familyDays: "", familySet: false, maximumDays: 400),
                     ],
                     members: [.init(id: "m1", name: "Johnny")],
