@@ -47,8 +47,9 @@ extension WebController {
         return session.redirect("/app/members/\(memberID.lowercased)#\(section)")
     }
 
-    /// `stem`, or `stem-` and eight random characters when a record of that id is there already.
+    /// `stem`, or `stem-` and eight random characters when a record of that id is there already
+    /// (or the stem is `new`, the address of the empty form).
     static func newID(_ stem: String, taken: Set<String>) -> String {
-        taken.contains(stem) ? "\(stem)-\(UUID().uuidString.prefix(8).lowercased())" : stem
+        taken.contains(stem) || stem == "new" ? "\(stem)-\(UUID().uuidString.prefix(8).lowercased())" : stem
     }
 }

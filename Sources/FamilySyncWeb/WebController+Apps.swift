@@ -68,7 +68,7 @@ extension WebController {
         guard let form = try await memberForm(session, context) else { return session.redirect("/app/") }
         let app = Self.appParameter(context)
         let page = try await appSettings(app, form, input: input)
-        return try await Self.submit(page, render: { pages.render("appSettings", $0, status: $1.code.httpStatus, cookies: session.setCookies) }) {
+        return try await Self.submit(page, at: "/app/members/\(form.member.id.lowercased)/apps/\(Self.pathSegment(app))", render: { pages.render("appSettings", $0, status: $1.code.httpStatus, cookies: session.setCookies) }) {
             var points: JSONValue?
             if let text = input.pointsPerMinute?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
                 guard let value = Int(text) else { throw FamilySyncError.badRequest("Points a minute: a whole number.", field: "pointsPerMinute") }
@@ -92,6 +92,7 @@ extension WebController {
     /// each child device, and the form as typed when `input` is given.
     func appSettings(_ app: String, _ form: MemberFormContext, input: AppSettingsInput?, saved: Bool = false) async throws -> WebPages.AppSettings {
         guard !app.isEmpty, app.utf8.count <= 255 else { throw FamilySyncError.badRequest("An app's logicalID is 1–255 bytes.", field: "app") }
+        let token = try await liveToken(form.client)
         let devices = try await childDevices(form.client, form.member.id)
         var stored: [String: JSONValue]?
         var states: [WebPages.AppSettings.DeviceState] = []
@@ -119,7 +120,7 @@ extension WebController {
         let category = input?.category ?? text("category") ?? seen?.category ?? BundleCategories.category(of: app)?.rawValue ?? "other"
         let displayName = text("displayName") ?? seen?.displayName ?? app
         var page = WebPages.AppSettings(
-            frame: form.session.frame(displayName, signedIn: true, liveToken: try await liveToken(form.client)), memberID: form.member.id.lowercased, memberName: form.member.name,
+            frame: form.session.frame(displayName, signedIn: true, liveToken: token), memberID: form.member.id.lowercased, memberName: form.member.name,
             logicalID: app, path: Self.pathSegment(app), displayName: displayName, configured: stored != nil, saved: saved,
             categories: Self.categoryOptions(form.categories, selected: category, all: nil, form.session.strings), devices: states
         )

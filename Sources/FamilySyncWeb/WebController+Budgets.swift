@@ -69,7 +69,7 @@ extension WebController {
         guard let form = try await memberForm(session, context) else { return session.redirect("/app/") }
         let editing = input.budgetID.flatMap { $0.isEmpty ? nil : $0 }
         let page = budgetForm(input, form, isNew: editing == nil)
-        return try await Self.submit(page, render: { pages.render("budgetForm", $0, status: $1.code.httpStatus, cookies: session.setCookies) }) {
+        return try await Self.submit(page, at: "/app/members/\(form.member.id.lowercased)/budgets/\(editing.map(Self.pathSegment) ?? "new")", render: { pages.render("budgetForm", $0, status: $1.code.httpStatus, cookies: session.setCookies) }) {
             var fields = try Self.budgetFields(input)
             if editing == nil {
                 // A new budget takes its category's name ("all" for all screen time).

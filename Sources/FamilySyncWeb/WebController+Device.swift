@@ -20,6 +20,7 @@ extension WebController {
         let strings = session.strings
         guard let client = session.client(api, context) else { return session.redirect("/app/") }
         let deviceID = try context.pathID()
+        let token = try await liveToken(client)
         async let devicesAsked = client.devices()
         async let membersAsked = client.members()
         let (devices, members) = try await (devicesAsked, membersAsked)
@@ -49,7 +50,7 @@ extension WebController {
             }
         ).render()
         let page = WebPages.DevicePage(
-            frame: session.frame(strings.format("title.tracking", device.name), signedIn: true, liveToken: try await liveToken(client)), deviceID: deviceID.lowercased, name: device.name,
+            frame: session.frame(strings.format("title.tracking", device.name), signedIn: true, liveToken: token), deviceID: deviceID.lowercased, name: device.name,
             platform: Self.platformLabel(device.platform, strings), memberName: device.memberId.flatMap { id in members.first { $0.id == id }?.name } ?? "-",
             timeZone: device.timeZone, date: health.date, status: Self.light(health).light.rawValue, statusLabel: strings["health.\(Self.light(health).label)"], lastHeartbeat: strings.ago(health.lastHeartbeatAt, now: now),
             memory: health.memoryUsageMB.map { String(format: "%.1f MB", $0) } ?? strings["memory.notReported"], missedNotifications: health.missedNotifications,

@@ -41,7 +41,7 @@ extension WebController {
         page.displayName = WebField(input.displayName ?? "")
         page.defaultDailyMinutes = WebField(input.defaultDailyMinutes ?? "")
         page.kinds = page.kinds.map { WebOption(value: $0.value, label: $0.label, selected: $0.value == input.kind) }
-        return try await Self.submit(page, render: { pages.render("familySettings", $0, status: $1.code.httpStatus, cookies: session.setCookies) }) {
+        return try await Self.submit(page, at: "/app/family", render: { pages.render("familySettings", $0, status: $1.code.httpStatus, cookies: session.setCookies) }) {
             let id = (input.id ?? "").trimmingCharacters(in: .whitespaces)
             var fields: [String: JSONValue] = [
                 "id": .string(id), "displayName": .string((input.displayName ?? "").trimmingCharacters(in: .whitespaces)), "kind": .string(input.kind ?? ""),
@@ -61,9 +61,10 @@ extension WebController {
         let session = WebSession(request, cookies)
         try await session.checkForm(request)
         guard let client = session.client(api, context) else { return session.redirect("/app/") }
-        let code = try await client.issueRecoveryCode()
+        // The page first: once the new code is issued the old one is gone, so nothing may fail after.
         var page = try await familySettingsPage(client, session)
-        page.recoveryCode = code
+        page.frame.path = "/app/family"
+        page.recoveryCode = try await client.issueRecoveryCode()
         return pages.render("familySettings", page, cookies: session.setCookies)
     }
 

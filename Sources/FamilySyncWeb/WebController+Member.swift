@@ -19,6 +19,8 @@ extension WebController {
         let session = WebSession(request, cookies)
         guard let client = session.client(api, context) else { return session.redirect("/app/") }
         let memberID = try context.pathID()
+        // The family's token before anything is read: a change after it, shown here or not, wakes the page.
+        let token = try await liveToken(client)
         async let membersAsked = client.members()
         async let devicesAsked = client.devices()
         let (members, allDevices) = try await (membersAsked, devicesAsked)
@@ -34,8 +36,7 @@ extension WebController {
         async let alertsAsked = client.alerts(of: memberID, from: dates.first!, to: today)
         async let schedulesAsked = client.schedules(of: memberID)
         async let configuredAsked = client.budgets(of: memberID)
-        async let tokenAsked = liveToken(client)
-        let (summaries, budgets, alerts, schedules, configured, token) = try await (summariesAsked, budgetsAsked, alertsAsked, schedulesAsked, configuredAsked, tokenAsked)
+        let (summaries, budgets, alerts, schedules, configured) = try await (summariesAsked, budgetsAsked, alertsAsked, schedulesAsked, configuredAsked)
         var shields: [UUID: ShieldStateBody] = [:]
         var open: [UUID: [CommandBody]] = [:]
         for device in devices where device.role == .child {

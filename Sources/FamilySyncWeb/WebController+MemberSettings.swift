@@ -57,7 +57,7 @@ extension WebController {
         }
         var page = try await memberSettingsPage(client, memberID, session)
         page.name = WebField(input.name ?? "")
-        return try await Self.submit(page, render: { pages.render("memberSettings", $0, status: $1.code.httpStatus, cookies: session.setCookies) }) {
+        return try await Self.submit(page, at: "/app/members/\(memberID.lowercased)/settings", render: { pages.render("memberSettings", $0, status: $1.code.httpStatus, cookies: session.setCookies) }) {
             _ = try await client.renameMember(memberID, to: (input.name ?? "").trimmingCharacters(in: .whitespaces))
             return session.redirect(input.back == "family" ? "/app/" : "/app/members/\(memberID.lowercased)/settings?done=name")
         }
@@ -71,10 +71,12 @@ extension WebController {
         let memberID = try context.pathID()
         let page = try await memberSettingsPage(client, memberID, session)
         // The PIN is never written back into the page, refused or not.
-        return try await Self.submit(page, render: { pages.render("memberSettings", $0, status: $1.code.httpStatus, cookies: session.setCookies) }) {
+        return try await Self.submit(page, at: "/app/members/\(memberID.lowercased)/settings", render: { pages.render("memberSettings", $0, status: $1.code.httpStatus, cookies: session.setCookies) }) {
             switch input.action {
             case "set": try await client.setParentPIN(input.pin ?? "", of: memberID)
-            case "clear": try await client.clearParentPIN(of: memberID)
+            case "clear":
+                // The member is there (its page was read): no PIN to clear is what clearing leaves (a second press).
+                do { try await client.clearParentPIN(of: memberID) } catch let failure as FamilySyncError where failure.code == .notFound {}
             default: throw FamilySyncError.badRequest("The action is set or clear.", field: "action")
             }
             return session.redirect("/app/members/\(memberID.lowercased)/settings?done=pin-\(input.action ?? "")")
@@ -88,11 +90,10 @@ extension WebController {
         guard let client = session.client(api, context) else { return session.redirect("/app/") }
         let deviceID = try context.pathID()
         guard let from = try await client.devices().first(where: { $0.id == deviceID })?.memberId else { throw FamilySyncError.notFound("No such device.") }
-        let to = try Validation.uuid(input.member ?? "", field: "member")
         let page = try await memberSettingsPage(client, from, session)
         // A refusal names the body's `memberId`, no field of this page: it shows above the forms.
-        return try await Self.submit(page, render: { pages.render("memberSettings", $0, status: $1.code.httpStatus, cookies: session.setCookies) }) {
-            _ = try await client.moveDevice(deviceID, to: to)
+        return try await Self.submit(page, at: "/app/members/\(from.lowercased)/settings", render: { pages.render("memberSettings", $0, status: $1.code.httpStatus, cookies: session.setCookies) }) {
+            _ = try await client.moveDevice(deviceID, to: try Validation.uuid(input.member ?? "", field: "member"))
             return session.redirect("/app/members/\(from.lowercased)/settings?done=moved")
         }
     }

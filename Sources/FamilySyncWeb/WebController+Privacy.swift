@@ -25,6 +25,7 @@ extension WebController {
     /// The page; after a refusal, with the days as typed and the reason beside the kind it names
     /// (`days.<kind>`, §15.1), or above the form.
     func privacyModel(_ client: FamilySyncClient, _ session: WebSession, saved: Bool, typed: RetentionForm? = nil, failure: FamilySyncError? = nil) async throws -> WebPages.Privacy {
+        let token = try await liveToken(client)
         async let retentionAsked = client.retention()
         async let membersAsked = client.members()
         async let devicesAsked = client.devices()
@@ -35,7 +36,7 @@ extension WebController {
         let now = clock.now()
         let strings = session.strings
         return WebPages.Privacy(
-            frame: session.frame(strings["title.privacy"], signedIn: true, liveToken: try await liveToken(client)), saved: saved,
+            frame: session.frame(strings["title.privacy"], signedIn: true, liveToken: token), saved: saved,
             error: failure.flatMap { $0.field?.hasPrefix("days.") == true ? nil : $0.reason }, maximumDays: retention.maximumDays,
             retention: RetentionKind.allCases.map { kind in
                 let set = retention.familySet.contains(kind.rawValue)
@@ -76,7 +77,10 @@ extension WebController {
             _ = try await client.setRetention(days)
             return session.redirect("/app/privacy?saved=1")
         } catch let failure as FamilySyncError where failure.code == .badRequest {
-            let page = try await privacyModel(client, session, saved: false, typed: form, failure: failure)
+            var page = try await privacyModel(client, session, saved: false, typed: form, failure: failure)
+            // An answer to a POST: not live, and the language switch comes back to the page's address.
+            page.frame.liveToken = nil
+            page.frame.path = "/app/privacy"
             return pages.render("privacy", page, status: failure.code.httpStatus, cookies: session.setCookies)
         }
     }

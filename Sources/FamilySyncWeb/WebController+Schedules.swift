@@ -63,7 +63,7 @@ extension WebController {
         guard let form = try await memberForm(session, context) else { return session.redirect("/app/") }
         let editing = input.scheduleID.flatMap { $0.isEmpty ? nil : $0 }
         let page = scheduleForm(input, form, isNew: editing == nil)
-        return try await Self.submit(page, render: { pages.render("scheduleForm", $0, status: $1.code.httpStatus, cookies: session.setCookies) }) {
+        return try await Self.submit(page, at: "/app/members/\(form.member.id.lowercased)/schedules/\(editing.map(Self.pathSegment) ?? "new")", render: { pages.render("scheduleForm", $0, status: $1.code.httpStatus, cookies: session.setCookies) }) {
             var fields = try Self.scheduleFields(input)
             if editing == nil {
                 // A new schedule's id comes from its name ("School nights" → school-nights).

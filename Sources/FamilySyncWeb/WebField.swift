@@ -27,6 +27,7 @@ protocol WebFormPage {
     /// The form's fields by the names the API's errors use (§1.1's `field`, its last part).
     static var fields: [String: WritableKeyPath<Self, WebField>] { get }
     var error: String? { get set }
+    var frame: WebPages.Frame { get set }
 }
 
 extension WebFormPage {
@@ -55,15 +56,19 @@ extension WebFormPage {
 extension WebController {
     /// What a form's action does: the write, or the form again at the refusal's status with the
     /// reason beside its field. Refusals a parent can mend by typing (400, 409) come back as the
-    /// form; the rest (403, 404, 503) are the error page.
+    /// form; the rest (403, 404, 503) are the error page. The form shown again answers a POST: it is
+    /// not live (a refresh would ask the POST's address), and its language switch comes back to
+    /// `page`, the address that shows the form.
     static func submit<Page: WebFormPage>(
-        _ page: Page, render: (Page, FamilySyncError) -> Response, _ write: () async throws -> Response
+        _ page: Page, at getPath: String, render: (Page, FamilySyncError) -> Response, _ write: () async throws -> Response
     ) async throws -> Response {
         do {
             return try await write()
         } catch let failure as FamilySyncError where [FamilySyncError.Code.badRequest, .conflict, .exists, .limitExceeded].contains(failure.code) {
             var page = page
             page.show(failure)
+            page.frame.liveToken = nil
+            page.frame.path = getPath
             return render(page, failure)
         }
     }

@@ -30,6 +30,8 @@ struct WebPages: Sendable {
         var otherLanguage = WebLanguage.ko.rawValue
         var otherLanguageName = WebLanguage.ko.name
         var path = "/app/"
+        /// Whether the header shows the language switch (not on a failure page, which has no form token).
+        var switchable = true
         var signedIn = false
         var refreshSeconds: Int?
         /// The family's change token as the page was read: the page runs `/app/live.js`, which
@@ -319,6 +321,7 @@ struct WebPages: Sendable {
         var frame = Frame(title: strings[key], csrf: "")
         frame.lang = strings.language.rawValue
         frame.t = strings.catalog
+        frame.switchable = false
         return render("error", Failure(frame: frame, code: error.code.rawValue, reason: error.reason), status: error.code.httpStatus, headers: headers)
     }
 }

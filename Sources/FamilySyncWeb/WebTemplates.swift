@@ -12,7 +12,7 @@ enum WebTemplates {
         {{#refreshSeconds}}<meta http-equiv="refresh" content="{{refreshSeconds}}">{{/refreshSeconds}}
         <title>{{title}} · FamilySync</title><link rel="stylesheet" href="/app/app.css">{{#liveToken}}<script src="/app/live.js" defer></script>{{/liveToken}}</head>
         <body{{#liveToken}} data-live="{{liveToken}}"{{/liveToken}}><header><a href="/app/">FamilySync</a>
-        <form class="inline" method="post" action="/app/language"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="back" value="{{path}}"><button type="submit" name="lang" value="{{otherLanguage}}" lang="{{otherLanguage}}" id="language">{{otherLanguageName}}</button></form>
+        {{#switchable}}<form class="inline" method="post" action="/app/language"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="back" value="{{path}}"><button type="submit" name="lang" value="{{otherLanguage}}" lang="{{otherLanguage}}" id="language">{{otherLanguageName}}</button></form>{{/switchable}}
         {{#signedIn}}<form class="inline" method="post" action="/app/sign-out"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit" id="sign-out">{{t.signOut}}</button></form>{{/signedIn}}
         </header><main>{{#liveToken}}<p id="live-status" class="visually-hidden" role="status" data-updated="{{t.liveUpdated}}"></p>{{/liveToken}}{{/frame}}
         """
@@ -60,7 +60,7 @@ enum WebTemplates {
         <button type="submit" name="keep" value="1" id="keep-name">{{frame.t.askNameKeep}}</button></form></section>{{/askName}}
         {{#hasPairings}}<section id="pairings"><h2>{{frame.t.pairingsHeading}}</h2><table>
         <tr><th>{{frame.t.colDevice}}</th><th>{{frame.t.colEmoji}}</th><th></th></tr>
-        {{#pairings}}<tr><td>{{deviceName}}</td><td class="emoji">{{emoji}}</td><td><form class="inline" method="post" action="/app/pairings/{{id}}/confirm"><input type="hidden" name="csrf" value="{{frame.csrf}}"><button type="submit">{{frame.t.confirm}}</button></form></td></tr>{{/pairings}}
+        {{#pairings}}<tr><td>{{deviceName}}</td><td class="emoji">{{emoji}}</td><td><form class="inline" method="post" action="/app/pairings/{{id}}/confirm"><input type="hidden" name="csrf" value="{{frame.csrf}}"><button type="submit" id="confirm-{{id}}">{{frame.t.confirm}}</button></form></td></tr>{{/pairings}}
         </table></section>{{/hasPairings}}
         <section id="members"><h2>{{frame.t.membersHeading}}</h2><table>
         <tr><th>{{frame.t.colName}}</th><th>{{frame.t.colRole}}</th><th>{{frame.t.colDevices}}</th></tr>
@@ -116,7 +116,7 @@ enum WebTemplates {
         <section id="member-devices"><h2>{{frame.t.devicesHeading}}</h2><table><tr><th>{{frame.t.colDevice}}</th><th>{{frame.t.colPlatform}}</th><th>{{frame.t.colLastSync}}</th><th>{{frame.t.colShielded}}</th><th>{{frame.t.colNotCarriedOut}}</th><th></th></tr>
         {{#devices}}<tr data-device="{{id}}"><td>{{name}}</td><td>{{platform}}</td><td>{{lastSync}}</td><td>{{shielded}}</td>
         <td>{{#pending}}<span class="pending">{{.}}</span> {{/pending}}{{^pending}}<span class="muted">{{frame.t.nothingPending}}</span>{{/pending}}</td><td>
-        <form class="inline" method="post" action="/app/devices/{{id}}/sync"><input type="hidden" name="csrf" value="{{frame.csrf}}"><input type="hidden" name="member" value="{{memberID}}"><button type="submit">{{frame.t.requestSync}}</button></form></td></tr>{{/devices}}
+        <form class="inline" method="post" action="/app/devices/{{id}}/sync"><input type="hidden" name="csrf" value="{{frame.csrf}}"><input type="hidden" name="member" value="{{memberID}}"><button type="submit" id="sync-{{id}}">{{frame.t.requestSync}}</button></form></td></tr>{{/devices}}
         </table></section>
         {{> foot}}
         """
@@ -194,7 +194,8 @@ enum WebTemplates {
         {{#alertAtPercent.error}}<span class="field-error" id="error-alertAtPercent">{{alertAtPercent.error}}</span>{{/alertAtPercent.error}}</p>
         <p><label class="choice"><input type="checkbox" id="isExcluded" name="isExcluded"{{#isExcluded.checked}} checked{{/isExcluded.checked}}> {{frame.t.excluded}}</label>
         {{#isExcluded.error}}<span class="field-error" id="error-isExcluded">{{isExcluded.error}}</span>{{/isExcluded.error}}</p>
-        <p><label class="choice"><input type="checkbox" id="enabled" name="enabled"{{#enabled.checked}} checked{{/enabled.checked}}> {{frame.t.on}}</label></p>
+        <p><label class="choice"><input type="checkbox" id="enabled" name="enabled"{{#enabled.checked}} checked{{/enabled.checked}}> {{frame.t.on}}</label>
+        {{#enabled.error}}<span class="field-error" id="error-enabled">{{enabled.error}}</span>{{/enabled.error}}</p>
         <p><button class="primary" type="submit" id="save-budget">{{frame.t.save}}</button> <a href="/app/members/{{memberID}}#budgets">{{frame.t.cancel}}</a></p>
         </form></section>
         {{> foot}}
@@ -301,7 +302,8 @@ enum WebTemplates {
         {{#categories.error}}<span class="field-error" id="error-categories">{{categories.error}}</span>{{/categories.error}}</fieldset></fieldset>
         <p><label for="warningTimeMinutes">{{frame.t.warningLabel}}</label><br><input type="number" inputmode="numeric" id="warningTimeMinutes" name="warningTimeMinutes" value="{{warningTimeMinutes.value}}"{{#warningTimeMinutes.error}} aria-invalid="true" aria-describedby="error-warningTimeMinutes"{{/warningTimeMinutes.error}}>
         {{#warningTimeMinutes.error}}<span class="field-error" id="error-warningTimeMinutes">{{warningTimeMinutes.error}}</span>{{/warningTimeMinutes.error}}</p>
-        <p><label class="choice"><input type="checkbox" id="enabled" name="enabled"{{#enabled.checked}} checked{{/enabled.checked}}> {{frame.t.on}}</label></p>
+        <p><label class="choice"><input type="checkbox" id="enabled" name="enabled"{{#enabled.checked}} checked{{/enabled.checked}}> {{frame.t.on}}</label>
+        {{#enabled.error}}<span class="field-error" id="error-enabled">{{enabled.error}}</span>{{/enabled.error}}</p>
         <p><button class="primary" type="submit" id="save-schedule">{{frame.t.save}}</button> <a href="/app/members/{{memberID}}#schedules">{{frame.t.cancel}}</a></p>
         </form></section>
         {{> foot}}

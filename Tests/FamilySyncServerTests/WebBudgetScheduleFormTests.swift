@@ -41,6 +41,7 @@ import Testing
             #expect(refused.status == 400, "\(refused.html)")
             #expect(refused.html.contains("id=\"error-dailyMinutes\"") && refused.html.contains("value=\"2000\"") && refused.html.contains("<option value=\"gaming\" selected>"))
             #expect(refused.html.contains("aria-invalid=\"true\" aria-describedby=\"error-dailyMinutes\""))
+            #expect(!refused.html.contains("data-live=") && refused.html.contains("name=\"back\" value=\"/app/members/\(member)/budgets/new\""))
             let words = try await browser.send("POST", "/app/members/\(member)/budgets", form: "csrf=\(csrf)&category=*&period=daily&dailyMinutes=ten&enabled=on")
             #expect(words.status == 400 && words.html.contains("id=\"error-dailyMinutes\"") && words.html.contains("value=\"ten\""))
             let percents = try await browser.send("POST", "/app/members/\(member)/budgets", form: "csrf=\(csrf)&category=*&period=monthly&monthlyHours=30&alertAtPercent=eighty")
@@ -119,6 +120,13 @@ import Testing
             #expect(try await ShieldStateHTTPTests.shieldState(server, of: child, as: parent, at: "2026-11-28T05:00:00Z").activeSchedules.isEmpty)
             let missing = try await browser.send("POST", "/app/members/\(member)/schedules/school-nights/delete", form: "csrf=\(csrf)")
             #expect(missing.status == 404)
+
+            // A schedule named "New" does not take the empty form's address.
+            let named = try await browser.send("POST", "/app/members/\(member)/schedules", form: "csrf=\(csrf)&name=New&weekdays%5B%5D=1&intervalStart=20%3A00&intervalEnd=21%3A00&mode=shield&enabled=on")
+            #expect(named.status == 303)
+            let listed = try await browser.get("/app/members/\(member)")
+            let id = try #require(listed.html.firstMatch(of: /data-schedule="(new-[0-9a-f]{8})"/)?.1, "\(listed.html)")
+            #expect(try await browser.get("/app/members/\(member)/schedules/\(id)").html.contains("value=\"New\""))
         }
     }
 }

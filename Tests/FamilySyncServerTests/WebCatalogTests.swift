@@ -91,6 +91,7 @@ import Testing
             #expect(korean.html.contains("<html lang=\"ko\">") && korean.html.contains("<h1>우리 가족</h1>") && korean.html.contains("lang=\"en\" id=\"language\">English</button>"), "\(korean.html.prefix(1500))")
             let missing = try await browser.send("GET", "/app/members/\(UUID().lowercased)", form: nil, headers: [("Accept-Language", "ko")])
             #expect(missing.status == 404 && missing.html.contains("찾을 수 없습니다"), "a failure is a page in the language too")
+            #expect(!missing.html.contains("id=\"language\""), "a failure page has no form token for the switch")
 
             let chosen = try await browser.send("POST", "/app/language", form: "csrf=\(csrf)&lang=en&back=%2Fapp%2Fprivacy")
             #expect(chosen.status == 303 && chosen.location == "/app/privacy" && browser.cookie(WebCookies.language) == "en")

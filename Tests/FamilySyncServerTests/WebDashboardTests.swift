@@ -209,7 +209,7 @@ final class CookieBrowser: Sendable {
             #expect(family.html.contains("<td>Johnny&#39;s iPad</td>"))
             #expect(family.html.contains(try #require(pairing.verificationEmoji).joined()))
             #expect(family.html.contains(#"action="/app/pairings/\#(pairingID.lowercased)/confirm""#))
-            #expect(family.html.contains(#"<button type="submit">Confirm</button>"#))
+            #expect(family.html.contains(#"<button type="submit" id="confirm-\#(pairingID.lowercased)">Confirm</button>"#))
 
             let confirmed = try await browser.post("/app/pairings/\(pairingID.lowercased)/confirm")
             #expect(confirmed.status == 303 && confirmed.location == "/app/")

@@ -26,9 +26,10 @@ if [ ${#missing_packages[@]} -gt 0 ]; then
 fi
 
 # axe-core, the accessibility checker the browser tests run on each page: the script PyPI's
-# axe-selenium-python ships, installed into .build (not the system's Python), once.
+# axe-selenium-python ships (pinned: the tests read it at its path in that release), installed
+# into .build (not the system's Python), once.
 axe_script=.build/test-python/axe_selenium_python/node_modules/axe-core/axe.min.js
 if [ ! -f "$axe_script" ]; then
   echo "installing axe-core (PyPI's axe-selenium-python) for the browser tests" >&2
-  python3 -m pip install --quiet --disable-pip-version-check --no-deps --target .build/test-python axe-selenium-python >&2
+  python3 -m pip install --quiet --disable-pip-version-check --no-deps --target .build/test-python axe-selenium-python==2.1.6 >&2
 fi
