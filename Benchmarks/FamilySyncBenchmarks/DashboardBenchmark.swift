@@ -9,8 +9,9 @@ import NIOCore
 /// The dashboard's member page against the API calls it is made of, both in this process against
 /// the same in-process server (embedded PostgreSQL, fsync on), alternating round by round:
 /// - baseline: a client (the SDK over AsyncHTTPClient) asks what the page asks, as the page asks
-///   it (members and devices together; then summaries, budget status, alerts and schedules
-///   together; then each child device's shield state);
+///   it (its live token, a poll that does not wait; members and devices together; then
+///   summaries, budget status, alerts, schedules and budget records together; then each child
+///   device's shield state and open commands);
 /// - measured: `GET /app/members/{id}` as a signed-in browser asks it: the same calls answered
 ///   in process (`InProcessTransport`), the SVG charts and the Mustache page.
 enum DashboardBenchmark {
@@ -53,6 +54,8 @@ enum DashboardBenchmark {
             let today = DashboardDates.today()
             for _ in 0..<rounds {
                 let started = clock.now
+                // The page's live token (a poll that does not wait), then its reads (issue 37).
+                _ = try await parent.poll(since: nil, timeout: 0)
                 async let members = parent.members()
                 async let devices = parent.devices()
                 _ = try await (members, devices)
@@ -60,8 +63,12 @@ enum DashboardBenchmark {
                 async let budgets = parent.budgetStatus(of: memberID, date: today)
                 async let alerts = parent.alerts(of: memberID, from: DashboardDates.daysBefore(today, 6), to: today)
                 async let schedules = parent.schedules(of: memberID)
-                _ = try await (summaries, budgets, alerts, schedules)
-                for child in children { _ = try await parent.shieldState(of: child) }
+                async let configured = parent.budgets(of: memberID)
+                _ = try await (summaries, budgets, alerts, schedules, configured)
+                for child in children {
+                    _ = try await parent.shieldState(of: child)
+                    _ = try await parent.commands(of: child, status: .open)
+                }
                 baseline.append(seconds(clock.now - started) * 1000)
 
                 let pageStarted = clock.now

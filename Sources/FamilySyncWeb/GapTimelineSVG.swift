@@ -32,8 +32,9 @@ struct GapTimelineSVG {
             svg += #"<rect class="gap \#(gap.method)" x="\#(left)" y="\#(Self.top)" width="\#(width)" height="\#(Self.band)"><title>\#(BarChartSVG.escape(gap.label))</title></rect>"#
         }
         for hour in stride(from: 0, through: 24, by: 6) {
-            let position = min(Self.width - 12, x(hour * 60))
-            svg += #"<text x="\#(position)" y="\#(Self.top + Self.band + 16)">\#(String(format: "%02d", hour % 24)):00</text>"#
+            // The day's end is written at the right edge, ending there (midnight again: "24:00").
+            let anchor = hour == 24 ? #" text-anchor="end""# : ""
+            svg += #"<text x="\#(x(hour * 60))" y="\#(Self.top + Self.band + 16)"\#(anchor)>\#(String(format: "%02d", hour)):00</text>"#
         }
         return svg + "</svg>"
     }
