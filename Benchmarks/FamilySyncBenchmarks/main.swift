@@ -15,6 +15,7 @@ import Foundation
 //   familysync-bench dashboard [rounds]
 //   familysync-bench neighbours [writers] [seconds] [quiet families] [direct|pgbouncer|both]
 //   familysync-bench export [usage records]
+//   familysync-bench day [child devices] [speed] [simulated hours]
 var arguments = Array(CommandLine.arguments.dropFirst())
 var harness = "records"
 if let first = arguments.first, Int(first) == nil {
@@ -50,10 +51,12 @@ case "neighbours":
     try await NeighboursBenchmark.run(arguments)
 case "export":
     try await ExportBenchmark.run(arguments)
+case "day":
+    try await DayBenchmark.run(arguments)
 case "serve":
     // The server in a process of its own, so that its memory and CPU are measured alone.
     try await BenchServer.run(arguments)
 default:
-    print("usage: familysync-bench [records|polls|usage|sync|recovery|soak|health|pin|push|afterload|concurrency|dashboard|neighbours|export] [sizes…]")
+    print("usage: familysync-bench [records|polls|usage|sync|recovery|soak|health|pin|push|afterload|concurrency|dashboard|neighbours|export|day] [sizes…]")
     exit(2)
 }
