@@ -9,10 +9,15 @@ struct MemberFormContext {
     let session: WebSession
     let client: FamilySyncClient
     let member: MemberBody
+    /// The member's active devices.
+    let devices: [DeviceBody]
     /// The member's days and schedule times are read in it.
     let timeZone: TimeZone
     /// The family's `Category` records, for the forms' choices.
     let categories: [[String: JSONValue]]
+
+    /// The devices that take commands and hold apps: the member's children's.
+    var childDevices: [DeviceBody] { devices.filter { $0.role == .child } }
 }
 
 extension WebController {
@@ -20,19 +25,19 @@ extension WebController {
     func memberForm(_ session: WebSession, _ context: Context) async throws -> MemberFormContext? {
         guard let client = session.client(api, context) else { return nil }
         async let categoriesAsked = client.categories()
-        let (member, timeZone) = try await memberAndTimeZone(client, try context.pathID())
-        return MemberFormContext(session: session, client: client, member: member, timeZone: timeZone, categories: try await categoriesAsked)
+        let (member, devices, timeZone) = try await memberView(client, try context.pathID())
+        return MemberFormContext(session: session, client: client, member: member, devices: devices, timeZone: timeZone, categories: try await categoriesAsked)
     }
 
-    /// The member, and the time zone its days are read in: that of its first device (UTC
-    /// without one), as its summaries' days are.
-    func memberAndTimeZone(_ client: FamilySyncClient, _ memberID: UUID) async throws -> (MemberBody, TimeZone) {
+    /// The member, its active devices, and the time zone its days are read in: that of its first
+    /// device (UTC without one), as its summaries' days are.
+    func memberView(_ client: FamilySyncClient, _ memberID: UUID) async throws -> (MemberBody, [DeviceBody], TimeZone) {
         async let membersAsked = client.members()
         async let devicesAsked = client.devices()
-        let (members, devices) = try await (membersAsked, devicesAsked)
+        let (members, all) = try await (membersAsked, devicesAsked)
         guard let member = members.first(where: { $0.id == memberID }) else { throw FamilySyncError.notFound("No such member.") }
-        let first = devices.first { member.deviceIds.contains($0.id) && $0.status == .active }
-        return (member, first.flatMap { TimeZone(identifier: $0.timeZone) } ?? TimeZone(identifier: "UTC")!)
+        let devices = all.filter { member.deviceIds.contains($0.id) && $0.status == .active }
+        return (member, devices, devices.first.flatMap { TimeZone(identifier: $0.timeZone) } ?? TimeZone(identifier: "UTC")!)
     }
 
     /// `POST …/{id}/<section>/:<parameter>/delete`: the record goes, back to the member's section.

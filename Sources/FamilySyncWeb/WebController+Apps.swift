@@ -44,7 +44,8 @@ extension WebController {
             throw FamilySyncError.badRequest("The action is block or unblock.", field: "action")
         }
         let only = try form.device.flatMap { $0.isEmpty ? nil : $0 }.map { try Validation.uuid($0, field: "device") }
-        let devices = try await childDevices(client, memberID)
+        let (_, memberDevices, _) = try await memberView(client, memberID)
+        let devices = memberDevices.filter { $0.role == .child }
         if let only, !devices.contains(where: { $0.id == only }) { throw FamilySyncError.notFound("No such device of this member.") }
         for device in devices where only == nil || device.id == only {
             _ = try await client.sendCommand(to: device.id, CreateCommandRequest(commandType: action, payload: Command.appsPayload([app])))
@@ -74,7 +75,7 @@ extension WebController {
                 guard let value = Int(text) else { throw FamilySyncError.badRequest("Points a minute: a whole number.", field: "pointsPerMinute") }
                 points = .number(Double(value))
             }
-            let devices = try await childDevices(form.client, form.member.id)
+            let devices = form.childDevices
             guard !devices.isEmpty else { throw FamilySyncError(.conflict, "\(form.member.name) has no child device to configure.") }
             for device in devices {
                 var fields = try await configuration(of: app, on: device.id, form.client) ?? [
@@ -93,7 +94,7 @@ extension WebController {
     func appSettings(_ app: String, _ form: MemberFormContext, input: AppSettingsInput?, saved: Bool = false) async throws -> WebPages.AppSettings {
         guard !app.isEmpty, app.utf8.count <= 255 else { throw FamilySyncError.badRequest("An app's logicalID is 1–255 bytes.", field: "app") }
         let token = try await liveToken(form.client)
-        let devices = try await childDevices(form.client, form.member.id)
+        let devices = form.childDevices
         var stored: [String: JSONValue]?
         var states: [WebPages.AppSettings.DeviceState] = []
         for device in devices {
@@ -134,15 +135,6 @@ extension WebController {
         let filter = QueryRecordsRequest.Filter(fieldName: "logicalID", comparator: .equals, value: .string(app))
         let found = try await client.query(Device.zoneName(forChild: device), QueryRecordsRequest(recordType: "AppConfiguration", filterBy: [filter], resultsLimit: 1))
         return found.records.first?.fields
-    }
-
-    /// The member's active child devices: those that take commands.
-    func childDevices(_ client: FamilySyncClient, _ memberID: UUID) async throws -> [DeviceBody] {
-        async let membersAsked = client.members()
-        async let devicesAsked = client.devices()
-        let (members, devices) = try await (membersAsked, devicesAsked)
-        guard let member = members.first(where: { $0.id == memberID }) else { throw FamilySyncError.notFound("No such member.") }
-        return devices.filter { member.deviceIds.contains($0.id) && $0.role == .child && $0.status == .active }
     }
 
     /// The path's logicalID, its percent-encoding undone (the router matches the raw path).

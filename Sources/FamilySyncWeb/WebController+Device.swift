@@ -29,6 +29,7 @@ extension WebController {
             throw FamilySyncError(.conflict, "\(device.name) does not record usage, so it has no tracking health.")
         }
         let health = try await client.health(of: deviceID)
+        let light = Self.light(health)
         let now = clock.now()
         let timeZone = TimeZone(identifier: device.timeZone) ?? TimeZone(identifier: "UTC")!
         let dayStart = DailySummaryCalculator.interval(of: health.date, in: timeZone)?.start ?? now
@@ -52,7 +53,7 @@ extension WebController {
         let page = WebPages.DevicePage(
             frame: session.frame(strings.format("title.tracking", device.name), signedIn: true, liveToken: token), deviceID: deviceID.lowercased, name: device.name,
             platform: Self.platformLabel(device.platform, strings), memberName: device.memberId.flatMap { id in members.first { $0.id == id }?.name } ?? "-",
-            timeZone: device.timeZone, date: health.date, status: Self.light(health).light.rawValue, statusLabel: strings["health.\(Self.light(health).label)"], lastHeartbeat: strings.ago(health.lastHeartbeatAt, now: now),
+            timeZone: device.timeZone, date: health.date, status: light.light.rawValue, statusLabel: strings["health.\(light.label)"], lastHeartbeat: strings.ago(health.lastHeartbeatAt, now: now),
             memory: health.memoryUsageMB.map { String(format: "%.1f MB", $0) } ?? strings["memory.notReported"], missedNotifications: health.missedNotifications,
             sequenceResets: health.sequenceResets, errorsToday: health.errorsToday, gapMinutes: health.gapMinutesToday, timeline: timeline, gaps: gaps,
             errors: health.lastErrors.map { error in

@@ -21,13 +21,8 @@ extension WebController {
         let memberID = try context.pathID()
         // The family's token before anything is read: a change after it, shown here or not, wakes the page.
         let token = try await liveToken(client)
-        async let membersAsked = client.members()
-        async let devicesAsked = client.devices()
-        let (members, allDevices) = try await (membersAsked, devicesAsked)
-        guard let member = members.first(where: { $0.id == memberID }) else { throw FamilySyncError.notFound("No such member.") }
-        let devices = allDevices.filter { member.deviceIds.contains($0.id) && $0.status == .active }
+        let (member, devices, timeZone) = try await memberView(client, memberID)
         let now = clock.now()
-        let timeZone = devices.first.flatMap { TimeZone(identifier: $0.timeZone) } ?? TimeZone(identifier: "UTC")!
         let dates = Self.lastSevenDays(endingAt: now, in: timeZone)
         let today = dates.last!
 
