@@ -39,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         // A channel with back pressure between an export's database reads and its response (§15.2).
         .package(url: "https://github.com/apple/swift-async-algorithms.git", from: "1.0.2"),
+        // Generated bodies for the one-pass reader's agreement with strict decoding (tests only).
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         // The domain: pure Swift + Foundation + Crypto, no I/O.
@@ -297,6 +299,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 // StandInAPNs' tests trust its certificate.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         // The SDK against a live server.

@@ -19,6 +19,13 @@ public struct WireRequestDecoder: RequestDecoder {
         } catch is NIOTooManyBytesError {
             throw FamilySyncError.limitExceeded("The request body is larger than the limit of \(context.maxUploadSize) bytes.")
         }
+        // The hot paths' bodies in their plain form are read in one pass; anything else, and
+        // every other body, the strict way, whose verdict and error are the contract.
+        if let onePass = T.self as? any OnePassDecodable.Type,
+            let value = buffer.withUnsafeReadableBytes({ bytes in Self.onePass(onePass, bytes) })
+        {
+            return value as! T
+        }
         do {
             return try Self.strict(declared, Data(buffer.readableBytesView)) as! T
         } catch let error as DecodingError {
@@ -26,6 +33,10 @@ public struct WireRequestDecoder: RequestDecoder {
             // sentence on a DecodingError and drop the path.
             throw FamilySyncError.badRequest(error.reasonForClient, field: error.fieldPath)
         }
+    }
+
+    private static func onePass<Value: OnePassDecodable>(_ type: Value.Type, _ bytes: UnsafeRawBufferPointer) -> Value? {
+        OnePassJSON.decode(type, from: bytes)
     }
 
     private static func strict<Value: Decodable & DeclaresMembers>(_ type: Value.Type, _ data: Data) throws -> Value {
