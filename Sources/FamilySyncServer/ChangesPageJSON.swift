@@ -88,34 +88,8 @@ struct ChangesPageJSON {
         buffer.writeStaticString("}")
     }
 
-    /// A JSON string: quoted, with `"`, `\` and the control characters escaped (RFC 8259 §7).
     private mutating func writeString(_ text: String) {
-        buffer.writeStaticString("\"")
-        var text = text
-        text.withUTF8 { bytes in
-            var start = 0
-            for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                buffer.writeBytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<index])))
-                switch byte {
-                case UInt8(ascii: "\""): buffer.writeStaticString(#"\""#)
-                case UInt8(ascii: "\\"): buffer.writeStaticString(#"\\"#)
-                case UInt8(ascii: "\n"): buffer.writeStaticString(#"\n"#)
-                case UInt8(ascii: "\r"): buffer.writeStaticString(#"\r"#)
-                case UInt8(ascii: "\t"): buffer.writeStaticString(#"\t"#)
-                default:
-                    buffer.writeStaticString(#"\u00"#)
-                    buffer.writeInteger(Self.hexDigit(byte >> 4))
-                    buffer.writeInteger(Self.hexDigit(byte & 0xF))
-                }
-                start = index + 1
-            }
-            buffer.writeBytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start...])))
-        }
-        buffer.writeStaticString("\"")
-    }
-
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+        WireJSONWriter.writeQuoted(text, into: &buffer)
     }
 
     /// The body as a 200 answer.

@@ -48,6 +48,12 @@ public struct WireRequestDecoder: RequestDecoder {
 /// instants to the millisecond, UTF-8).
 public struct WireResponseEncoder: ResponseEncoder {
     public func encode(_ value: some Encodable, from request: Request, context: some RequestContext) throws -> Response {
+        // The hot paths' answers, written straight into the buffer.
+        if let direct = value as? any WireJSONWritable {
+            var writer = WireJSONWriter()
+            direct.write(to: &writer)
+            return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: writer.buffer))
+        }
         let data = try JSONEncoder.wire.encode(value)
         return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
