@@ -12,7 +12,8 @@ import PostgresNIO
 /// (a) wake latency from a writer's COMMIT to the poller's answer with `held` polls held, next to
 ///     the raw COMMIT → LISTEN delivery the harness measures on its own connection in the same run;
 /// (b) how many idle polls the server holds, and its resident memory per poll;
-/// (c) the server's CPU while they idle.
+/// (c) the server's CPU while they idle;
+/// (d) the memory of as many keep-alive connections with no request in them, the floor under (b).
 enum PollBenchmark {
     static func run(_ arguments: [String]) async throws {
         let heldCount = arguments.count > 0 ? Int(arguments[0]) ?? 1000 : 1000
@@ -46,6 +47,10 @@ enum PollBenchmark {
             (server, port) = try BenchServer.launch(databaseURL: url)
             let idleAPI = API(base: "http://127.0.0.1:\(port)", http: client)
             try await idle(count: idleCount, families: families, server: server, api: idleAPI, url: url, logger: logger, startupRSS: before.residentBytes)
+
+            // And a fresh one for what a connection costs with no request in it.
+            (server, port) = try BenchServer.launch(databaseURL: url)
+            try await keepAlive(count: idleCount, server: server, port: port)
         } catch {
             print("benchmark failed: \(error)")
         }
@@ -206,6 +211,57 @@ enum PollBenchmark {
         print("      database connections of the server: \(connectionsBefore) before, \(connectionsHeld) with the polls held")
         print(String(format: "  (c) server CPU while they idle: %.2f %% of one core over %.0f s (%.3f s of CPU)", (after.cpuSeconds - held.cpuSeconds) / window * 100, window, after.cpuSeconds - held.cpuSeconds))
         print(String(format: "      SIGTERM with %d polls held → exit: %.2f s", count, shutdown))
+    }
+
+    // MARK: (d) idle keep-alive connections
+
+    /// `count` connections that each had one request answered (`GET /health/live`) and stay open
+    /// with nothing in them: what a connection costs the server apart from a request, the floor
+    /// under a held poll's memory.
+    static func keepAlive(count: Int, server: Process, port: Int) async throws {
+        let pid = server.processIdentifier
+        try await Task.sleep(for: .seconds(2))
+        let empty = try ProcessSample(pid: pid)
+        var sockets: [Int32] = []
+        defer { sockets.forEach { close($0) } }
+        let request = Array("GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        for _ in 0..<count {
+            let socket = try connectedSocket(port: port)
+            sockets.append(socket)
+            guard send(socket, request, request.count, 0) == request.count else { throw BenchFailure("send failed") }
+            // The answer is a few hundred bytes: read until its body's closing brace.
+            var received = 0
+            repeat {
+                let read = recv(socket, &buffer[received], buffer.count - received, 0)
+                guard read > 0 else { throw BenchFailure("the server closed a keep-alive connection") }
+                received += read
+            } while buffer[received - 1] != UInt8(ascii: "}")
+        }
+        try await Task.sleep(for: .seconds(2))
+        let held = try ProcessSample(pid: pid)
+        server.terminate()
+        server.waitUntilExit()
+        let perConnection = Double(held.residentBytes - empty.residentBytes) / Double(count)
+        print("  (d) \(count) keep-alive connections, each after one answered request, idle")
+        print(String(format: "      server RSS: %.1f MiB idle, %.1f MiB with them open: %.1f KiB per connection", Double(empty.residentBytes) / 1_048_576, Double(held.residentBytes) / 1_048_576, perConnection / 1024))
+    }
+
+    static func connectedSocket(port: Int) throws -> Int32 {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw BenchFailure("socket: errno \(errno)") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(socket)
+            throw BenchFailure("connect: errno \(errno)")
+        }
+        return socket
     }
 
     static func databaseConnections(url: DatabaseURL, logger: Logger) async throws -> Int {

@@ -130,9 +130,12 @@ struct OnePassJSON {
         Int(try int64())
     }
 
+    /// A finite number. One too small for a `Double` (`1e-400`) is left to the strict way, which
+    /// refuses it rather than read 0.
     mutating func double() throws(Miss) -> Double {
         let token = try numberToken()
         guard let value = Double(token.text), value.isFinite else { throw Miss() }
+        if value == 0, token.text.prefix(while: { $0 != "e" && $0 != "E" }).contains(where: { ("1"..."9").contains($0) }) { throw Miss() }
         return value
     }
 

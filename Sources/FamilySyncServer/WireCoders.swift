@@ -50,7 +50,7 @@ public struct WireResponseEncoder: ResponseEncoder {
     public func encode(_ value: some Encodable, from request: Request, context: some RequestContext) throws -> Response {
         // The hot paths' answers, written straight into the buffer.
         if let direct = value as? any WireJSONWritable {
-            var writer = WireJSONWriter()
+            var writer = WireJSONWriter(capacity: direct.estimatedBytes)
             direct.write(to: &writer)
             return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: writer.buffer))
         }

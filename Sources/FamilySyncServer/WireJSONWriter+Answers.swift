@@ -108,6 +108,8 @@ extension DailySummaryBody: WireJSONWritable {
 }
 
 extension UsageUploadResponse: WireJSONWritable {
+    var estimatedBytes: Int { 1024 + summaries.count * 2048 }
+
     func write(to writer: inout WireJSONWriter) {
         writer.object { w in
             w.key("accepted"); w.int(accepted)
@@ -130,6 +132,8 @@ extension UsageTotalsResponse: WireJSONWritable {
 }
 
 extension ModifyRecordsResponse: WireJSONWritable {
+    var estimatedBytes: Int { 128 + records.count * 512 }
+
     func write(to writer: inout WireJSONWriter) {
         writer.object { w in
             w.key("changeToken"); w.string(changeToken)

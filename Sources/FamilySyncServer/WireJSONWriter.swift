@@ -113,12 +113,6 @@ struct WireJSONWriter {
         buffer.writeStaticString("null")
     }
 
-    /// JSON already written (a record's fields as PostgreSQL printed them).
-    mutating func raw(_ json: ByteBuffer) {
-        separate()
-        buffer.writeImmutableBuffer(json)
-    }
-
     /// Any JSON value, its objects' keys sorted.
     mutating func value(_ value: JSONValue) {
         switch value {
@@ -130,10 +124,12 @@ struct WireJSONWriter {
         case .string(let text): string(text)
         case .array(let elements): array(elements) { writer, element in writer.value(element) }
         case .object(let members):
+            // In the order of their UTF-8 bytes, as the encoder sorts keys (not `String`'s
+            // order, which compares them normalised).
             object { writer in
-                for key in members.keys.sorted() {
+                for (key, member) in members.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
                     writer.key(key)
-                    writer.value(members[key]!)
+                    writer.value(member)
                 }
             }
         }
@@ -181,4 +177,10 @@ struct WireJSONWriter {
 /// `JSONEncoder`: the bodies of the hot paths.
 protocol WireJSONWritable {
     func write(to writer: inout WireJSONWriter)
+    /// Room to start with, so that a big answer is not grown many times over.
+    var estimatedBytes: Int { get }
+}
+
+extension WireJSONWritable {
+    var estimatedBytes: Int { 1024 }
 }

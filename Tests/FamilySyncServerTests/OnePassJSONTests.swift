@@ -81,6 +81,9 @@ import Testing
         #"{"heartbeatAt":"2026-11-26T25:00:00Z","monitoringActive":true}"#,
         #"{"heartbeatAt":"2026-11-26T10:00:00Z"}"#,
         #"{"heartbeatAt":"2026-11-26T10:00:00Z","monitoringActive":true,"memoryUsageMB":1e400}"#,
+        #"{"heartbeatAt":"2026-11-26T10:00:00Z","monitoringActive":true,"memoryUsageMB":1e-400}"#,
+        #"{"heartbeatAt":"2026-11-26T10:00:00Z","monitoringActive":true,"memoryUsageMB":-2.4e-324}"#,
+        #"{"heartbeatAt":"2026-11-26T10:00:00Z","monitoringActive":true,"errors":[{"id":"6F9619FF-8B86-D011-B42D-00C04FC964FF","timestamp":"2026-11-26T10:00:00Z","eventName":"\udc00","action":"a","success":true}]}"#,
         #"{"heartbeatAt":"2026-11-26T10:00:00Z","monitoringActive":true} x"#,
         #"{"heartbeatAt":"2026-11-26T10:00:00Z","monitoringActive":true,}"#,
         "\u{FEFF}{\"heartbeatAt\":\"2026-11-26T10:00:00Z\",\"monitoringActive\":true}",
@@ -286,7 +289,8 @@ private struct BodyWriter {
         for (index, (key, write)) in members.enumerated() {
             if index > 0 { text += "," }
             space(&rng)
-            text += "\"\(key)\""
+            // Now and then a member's name with its first letter escaped, as some writers do.
+            text += Int.random(in: 0..<8, using: &rng) == 0 ? "\"\\u00\(String(key.utf8.first!, radix: 16))\(key.dropFirst())\"" : "\"\(key)\""
             space(&rng)
             text += ":"
             space(&rng)
@@ -320,12 +324,13 @@ private struct BodyWriter {
         case 1: text += "\(value)"
         case 2: text += String(format: "%.3e", value)
         case 3: text += String(format: "%.2E", value / 1e9)
-        default: text += ["0", "-0", "0.5", "1e-7", "123456789012345678901234567890"].randomElement(using: &rng)!
+        default: text += ["0", "-0", "0.5", "1e-7", "123456789012345678901234567890", "0e-400", "0.000e-999", "5e-324", "1.7976931348623157e308"].randomElement(using: &rng)!
         }
     }
 
     mutating func uuid(_ rng: inout any RandomNumberGenerator) {
-        let id = UUID().uuidString
+        let b = (0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        let id = UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])).uuidString
         text += "\"\(Bool.random(using: &rng) ? id : id.lowercased())\""
     }
 
@@ -358,7 +363,7 @@ private struct BodyWriter {
         text += "{"
         var keys = Set<String>()
         for _ in 0..<Int.random(in: 0...4, using: &rng) {
-            let key = ["name", "minutes", "days", "on", "é", "nested", "list", "x"].randomElement(using: &rng)!
+            let key = ["name", "minutes", "days", "on", "é", "e\u{301}", "m\u{301}", "n", "nested", "list", "x", "Z"].randomElement(using: &rng)!
             guard keys.insert(key).inserted else { continue }
             if keys.count > 1 { text += "," }
             space(&rng)

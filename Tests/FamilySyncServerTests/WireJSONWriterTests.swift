@@ -53,7 +53,8 @@ import Testing
             let now = Date(timeIntervalSince1970: 1_790_000_000.5)
             let record = RecordBody(
                 Record(
-                    recordName: text, recordType: "T", fields: [text: .string(text), "n": .number(number), "l": .array([.number(number), .string(text)])],
+                    recordName: text, recordType: "T",
+                    fields: ["t:" + text: .string(text), "n": .number(number), "l": .array([.number(number), .string(text)]), text + "\u{301}": .null],
                     changeTag: text, deleted: false, createdAt: now, createdBy: UUID(), modifiedAt: now, modifiedBy: UUID(), modifiedRole: .parent,
                     clientModifiedAt: now
                 )
@@ -65,6 +66,11 @@ import Testing
             health.status = text
             Self.expectSame(Self.written(health), try? JSONEncoder.wire.encode(health))
         }
+    }
+
+    /// Keys in the order of their bytes, as the encoder sorts them, not compared normalised.
+    @Test func fieldsKeysInTheEncodersOrder() throws {
+        try expectSameBytes(RecordBody.self, #"{"recordName":"r","recordType":"T","fields":{"n":1,"m\u0301":2,"é":3,"e\u0301":4,"Z":5,"😀":6,"ﬀ":7}}"#)
     }
 
     private func expectSameBytes<Value: Codable & WireJSONWritable>(_ type: Value.Type, _ json: String) throws {
