@@ -258,7 +258,10 @@ let package = Package(
             ],
             path: "Tests/StandInAPNs"
         ),
-        .testTarget(name: "FamilySyncCoreTests", dependencies: ["FamilySyncCore", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(
+            name: "FamilySyncCoreTests",
+            dependencies: ["FamilySyncCore", .product(name: "Crypto", package: "swift-crypto"), .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
         .testTarget(
             name: "FamilySyncPostgresTests",
             dependencies: [

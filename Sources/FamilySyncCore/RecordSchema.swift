@@ -18,15 +18,13 @@ public enum RecordSchema {
     public static let maximumFieldsBytes = 256 * 1024
 
     /// A record's fields as stored: JSON text with sorted keys (what jsonb is given).
-    public static func serializedFields(_ fields: [String: JSONValue]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return String(decoding: try encoder.encode(fields), as: UTF8.self)
+    public static func serializedFields(_ fields: [String: JSONValue]) -> String {
+        String(decoding: JSONText.bytes(.object(fields), escapingSlashes: true), as: UTF8.self)
     }
 
     /// The size `maximumFieldsBytes` limits.
     public static func serializedSize(of fields: [String: JSONValue]) -> Int {
-        ((try? serializedFields(fields)) ?? "").utf8.count
+        JSONText.bytes(.object(fields), escapingSlashes: true).count
     }
 
     /// Custom types: any JSON object, parents only, any zone.

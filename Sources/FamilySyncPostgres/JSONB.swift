@@ -18,6 +18,19 @@ struct JSONB<Value: Codable & Sendable>: Codable, Sendable, PostgresCodable, Pos
     }
 
     static var psqlArrayType: PostgresDataType { .jsonbArray }
+
+    /// Binary jsonb: its version byte, then the text. Fields and JSON values (every record write
+    /// binds them) are written by `JSONText`; anything else by PostgresNIO's JSON encoder.
+    func encode<Encoder: PostgresJSONEncoder>(into byteBuffer: inout ByteBuffer, context: PostgresEncodingContext<Encoder>) throws {
+        byteBuffer.writeInteger(UInt8(1))
+        if let fields = value as? [String: JSONValue] {
+            JSONText.append(.object(fields)) { byteBuffer.writeBytes($0) }
+        } else if let json = value as? JSONValue {
+            JSONText.append(json) { byteBuffer.writeBytes($0) }
+        } else {
+            try context.jsonEncoder.encode(self, into: &byteBuffer)
+        }
+    }
 }
 
 /// A record's fields as the `fields` column holds them.

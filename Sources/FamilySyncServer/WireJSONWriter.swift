@@ -80,12 +80,10 @@ struct WireJSONWriter {
         if let value { int(value) } else { null() }
     }
 
-    /// A finite number as the encoder writes a `Double`: its shortest form, without a `.0`.
+    /// A finite number as the encoder writes a `Double`.
     mutating func double(_ value: Double) {
         separate()
-        var text = value.description
-        if text.hasSuffix(".0") { text.removeLast(2) }
-        buffer.writeString(text)
+        buffer.writeString(JSONText.number(value))
     }
 
     mutating func double(_ value: Double?) {
@@ -113,63 +111,19 @@ struct WireJSONWriter {
         buffer.writeStaticString("null")
     }
 
-    /// Any JSON value, its objects' keys sorted.
+    /// Any JSON value as `JSONValue` encodes itself, its objects' keys sorted.
     mutating func value(_ value: JSONValue) {
-        switch value {
-        case .null: null()
-        case .bool(let flag): bool(flag)
-        case .number(let number):
-            // As `JSONValue` encodes itself: whole numbers as integers.
-            if number.rounded() == number, abs(number) < 9.0e15 { int(Int64(number)) } else { double(number) }
-        case .string(let text): string(text)
-        case .array(let elements): array(elements) { writer, element in writer.value(element) }
-        case .object(let members):
-            // In the order of their UTF-8 bytes, as the encoder sorts keys (not `String`'s
-            // order, which compares them normalised).
-            object { writer in
-                for (key, member) in members.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
-                    writer.key(key)
-                    writer.value(member)
-                }
-            }
-        }
+        separate()
+        JSONText.append(value) { buffer.writeBytes($0) }
     }
 
     private mutating func writeQuoted(_ text: String) {
         Self.writeQuoted(text, into: &buffer)
     }
 
-    /// A JSON string: quoted, with `"`, `\` and the control characters escaped (RFC 8259 §7), as
-    /// the encoder escapes them.
+    /// A JSON string as the encoder writes it (`JSONText`).
     static func writeQuoted(_ text: String, into buffer: inout ByteBuffer) {
-        buffer.writeStaticString("\"")
-        var text = text
-        text.withUTF8 { bytes in
-            var start = 0
-            for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                buffer.writeBytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<index])))
-                switch byte {
-                case UInt8(ascii: "\""): buffer.writeStaticString(#"\""#)
-                case UInt8(ascii: "\\"): buffer.writeStaticString(#"\\"#)
-                case UInt8(ascii: "\n"): buffer.writeStaticString(#"\n"#)
-                case UInt8(ascii: "\r"): buffer.writeStaticString(#"\r"#)
-                case UInt8(ascii: "\t"): buffer.writeStaticString(#"\t"#)
-                case 0x08: buffer.writeStaticString(#"\b"#)
-                case 0x0C: buffer.writeStaticString(#"\f"#)
-                default:
-                    buffer.writeStaticString(#"\u00"#)
-                    buffer.writeInteger(Self.hexDigit(byte >> 4))
-                    buffer.writeInteger(Self.hexDigit(byte & 0xF))
-                }
-                start = index + 1
-            }
-            buffer.writeBytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start...])))
-        }
-        buffer.writeStaticString("\"")
-    }
-
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+        JSONText.quote(text) { buffer.writeBytes($0) }
     }
 }
 
