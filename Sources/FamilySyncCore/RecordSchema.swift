@@ -17,12 +17,8 @@ public enum RecordSchema {
     /// Largest `fields` of one record, serialised (PROTOCOL §14).
     public static let maximumFieldsBytes = 256 * 1024
 
-    /// A record's fields as stored: JSON text with sorted keys (what jsonb is given).
-    public static func serializedFields(_ fields: [String: JSONValue]) -> String {
-        String(decoding: JSONText.bytes(.object(fields), escapingSlashes: true), as: UTF8.self)
-    }
-
-    /// The size `maximumFieldsBytes` limits.
+    /// The size `maximumFieldsBytes` limits: the fields as Foundation's `JSONEncoder` writes them
+    /// by default (sorted keys, `/` escaped), as it has always been counted.
     public static func serializedSize(of fields: [String: JSONValue]) -> Int {
         JSONText.bytes(.object(fields), escapingSlashes: true).count
     }

@@ -47,10 +47,14 @@ struct CLISession {
         var updates: [Environment.Key: String?] = [:]
         for (key, value) in environment.merging(extra, uniquingKeysWith: { $1 }) { updates[Environment.Key(stringLiteral: key)] = value }
         let result = if let input {
+            // From a file, not a pipe: a command that exits before it reads (a refusal) would
+            // leave the pipe's writer failing, which traps in swift-subprocess
+            // (swiftlang/swift-subprocess#367) instead of throwing.
             try await Subprocess.run(
                 .path(FilePath(TestPaths.familysyncBinary)), arguments: Arguments(arguments),
                 environment: .inherit.updating(updates), workingDirectory: FilePath(directory),
-                input: .string(input), output: .string(limit: 1 << 20), error: .string(limit: 1 << 20)
+                input: .fileDescriptor(try Self.file(holding: input, in: directory), closeAfterSpawningProcess: true),
+                output: .string(limit: 1 << 20), error: .string(limit: 1 << 20)
             )
         } else {
             try await Subprocess.run(
@@ -61,6 +65,13 @@ struct CLISession {
         }
         let status: Int32 = if case .exited(let code) = result.terminationStatus { code } else { -1 }
         return Run(status: status, stdout: result.standardOutput, stderr: result.standardError)
+    }
+
+    /// A new file in `directory` holding `text`, open for reading from its start.
+    private static func file(holding text: String, in directory: String) throws -> FileDescriptor {
+        let path = FilePath(directory + "/stdin-\(UUID().uuidString)")
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path.string))
+        return try FileDescriptor.open(path, .readOnly)
     }
 
     /// Runs and expects exit code 0.
