@@ -24,7 +24,10 @@ package func buildApplication(
     let logger = dependencies.logger
     var app = Application(
         router: router,
-        server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1))))),
+        server: .http1(configuration: .init(
+            additionalChannelHandlers: [ConnectionEndWatcher()],
+            idleTimeout: .nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1)))
+        )),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "FamilySync"),
         services: [dependencies.postgres, dependencies.listener],
         onServerRunning: onServerRunning,

@@ -1,5 +1,6 @@
 import FamilySyncCore
 import Hummingbird
+import NIOCore
 
 /// The request context of every FamilySync route.
 public struct FamilySyncRequestContext: RequestContext {
@@ -17,6 +18,9 @@ public struct FamilySyncRequestContext: RequestContext {
     /// A request the dashboard made in this process (`InProcessTransport`): no connection of its
     /// own to watch, so a held poll is ended by its caller's cancellation instead.
     public var inProcess = false
+    /// The request's connection: a held poll watches it (`ConnectionEndWatcher`) to end when its
+    /// client goes away.
+    var connection: (any Channel)?
 
     /// Request bodies are decoded strictly (PROTOCOL §1), responses written as the wire writes JSON.
     public var requestDecoder: WireRequestDecoder { WireRequestDecoder() }
@@ -25,6 +29,7 @@ public struct FamilySyncRequestContext: RequestContext {
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.clientAddress = source.channel.remoteAddress?.ipAddress
+        self.connection = source.channel
     }
 
     public var maxUploadSize: Int { maxBodyBytes }

@@ -38,37 +38,24 @@ struct PollController {
         let ticket = hub.subscribe(caller)
         defer { hub.unsubscribe(ticket) }
         do {
-            // Watching the connection while the poll is held: a client that goes away ends its
-            // wait at once (as `.cancelled`). Hummingbird then closes the connection after the
-            // answer. A handler rather than `consumeWithCancellationOnInboundClose`, whose
-            // stream and task group of two cost about 10 KiB a held poll.
-            let answer: PollResponse
-            if context.inProcess {
-                // The dashboard's `/app/live` watches its browser's connection and cancels this.
-                answer = try await withTaskCancellationHandler {
-                    try await poll(caller, ticket: ticket, since: since, sinceText: sinceText, timeout: timeout)
-                } onCancel: { [hub] in
-                    hub.release(ticket, .cancelled)
-                }
-            } else {
-                answer = try await request.body.consumeWithInboundCloseHandler { _ in
-                    try await poll(caller, ticket: ticket, since: since, sinceText: sinceText, timeout: timeout)
-                } onInboundClosed: { [hub] in
-                    hub.release(ticket, .cancelled)
-                }
+            // A client that goes away ends its wait at once (as `.cancelled`): its connection's
+            // end, seen by the connection's `ConnectionEndWatcher`, or for the dashboard's
+            // in-process polls (`/app/live` watches its browser's connection) the caller's
+            // cancellation. The connection stays open for the client's next poll.
+            let watcher = context.inProcess ? nil : try? await context.connection?.pipeline.handler(type: ConnectionEndWatcher.self).get()
+            if let watcher, let loop = context.connection?.eventLoop {
+                watcher.watch(on: loop) { [hub] in hub.release(ticket, .cancelled) }
             }
-            var response = try answer.response(from: request, context: context)
-            response.headers[.connection] = "close"
-            return response
+            defer { if let watcher, let loop = context.connection?.eventLoop { watcher.unwatch(on: loop) } }
+            let answer = try await withTaskCancellationHandler {
+                try await poll(caller, ticket: ticket, since: since, sinceText: sinceText, timeout: timeout)
+            } onCancel: { [hub] in
+                hub.release(ticket, .cancelled)
+            }
+            return try answer.response(from: request, context: context)
         } catch is CancellationError {
             // Nobody is left to read it; 499 (as nginx logs it) keeps the metrics honest.
             return Response(status: .init(code: 499, reasonPhrase: "Client Closed Request"))
-        } catch {
-            // The connection is spent (its inbound was read to watch for a disconnect): every
-            // answer from here on says so, errors too, or a client would reuse a closed one.
-            var response = ErrorMiddleware.response(for: error, request: request, context: context)
-            response.headers[.connection] = "close"
-            return response
         }
     }
 

@@ -58,7 +58,8 @@ extension TestServer.Reply {
             try await server.configure(zone, by: parent)
             let reply = try await held.value
             #expect(reply.status == .ok)
-            #expect(reply.headers[.connection] == "close")
+            // The connection stays open for the next poll (`ConnectionEndWatcher` watches it).
+            #expect(reply.headers[.connection] == nil)
             let answer = try #require(reply.poll)
             #expect(answer.changed)
             #expect(answer.zones == [zone])
@@ -186,8 +187,8 @@ extension TestServer.Reply {
             let reply = try await held.value
             #expect(reply.status == .unauthorized)
             #expect(reply.errorCode == "AUTHENTICATION_REQUIRED")
-            // Errors of a held poll close the connection too, and say so.
-            #expect(reply.headers[.connection] == "close")
+            // An error of a held poll leaves the connection open as any other answer does.
+            #expect(reply.headers[.connection] == nil)
 
             // A family deleted while its parent waits: the same.
             let own = try await server.holdPoll(parent, within: .seconds(20))
@@ -222,6 +223,45 @@ extension TestServer.Reply {
             }
             #expect(try await parents.value.poll?.changed == true)
             #expect(server.heldPolls == 0)
+        }
+    }
+
+    /// A poll's connection carries the next poll: a device holds its poll again without a new
+    /// connection, and a client that closes it afterwards still frees its place.
+    @Test func theNextPollGoesOnTheSameConnection() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let request = "GET /v1/poll?timeout=0.2 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(parent.credential)\r\n\r\n"
+            let answers = try await offCooperativePool { () throws -> [String] in
+                let descriptor = try connectedSocket(port: server.port)
+                defer { close(descriptor) }
+                var time = timeval(tv_sec: 10, tv_usec: 0)
+                setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+                var answers: [String] = []
+                for _ in 0..<3 {
+                    _ = request.withCString { send(descriptor, $0, strlen($0), 0) }
+                    var received: [UInt8] = []
+                    var buffer = [UInt8](repeating: 0, count: 4096)
+                    while !String(decoding: received, as: UTF8.self).hasSuffix("}") {
+                        let count = recv(descriptor, &buffer, buffer.count, 0)
+                        guard count > 0 else { break }
+                        received += buffer[0..<count]
+                    }
+                    answers.append(String(decoding: received, as: UTF8.self))
+                }
+                return answers
+            }
+            #expect(answers.count == 3)
+            for answer in answers {
+                #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer)")
+                #expect(answer.contains(#""changed":false"#), "\(answer)")
+            }
+            let descriptor = try openExchange(port: server.port, request: """
+                GET /v1/poll?timeout=60 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(parent.credential)\r\n\r\n
+                """)
+            try await server.waitForHeldPolls(1)
+            close(descriptor)
+            try await server.waitForHeldPolls(0)
         }
     }
 
