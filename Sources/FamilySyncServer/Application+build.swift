@@ -53,7 +53,7 @@ package func buildApplication(
         ))
     }
     app.addServices(
-        ReadTallyService(tally: dependencies.readTally, audit: dependencies.audit, interval: .seconds(30), logger: logger),
+        ReadTallyService(tally: dependencies.readTally, audit: dependencies.audit, interval: configuration.readTallyInterval, logger: logger),
         PeriodicJobService(name: "purged tombstones", interval: .seconds(3600), logger: logger) {
             try await dependencies.tombstones.purge(olderThan: clock.now().addingTimeInterval(-configuration.tombstoneHorizon))
         },

@@ -32,6 +32,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var healthCheckInterval: Duration
     /// Proxies whose `X-Forwarded-For` names the client for the per-client limits.
     public var trustedProxies: TrustedProxies
+    /// How often the reads counted for the audit log (`ReadTally`) are written, and at shutdown.
+    public var readTallyInterval: Duration
 
     public static let appleJWKSDefault = "https://appleid.apple.com/auth/keys"
 
@@ -43,9 +45,10 @@ public struct ServerConfiguration: Sendable, Equatable {
         unauthenticatedRateLimit: RateLimit = .unauthenticatedDefault, tombstoneHorizon: TimeInterval = 30 * 86_400,
         usageRetention: TimeInterval = 400 * 86_400, idleTimeout: Duration = .seconds(75),
         recoveryFailureLimit: RateLimit = .recoveryFailuresDefault, appleJWKSURL: String = appleJWKSDefault, appleClientIDs: [String] = [],
-        healthCheckInterval: Duration = .seconds(15), trustedProxies: TrustedProxies = .none
+        healthCheckInterval: Duration = .seconds(15), trustedProxies: TrustedProxies = .none, readTallyInterval: Duration = .seconds(30)
     ) {
         self.trustedProxies = trustedProxies
+        self.readTallyInterval = readTallyInterval
         self.healthCheckInterval = healthCheckInterval
         self.recoveryFailureLimit = recoveryFailureLimit
         self.appleJWKSURL = appleJWKSURL

@@ -165,9 +165,12 @@ public struct TestServer: Sendable {
 }
 
 public func withTestServer<Result: Sendable>(
-    // The stale detector is run by the tests themselves (`detectStale`), on the manual clock.
+    // The stale detector is run by the tests themselves (`detectStale`), on the manual clock; the
+    // reads counted for the audit log are written when a test says so (`flushReadCounts`), so
+    // that no flush on a timer lands between two fingerprints of the database.
     configuration: ServerConfiguration = ServerConfiguration(
-        port: 0, unauthenticatedRateLimit: RateLimit(burst: 100_000, perMinute: 100_000), healthCheckInterval: .seconds(86_400)
+        port: 0, unauthenticatedRateLimit: RateLimit(burst: 100_000, perMinute: 100_000), healthCheckInterval: .seconds(86_400),
+        readTallyInterval: .seconds(86_400)
     ),
     databaseURL: DatabaseURL? = nil,
     listenerBackoff: Duration = .milliseconds(100),
