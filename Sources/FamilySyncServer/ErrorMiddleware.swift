@@ -30,9 +30,8 @@ struct ErrorMiddleware: RouterMiddleware {
         }
     }
 
-    /// §1.1's answer to an error, logged; also for a handler that must add to it (a long poll's
-    /// `Connection: close`).
-    static func response(for error: any Error, request: Request, context: Context) -> Response {
+    /// §1.1's answer to an error, logged.
+    private static func response(for error: any Error, request: Request, context: Context) -> Response {
         let mapped = translate(error, request: request)
         let shed = TryAgainReason(mapped)
         if let shed {

@@ -42,9 +42,16 @@ struct PollController {
             // end, seen by the connection's `ConnectionEndWatcher`, or for the dashboard's
             // in-process polls (`/app/live` watches its browser's connection) the caller's
             // cancellation. The connection stays open for the client's next poll.
-            let watcher = context.inProcess ? nil : try? await context.connection?.pipeline.handler(type: ConnectionEndWatcher.self).get()
-            if let watcher, let loop = context.connection?.eventLoop {
-                watcher.watch(on: loop) { [hub] in hub.release(ticket, .cancelled) }
+            var watcher: ConnectionEndWatcher?
+            if !context.inProcess, let connection = context.connection {
+                do {
+                    watcher = try await connection.pipeline.handler(type: ConnectionEndWatcher.self).get()
+                    watcher?.watch(on: connection.eventLoop) { [hub] in hub.release(ticket, .cancelled) }
+                } catch {
+                    // No watcher: the channel closed already (its pipeline emptied) or has none
+                    // (a test's channel). Its close ends the wait; a closed one at once.
+                    connection.closeFuture.whenComplete { [hub] _ in hub.release(ticket, .cancelled) }
+                }
             }
             defer { if let watcher, let loop = context.connection?.eventLoop { watcher.unwatch(on: loop) } }
             let answer = try await withTaskCancellationHandler {

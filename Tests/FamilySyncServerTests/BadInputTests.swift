@@ -189,6 +189,6 @@ import Testing
 
 enum ServerConfigurationForTests {
     static func limited(burst: Int, perMinute: Int) -> FamilySyncServer.ServerConfiguration {
-        .init(port: 0, unauthenticatedRateLimit: RateLimit(burst: burst, perMinute: perMinute))
+        .init(port: 0, unauthenticatedRateLimit: RateLimit(burst: burst, perMinute: perMinute), readTallyInterval: .seconds(86_400))
     }
 }
