@@ -4,19 +4,5 @@
 # Usage: Benchmarks/issue18.sh [rounds] [idle polls]
 # Release build; a round takes about 8 minutes on the 2-core machine.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-rounds=${1:-3}
 idle=${2:-10000}
-swift build -c release --product familysync-bench
-bench=.build/release/familysync-bench
-out=benchmark-results/issue18-$(date -u +%Y%m%dT%H%M%SZ)
-mkdir -p "$out"
-for round in $(seq 1 "$rounds"); do
-  for harness in "records" "usage" "polls 1000 500 $idle" "sync" "concurrency 20 16"; do
-    name=${harness%% *}
-    echo "round $round: $harness" >&2
-    # shellcheck disable=SC2086 # the harness's name and sizes are separate arguments
-    $bench $harness > "$out/$name-$round.txt" 2>&1 || { echo "$harness failed:" >&2; tail -20 "$out/$name-$round.txt" >&2; exit 1; }
-  done
-done
-echo "$out"
+exec "$(dirname "$0")/rounds.sh" issue18 "${1:-3}" "records" "usage" "polls 1000 500 $idle" "sync" "concurrency 20 16"
