@@ -10,6 +10,8 @@ public struct Database: Sendable {
     public let client: PostgresClient
     public let families: FamilyWriteQueue
     private let leased: LeasedConnections
+    /// Connections of the pool this instance's requests hold now (`/metrics`).
+    public var leasedConnections: Int { leased.count }
     /// How long a lease waits by default (`Database.connectionWait` when serving).
     public let leaseWait: Duration
 

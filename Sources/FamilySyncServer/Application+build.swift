@@ -41,6 +41,8 @@ package func buildApplication(
             if !applied.isEmpty { logger.info("migrations applied", metadata: ["versions": "\(applied)"]) }
             dependencies.keyring.set(try await PostgresServerSecrets.loadOrCreate("change-token", database: dependencies.database, logger: logger))
             dependencies.migrated.open()
+            // `familysync_database_up` and the schema's figures from the start, not 15 s later.
+            _ = try? await dependencies.databaseMetrics.check(dependencies.database, migrator: dependencies.migrator, logger: logger)
         }
     } else {
         dependencies.migrated.open()
@@ -63,6 +65,9 @@ package func buildApplication(
         },
         PeriodicJobService(name: "expired records and rows past retention", interval: .seconds(3600), logger: logger) {
             try await dependencies.retention.expire(maximumDays: configuration.retentionDays)
+        },
+        PeriodicJobService(name: "database check", interval: configuration.healthCheckInterval, logger: logger) {
+            try await dependencies.databaseMetrics.check(dependencies.database, migrator: dependencies.migrator, logger: logger)
         },
         PeriodicJobService(name: "devices turned stale", interval: configuration.healthCheckInterval, logger: logger) {
             let (stale, alerts) = try await dependencies.staleDetector.run()
@@ -102,7 +107,7 @@ func buildRouter(
     routes.add(middleware: LogRequestsMiddleware(.debug))
     routes.add(middleware: MetricsMiddleware())
     routes.add(middleware: ResponseCompressionMiddleware())
-    routes.add(middleware: ErrorMiddleware(routes: routes.table))
+    routes.add(middleware: ErrorMiddleware(routes: routes.table, shed: dependencies.shedMetrics))
     // The modules' middleware (the dashboard's: under /app, every answer, unknown paths, 405s and
     // 413s too, is a page with its headers), inside the error middleware, outside the body limit.
     for module in modules { module.addMiddleware(to: routes) }
@@ -111,7 +116,7 @@ func buildRouter(
 
     let clock = dependencies.clock, keyring = dependencies.keyring
     HealthController(readiness: DatabaseReadiness(database: dependencies.database, migrator: dependencies.migrator)).addRoutes(to: routes)
-    MetricsController(registry: dependencies.metricsRegistry).addRoutes(to: routes)
+    MetricsController(registry: dependencies.metricsRegistry, database: dependencies.database, databaseMetrics: dependencies.databaseMetrics).addRoutes(to: routes)
 
     let families = FamilyController(
         families: dependencies.families,

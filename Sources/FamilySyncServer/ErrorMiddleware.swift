@@ -2,7 +2,6 @@ import FamilySyncCore
 import FamilySyncPostgres
 import Hummingbird
 import Logging
-import Metrics
 import NIOCore
 
 /// Turns every error a route throws into PROTOCOL §1.1's JSON, so no response is ever empty or
@@ -12,6 +11,7 @@ struct ErrorMiddleware: RouterMiddleware {
 
     /// What the router serves, to tell a wrong method (405) from a wrong path (404).
     let routes: RouteTable
+    let shed: ShedMetrics
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -26,17 +26,15 @@ struct ErrorMiddleware: RouterMiddleware {
             return FamilySyncError(.methodNotAllowed, "\(request.method) is not allowed on \(request.uri.path); allowed: \(list).")
                 .response(headers: [.allow: list])
         } catch {
-            return Self.response(for: error, request: request, context: context)
+            return response(for: error, request: request, context: context)
         }
     }
 
     /// §1.1's answer to an error, logged.
-    private static func response(for error: any Error, request: Request, context: Context) -> Response {
-        let mapped = translate(error, request: request)
+    private func response(for error: any Error, request: Request, context: Context) -> Response {
+        let mapped = Self.translate(error, request: request)
         let shed = TryAgainReason(mapped)
-        if let shed {
-            Counter(label: "familysync_requests_shed_total", dimensions: [("reason", shed.rawValue)]).increment()
-        }
+        if let shed { self.shed.count(shed) }
         if shed == .familyBusy || shed == .poolExhausted {
             // Load, not a fault: counted above, and one line per shed request would flood the log.
             context.logger.notice("request shed", metadata: ["reason": "\(shed!.rawValue)"])

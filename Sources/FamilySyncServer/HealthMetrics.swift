@@ -26,15 +26,23 @@ struct HealthMetrics: Sendable {
         missedNotifications = registry.makeCounter(name: "familysync_missed_notifications_total", help: "Notifications devices' sequence numbers skipped.")
         sequenceResets = registry.makeCounter(name: "familysync_sequence_resets_total", help: "Restarts of devices' notification sequences (extension restarts).")
         trackingAlerts = registry.makeCounter(name: "familysync_tracking_alerts_total", help: "Tracking alerts made (heartbeat gaps past 15 minutes in a day).")
+        // Every action and outcome at zero from the start, so that the failure-rate rules see
+        // the series before the first event.
+        for action in ExtensionError.actions.sorted() + ["custom"] {
+            for success in [true, false] { _ = eventCounter(action: action, success: success) }
+        }
     }
 
     /// Extension errors by action (`x-…` ones together as `custom`, to bound the labels) and outcome.
     func error(_ error: ExtensionError) {
-        let action = ExtensionError.actions.contains(error.action) ? error.action : "custom"
+        eventCounter(action: ExtensionError.actions.contains(error.action) ? error.action : "custom", success: error.success).increment()
+    }
+
+    private func eventCounter(action: String, success: Bool) -> Counter {
         registry.makeCounter(
-            name: "familysync_extension_events_total", labels: [("action", action), ("outcome", error.success ? "success" : "failure")],
+            name: "familysync_extension_events_total", labels: [("action", action), ("outcome", success ? "success" : "failure")],
             help: "Events of devices' monitoring extensions reported in their error logs, by action and outcome."
-        ).increment()
+        )
     }
 
     func record(_ reported: PostgresHealthIntake.Reported) {

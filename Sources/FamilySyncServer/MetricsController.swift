@@ -1,15 +1,20 @@
+import FamilySyncPostgres
 import Hummingbird
 import Prometheus
 
 /// `GET /metrics`: the Prometheus text format of the registry the process's metrics go to.
 struct MetricsController {
     let registry: PrometheusCollectorRegistry
+    let database: Database
+    /// The pool's use is sampled as it is scraped.
+    let databaseMetrics: DatabaseMetrics
 
     func addRoutes(to router: some RouterMethods<FamilySyncRequestContext>) {
         router.get("/metrics", use: metrics)
     }
 
     @Sendable func metrics(_ request: Request, context: FamilySyncRequestContext) -> Response {
+        databaseMetrics.sample(database)
         var buffer: [UInt8] = []
         buffer.reserveCapacity(16 * 1024)
         registry.emit(into: &buffer)

@@ -66,6 +66,9 @@ public struct ServerDependencies: Sendable {
     public let push: PushSettings?
     let pushClaims: PostgresPushClaims
     let pushMetrics: PushMetrics
+    /// The pool's use and the database's state on `/metrics`, and the 503s shed by reason.
+    let databaseMetrics: DatabaseMetrics
+    let shedMetrics: ShedMetrics
     /// Tests signal it after moving a manual clock, so that the sender looks at once.
     public let pushWake = PushWake()
     let pushListener: PostgresChangeListener
@@ -82,7 +85,7 @@ public struct ServerDependencies: Sendable {
         postgres: PostgresClient, listener: PostgresConnection.Configuration, metricsRegistry: PrometheusCollectorRegistry,
         clock: any WallClock = SystemWallClock(), logger: Logger, listenerBackoff: Duration = .milliseconds(100),
         listenerMaximumBackoff: Duration = .seconds(5), migrateOnStart: Bool = true, push: PushSettings? = nil, preparedStatements: Bool = true,
-        familyWrites: FamilyWriteQueue.Limits = .init()
+        familyWrites: FamilyWriteQueue.Limits = .init(), poolSize: Int = PostgresClient.defaultConnections
     ) {
         self.postgres = postgres
         let database = Database(client: postgres, families: FamilyWriteQueue(limits: familyWrites))
@@ -129,6 +132,8 @@ public struct ServerDependencies: Sendable {
         self.push = push
         pushClaims = PostgresPushClaims(database: database, logger: logger)
         pushMetrics = PushMetrics(registry: metricsRegistry)
+        databaseMetrics = DatabaseMetrics(registry: metricsRegistry, poolSize: poolSize)
+        shedMetrics = ShedMetrics(registry: metricsRegistry)
         pushListener = PostgresChangeListener(
             configuration: listener, sink: pushWake, logger: logger, initialBackoff: listenerBackoff, maximumBackoff: listenerMaximumBackoff,
             channel: PushOutbox.channel

@@ -203,7 +203,8 @@ private func runTestServer<Result: Sendable>(
     let postgres = PostgresClient(configuration: postgresConfiguration, backgroundLogger: testLogger)
     let dependencies = ServerDependencies(
         postgres: postgres, listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, clock: clock, logger: testLogger,
-        listenerBackoff: listenerBackoff, listenerMaximumBackoff: max(listenerBackoff, .seconds(2)), push: push, familyWrites: familyWrites
+        listenerBackoff: listenerBackoff, listenerMaximumBackoff: max(listenerBackoff, .seconds(2)), push: push, familyWrites: familyWrites,
+        poolSize: postgresConfiguration.options.maximumConnections
     )
     // The web dashboard, as `familysync serve` mounts it.
     let app = buildApplication(configuration: configuration, dependencies: dependencies, modules: [WebDashboard()])
