@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 // Strict concurrency is the default of the Swift 6 language mode used by every target.
@@ -39,6 +39,10 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         // A channel with back pressure between an export's database reads and its response (§15.2).
         .package(url: "https://github.com/apple/swift-async-algorithms.git", from: "1.0.2"),
+        // Traces (docs/operations.md, "Traces"): the API the stores and middleware use, and
+        // OpenTelemetry's OTLP/HTTP exporter, which `serve` starts when an endpoint is configured.
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.0"),
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
         // Generated bodies for the one-pass reader's agreement with strict decoding (tests only).
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
@@ -72,6 +76,7 @@ let package = Package(
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         // HTTP: application, router, middleware, controllers, error mapping.
@@ -100,6 +105,9 @@ let package = Package(
                 .product(name: "CompressNIO", package: "compress-nio"),
                 // APNs over TLS: trust roots of a stand-in in tests and benchmarks.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // Traces: the span API, and OpenTelemetry's exporter (`TraceExport`).
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "OTel", package: "swift-otel"),
             ]
         ),
         // The parent's web dashboard under /app, a `RouteModule` the server's builders mount
@@ -159,6 +167,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         // The performance harness: `swift run -c release familysync-bench` (see Benchmarks/README.md).
@@ -186,6 +195,9 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                // The nothing-new harness with tracing on, against an OTLP receiver of its own.
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             path: "Benchmarks/FamilySyncBenchmarks"
         ),
@@ -237,6 +249,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             path: "Tests/FamilySyncServerTestSupport"
         ),
@@ -303,6 +316,9 @@ let package = Package(
                 // StandInAPNs' tests trust its certificate.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                // A modify's trace, exported by OTLP to the test's own receiver.
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         // The SDK against a live server.

@@ -30,12 +30,21 @@ public struct ChangeLog: Sendable {
     public func write<Result: Sendable>(family familyID: UUID, _ body: @escaping @Sendable (LockedFamily) async throws -> Result) async throws -> Result {
         let logger = logger, outbox = outbox, database = database
         let published = PublishedNotices()
-        let result = try await database.families.inTurn(of: familyID) {
-            try await database.inTransaction(logger: logger) { connection in
-                let family = try await LockedFamily.lock(familyID, on: connection, logger: logger, outbox: outbox, published: published)
-                let result = try await body(family)
-                try await family.queuePushes()
-                return result
+        // With tracing on: the write as a span, and in it the wait for the family's turn, a
+        // connection and the family's row lock as one span (`family.lock_wait`).
+        let result = try await Traced.span("family.write") { _ in
+            let locking = Traced.start("family.lock_wait")
+            // A write refused before it holds the lock (its family busy, no connection) ends it
+            // here; ending a span twice is nothing.
+            defer { locking?.end() }
+            return try await database.families.inTurn(of: familyID) {
+                try await database.inTransaction(logger: logger) { connection in
+                    let family = try await LockedFamily.lock(familyID, on: connection, logger: logger, outbox: outbox, published: published)
+                    locking?.end()
+                    let result = try await body(family)
+                    try await family.queuePushes()
+                    return result
+                }
             }
         }
         // Committed: this instance stops trusting what it knew of a changed device before it

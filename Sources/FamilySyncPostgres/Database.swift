@@ -86,18 +86,24 @@ public struct Database: Sendable {
         let wait = wait ?? leaseWait
         let lease = LeaseRace()
         let leased = leased
+        // The wait for a connection, as a span of its own when tracing is on.
+        let waiting = Traced.start("db.lease_wait")
         do {
             return try await withThrowingTaskGroup(of: Result?.self) { group in
                 group.addTask {
                     try await self.client.withConnection { connection in
                         guard lease.claim(.leased) else { throw CancellationError() }
+                        waiting?.end()
                         return try await leased.holding { try await connection.failingWhenClosed { try await body(connection) } }
                     }
                 }
                 group.addTask {
                     try await TimerSleep.sleep(for: wait)
                     guard lease.claim(.timedOut) else { return nil }
-                    throw (leased.count > 0 ? TryAgainReason.poolExhausted : .databaseUnavailable).error
+                    let refusal = (leased.count > 0 ? TryAgainReason.poolExhausted : .databaseUnavailable).error
+                    waiting?.recordError(refusal)
+                    waiting?.end()
+                    throw refusal
                 }
                 defer { group.cancelAll() }
                 while let next = try await group.next() {

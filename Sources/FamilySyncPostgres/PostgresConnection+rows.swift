@@ -2,6 +2,7 @@ import FamilySyncCore
 import Logging
 import NIOCore
 import PostgresNIO
+import Tracing
 
 extension PostgresConnection {
     /// Every row of `query`, read through PostgresNIO's future API: the one way the stores read
@@ -13,10 +14,29 @@ extension PostgresConnection {
     /// rows within the same read-complete and is never parked in that state
     /// (`RowStreamTrapTests` shows both). The rows are held in memory: every caller reads a
     /// bounded page.
+    ///
+    /// With tracing on, each statement is a span named for its first word, with its text: the
+    /// statement as written, with `$n` for every value, so a span never carries a family's data.
     @discardableResult
     public func rows(_ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line) async throws -> [PostgresRow] {
-        let result: EventLoopFuture<PostgresQueryResult> = self.query(query, logger: logger, file: file, line: line)
-        return try await result.get().rows
+        guard Traced.tracer != nil else {
+            let result: EventLoopFuture<PostgresQueryResult> = self.query(query, logger: logger, file: file, line: line)
+            return try await result.get().rows
+        }
+        return try await Traced.span(Self.operation(of: query.sql), kind: .client, attributes: { attributes in
+            attributes["db.system.name"] = "postgresql"
+            attributes["db.query.text"] = query.sql
+        }) { span in
+            let result: EventLoopFuture<PostgresQueryResult> = self.query(query, logger: logger, file: file, line: line)
+            let rows = try await result.get().rows
+            span?.attributes["db.response.returned_rows"] = rows.count
+            return rows
+        }
+    }
+
+    /// A statement's first word, upper-cased (`SELECT`, `WITH`, `COMMIT`): its span's name.
+    static func operation(of sql: String) -> String {
+        sql.split(whereSeparator: { $0.isWhitespace || $0 == "(" }).first.map { $0.uppercased() } ?? "SQL"
     }
 
     /// A statement whose rows, if any, are not wanted.

@@ -102,6 +102,10 @@ func buildRouter(
     // Outermost first: the request id is on every response, metrics see the final status,
     // and the error middleware turns every failure below it into §1.1's JSON.
     routes.add(middleware: RequestIDMiddleware())
+    // A span per request when tracing is on, outside the error middleware to see final statuses.
+    if let tracer = dependencies.tracer {
+        routes.add(middleware: RequestSpanMiddleware(tracer: tracer, recordsPaths: configuration.tracesRecordPaths))
+    }
     // An access line per request at debug (method and path with its request id; never headers
     // or bodies, which carry credentials and PINs).
     routes.add(middleware: LogRequestsMiddleware(.debug))

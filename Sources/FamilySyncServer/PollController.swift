@@ -3,6 +3,7 @@ import FamilySyncPostgres
 import FamilySyncProtocol
 import Foundation
 import Hummingbird
+import Tracing
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -107,7 +108,13 @@ struct PollController {
                     if after == nil { after = check.sequence }
                 }
                 firstRead = false
-                switch await hub.wait(ticket, until: deadline) {
+                // The wait, as a span when tracing is on, with what ended it.
+                let outcome = try await Traced.span("poll.wait") { span in
+                    let outcome = await hub.wait(ticket, until: deadline)
+                    span?.attributes["familysync.poll.outcome"] = outcome.name
+                    return outcome
+                }
+                switch outcome {
                 case .recheck(let instant):
                     noticed = noticed ?? instant
                 case .timedOut, .superseded, .shuttingDown:

@@ -26,6 +26,17 @@ final class PollHub: Sendable {
             if case .recheck = self { return false }
             return true
         }
+
+        /// For the wait's span: `recheck`, `superseded`, `shutting_down`, `timed_out`, `cancelled`.
+        var name: String {
+            switch self {
+            case .recheck: "recheck"
+            case .superseded: "superseded"
+            case .shuttingDown: "shutting_down"
+            case .timedOut: "timed_out"
+            case .cancelled: "cancelled"
+            }
+        }
     }
 
     struct Ticket: Sendable, Hashable {

@@ -34,6 +34,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var trustedProxies: TrustedProxies
     /// How often the reads counted for the audit log (`ReadTally`) are written, and at shutdown.
     public var readTallyInterval: Duration
+    /// With tracing on, whether request spans carry the path, whose ids name families, devices
+    /// and members (`--trace-ids`; off by default).
+    public var tracesRecordPaths = false
 
     public static let appleJWKSDefault = "https://appleid.apple.com/auth/keys"
 

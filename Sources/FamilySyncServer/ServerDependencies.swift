@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import PostgresNIO
 import Prometheus
+import Tracing
 
 /// What the application is built from, each part made once: the database client, the stores over
 /// it, the long-poll machinery and its listener, the token keyring, metrics, clock and logger.
@@ -69,6 +70,9 @@ public struct ServerDependencies: Sendable {
     /// The pool's use and the database's state on `/metrics`, and the 503s shed by reason.
     let databaseMetrics: DatabaseMetrics
     let shedMetrics: ShedMetrics
+    /// Traces (docs/operations.md, "Traces"), when on: `serve` makes it from OpenTelemetry's
+    /// backend, a test from its own.
+    public let tracer: (any Tracer)?
     /// Tests signal it after moving a manual clock, so that the sender looks at once.
     public let pushWake = PushWake()
     let pushListener: PostgresChangeListener
@@ -85,8 +89,10 @@ public struct ServerDependencies: Sendable {
         postgres: PostgresClient, listener: PostgresConnection.Configuration, metricsRegistry: PrometheusCollectorRegistry,
         clock: any WallClock = SystemWallClock(), logger: Logger, listenerBackoff: Duration = .milliseconds(100),
         listenerMaximumBackoff: Duration = .seconds(5), migrateOnStart: Bool = true, push: PushSettings? = nil, preparedStatements: Bool = true,
-        familyWrites: FamilyWriteQueue.Limits = .init(), poolSize: Int = PostgresClient.defaultConnections
+        familyWrites: FamilyWriteQueue.Limits = .init(), poolSize: Int = PostgresClient.defaultConnections,
+        tracer: (any Tracer)? = nil
     ) {
+        self.tracer = tracer
         self.postgres = postgres
         let database = Database(client: postgres, families: FamilyWriteQueue(limits: familyWrites))
         self.database = database

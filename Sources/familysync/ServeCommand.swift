@@ -96,6 +96,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "PostgreSQL URL of the same database for the change listener's LISTEN connection, reached directly, when --database-url goes through a pooler in transaction mode (PgBouncer), which cannot carry LISTEN. Env: FAMILYSYNC_LISTEN_DATABASE_URL. Default: the database URL.")
     var listenDatabaseUrl: SettingFlag<ListenDatabaseURL>?
 
+    @Option(help: "Traces: send spans by OpenTelemetry's OTLP/HTTP to this collector (http://collector:4318; spans go to its /v1/traces). Unset: tracing is off. OTEL_EXPORTER_OTLP_HEADERS and the other OTEL_ variables refine it. Env: FAMILYSYNC_OTLP_ENDPOINT.")
+    var otlpEndpoint: SettingFlag<URL>?
+
+    @Option(help: "Traces: the share of requests traced, from 0 to 1 (a caller's traceparent decides for its own). Env: FAMILYSYNC_TRACE_SAMPLE_RATIO. Default: 1.")
+    var traceSampleRatio: SettingFlag<Double>?
+
+    @Option(help: "on or off: request spans carry the request's path, whose ids name families, devices and members. Env: FAMILYSYNC_TRACE_IDS. Default: off.")
+    var traceIds: SettingFlag<OnOff>?
+
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var logging: LoggingOptions
 
@@ -110,6 +119,7 @@ struct ServeCommand: AsyncParsableCommand {
         let source = try database.resolve(environment)
         let listenURL = try listenDatabaseURL(settings, source: source)
         let prepared = try settings.value(preparedStatements, "FAMILYSYNC_PREPARED_STATEMENTS") ?? .on
+        let tracing = try traceExport(settings)
         let logger = try logging.bootstrap(environment)
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
@@ -121,7 +131,7 @@ struct ServeCommand: AsyncParsableCommand {
             let clock: any WallClock = clockRate.map { ScaledWallClock(rate: $0) } ?? SystemWallClock()
             let dependencies = ServerDependencies(
                 postgres: client, listener: try (listenURL ?? url).connectionConfiguration(), metricsRegistry: registry, clock: clock, logger: logger, push: push,
-                preparedStatements: prepared == .on, poolSize: connections
+                preparedStatements: prepared == .on, poolSize: connections, tracer: tracing?.tracer
             )
             if let push {
                 logger.info("push on", metadata: ["to": "\(push.destination.description)", "minimumInterval": "\(push.minimumInterval)"])
@@ -137,6 +147,11 @@ struct ServeCommand: AsyncParsableCommand {
             // The supervisor comes first, so it is the last to stop: the database stays looked
             // after while requests in flight finish.
             var services: [ServiceGroupConfiguration.ServiceConfiguration] = embedded.map { [.init(service: EmbeddedDatabaseSupervisor(database: $0, logger: logger))] } ?? []
+            // The trace exporter stops after the server, and sends the last requests' spans.
+            if let tracing {
+                services.append(.init(service: tracing.service))
+                logger.info("tracing on", metadata: ["to": "\(tracing.endpoint)"])
+            }
             services.append(.init(service: app))
             var lifecycle = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
             lifecycle.maximumGracefulShutdownDuration = .seconds(shutdownSeconds)
@@ -148,6 +163,16 @@ struct ServeCommand: AsyncParsableCommand {
         }
         await EmbeddedDatabaseLauncher.close(embedded, logger: logger)
         logger.info("stopped")
+    }
+
+    /// OpenTelemetry's exporter when a collector is named; nil otherwise.
+    private func traceExport(_ settings: SettingSource) throws -> TraceExport? {
+        guard let endpoint = try settings.webURL(
+            otlpEndpoint, "FAMILYSYNC_OTLP_ENDPOINT", requirement: "the OTLP endpoint must be an http:// or https:// URL without a query", allowsQuery: false
+        ), !endpoint.isEmpty else { return nil }
+        let ratio = try settings.value(traceSampleRatio, "FAMILYSYNC_TRACE_SAMPLE_RATIO") ?? 1
+        guard (0...1).contains(ratio) else { throw OperatorError.configuration("the trace sample ratio must be from 0 to 1, not '\(ratio)'") }
+        return try TraceExport.start(endpoint: endpoint, ratio: ratio)
     }
 
     /// The listener's own URL, for a pool behind a transaction pooler; only beside a database URL.
@@ -181,7 +206,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let clockRate, !(1...1000).contains(clockRate) {
             throw OperatorError.configuration("clock rate must be from 1 to 1000, not '\(clockRate)'")
         }
-        return ServerConfiguration(
+        var configuration = ServerConfiguration(
             host: host, port: port, limits: Limits(maxBodyBytes: maxBody),
             publicURL: publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
             unauthenticatedRateLimit: RateLimit(burst: rate, perMinute: rate),
@@ -191,6 +216,8 @@ struct ServeCommand: AsyncParsableCommand {
             appleJWKSURL: appleJWKS, appleClientIDs: appleClientIDs,
             healthCheckInterval: .milliseconds(Int64(15_000 / (clockRate ?? 1))), trustedProxies: proxies
         )
+        configuration.tracesRecordPaths = try settings.value(traceIds, "FAMILYSYNC_TRACE_IDS") == .on
+        return configuration
     }
 
     /// Push (§12) from the flags: APNs when its three are set, the webhook when its URL is; off

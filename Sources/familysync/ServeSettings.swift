@@ -102,6 +102,24 @@ extension PushRegistration.Environment: SettingValue {
 }
 
 /// `--prepared-statements`, in any case.
+/// A switch: `--trace-ids`.
+enum OnOff: String, SettingValue {
+    case on, off
+
+    init(setting text: String) throws(OperatorError) {
+        guard let value = Self(rawValue: text.lowercased()) else { throw .configuration("trace ids must be on or off, not '\(text.lowercased())'") }
+        self = value
+    }
+}
+
+extension Double: SettingValue {
+    /// The reason is the setting's own (the trace sample ratio's).
+    init(setting text: String) throws(OperatorError) {
+        guard let number = Double(text), number.isFinite else { throw .configuration("the trace sample ratio must be a number from 0 to 1, not '\(text)'") }
+        self = number
+    }
+}
+
 enum PreparedStatements: String, SettingValue {
     case on, off
 

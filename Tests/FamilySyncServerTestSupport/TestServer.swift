@@ -13,6 +13,7 @@ import NIOCore
 import PostgresNIO
 import Metrics
 import Prometheus
+import Tracing
 import Testing
 
 /// A server over a fresh database with a manual clock, listening on a real port, and a JSON
@@ -177,11 +178,13 @@ public func withTestServer<Result: Sendable>(
     push: PushSettings? = nil,
     clock: ManualClock = ManualClock(),
     familyWrites: FamilyWriteQueue.Limits = .init(),
+    tracer: (any Tracer)? = nil,
     _ body: @Sendable (TestServer) async throws -> Result
 ) async throws -> Result {
     try await testServerSlots.withPermit {
         try await runTestServer(
-            configuration: configuration, databaseURL: databaseURL, listenerBackoff: listenerBackoff, push: push, clock: clock, familyWrites: familyWrites, body
+            configuration: configuration, databaseURL: databaseURL, listenerBackoff: listenerBackoff, push: push, clock: clock, familyWrites: familyWrites,
+            tracer: tracer, body
         )
     }
 }
@@ -192,7 +195,7 @@ private let testServerSlots = AsyncSemaphore(limit: 32)
 
 private func runTestServer<Result: Sendable>(
     configuration: ServerConfiguration, databaseURL: DatabaseURL?, listenerBackoff: Duration, push: PushSettings?, clock: ManualClock,
-    familyWrites: FamilyWriteQueue.Limits, _ body: @Sendable (TestServer) async throws -> Result
+    familyWrites: FamilyWriteQueue.Limits, tracer: (any Tracer)?, _ body: @Sendable (TestServer) async throws -> Result
 ) async throws -> Result {
     let url = if let databaseURL { databaseURL } else { try await TestPostgres.shared.makeDatabase() }
     var postgresConfiguration = url.clientConfiguration()
@@ -204,7 +207,7 @@ private func runTestServer<Result: Sendable>(
     let dependencies = ServerDependencies(
         postgres: postgres, listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, clock: clock, logger: testLogger,
         listenerBackoff: listenerBackoff, listenerMaximumBackoff: max(listenerBackoff, .seconds(2)), push: push, familyWrites: familyWrites,
-        poolSize: postgresConfiguration.options.maximumConnections
+        poolSize: postgresConfiguration.options.maximumConnections, tracer: tracer
     )
     // The web dashboard, as `familysync serve` mounts it.
     let app = buildApplication(configuration: configuration, dependencies: dependencies, modules: [WebDashboard()])

@@ -1,0 +1,133 @@
+import FamilySyncCore
+import FamilySyncServer
+import FamilySyncServerTestSupport
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Synchronization
+import Testing
+
+/// Traces (docs/operations.md, "Traces"): a modify's spans, exported by OpenTelemetry's OTLP/HTTP
+/// exporter to a collector stand-in of the test's own, carry its lock wait and its statements,
+/// and no family's ids.
+@Suite struct TracingTests {
+    /// Without `--trace-ids` no span names a family, device or member; with it, the request's
+    /// span carries the path (and only that attribute names them).
+    @Test(arguments: [false, true])
+    func aModifysTraceHasItsLockWaitAndStatements(recordingPaths: Bool) async throws {
+        var settings = ServerConfiguration(
+            port: 0, unauthenticatedRateLimit: RateLimit(burst: 100_000, perMinute: 100_000), healthCheckInterval: .seconds(86_400),
+            readTallyInterval: .seconds(86_400)
+        )
+        settings.tracesRecordPaths = recordingPaths
+        let configuration = settings
+        let collector = CollectorStandIn()
+        try await collector.application.test(.live) { receiver in
+            let export = try TraceExport.start(endpoint: "http://127.0.0.1:\(receiver.port!)", exportDelay: .milliseconds(100), json: true)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await export.service.run() }
+                let (ids, zone) = try await withTestServer(configuration: configuration, tracer: export.tracer) { server in
+                    let parent = try await server.createFamily()
+                    let (_, child) = try await server.pair(by: parent)
+                    let zone = "child-\(child.deviceID.lowercased)"
+                    try await server.configure(zone, by: parent)
+                    return ([parent.familyID, parent.deviceID, child.deviceID].flatMap { [$0.lowercased, $0.uuidString] }, zone)
+                }
+                let route = "POST /v1/zones/{zone}/records/modify"
+                let spans = try await collector.trace(ofSpanNamed: route) { spans in
+                    spans.contains { $0.name == "family.lock_wait" } && spans.contains { $0.name == "COMMIT" }
+                }
+                group.cancelAll()
+
+                let request = try #require(spans.first { $0.name == route })
+                #expect(request.attributes["http.route"] == "/v1/zones/{zone}/records/modify")
+                #expect(request.attributes["http.response.status_code"] == "200")
+                #expect(request.attributes["url.path"] == (recordingPaths ? "/v1/zones/\(zone)/records/modify" : nil))
+                let write = try #require(spans.first { $0.name == "family.write" })
+                let lockWait = try #require(spans.first { $0.name == "family.lock_wait" })
+                #expect(lockWait.parentSpanID == write.spanID)
+                #expect(spans.contains { $0.name == "db.lease_wait" })
+                let statements = spans.filter { $0.attributes["db.system.name"] == "postgresql" }
+                let lock = statements.first { $0.attributes["db.query.text"]?.contains("FOR UPDATE") == true }
+                #expect(lock?.parentSpanID == write.spanID, "the family's lock statement is in the write")
+                #expect(statements.contains { $0.name == "INSERT" || $0.name == "WITH" }, "the record's write: \(statements.map(\.name))")
+                // Every span of the trace descends from the request's.
+                let byID = Dictionary(spans.map { ($0.spanID, $0) }, uniquingKeysWith: { first, _ in first })
+                for span in spans where span.spanID != request.spanID {
+                    var ancestor = span.parentSpanID
+                    while let id = ancestor, id != request.spanID { ancestor = byID[id]?.parentSpanID }
+                    #expect(ancestor == request.spanID, "\(span.name) is not under the request's span")
+                }
+                for span in spans {
+                    for (key, value) in span.attributes where !(recordingPaths && key == "url.path") {
+                        for id in ids { #expect(!value.contains(id), "\(span.name)'s \(key) names \(id)") }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// An OTLP/HTTP receiver of JSON spans (`POST /v1/traces`), keeping what it was sent.
+final class CollectorStandIn: Sendable {
+    struct Span: Sendable {
+        var traceID: String
+        var spanID: String
+        var parentSpanID: String?
+        var name: String
+        var attributes: [String: String]
+    }
+
+    private let spans = Mutex<[Span]>([])
+
+    var application: some ApplicationProtocol {
+        let router = Router()
+        router.post("/v1/traces") { request, _ -> Response in
+            let body = try await request.body.collect(upTo: 16 << 20)
+            self.receive(Data(buffer: body))
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "{}")))
+        }
+        return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+    }
+
+    private func receive(_ body: Data) {
+        guard let export = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else { return }
+        var received: [Span] = []
+        for resource in export["resourceSpans"] as? [[String: Any]] ?? [] {
+            for scope in resource["scopeSpans"] as? [[String: Any]] ?? [] {
+                for span in scope["spans"] as? [[String: Any]] ?? [] {
+                    var attributes: [String: String] = [:]
+                    for attribute in span["attributes"] as? [[String: Any]] ?? [] {
+                        guard let key = attribute["key"] as? String, let value = attribute["value"] as? [String: Any], let first = value.values.first else { continue }
+                        attributes[key] = "\(first)"
+                    }
+                    let parent = (span["parentSpanId"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+                    received.append(Span(
+                        traceID: span["traceId"] as? String ?? "", spanID: span["spanId"] as? String ?? "", parentSpanID: parent,
+                        name: span["name"] as? String ?? "", attributes: attributes
+                    ))
+                }
+            }
+        }
+        spans.withLock { $0.append(contentsOf: received) }
+    }
+
+    /// The spans of the trace holding a span named `name`, once `complete` says they all came
+    /// (the exporter sends in batches); a bound of a minute, not a measure.
+    func trace(ofSpanNamed name: String, complete: ([Span]) -> Bool) async throws -> [Span] {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while true {
+            let all = spans.withLock { $0 }
+            if let root = all.first(where: { $0.name == name }) {
+                let trace = all.filter { $0.traceID == root.traceID }
+                if complete(trace) { return trace }
+            }
+            guard ContinuousClock.now < deadline else {
+                Issue.record("the trace did not arrive: \(all.map(\.name))")
+                return []
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+}
