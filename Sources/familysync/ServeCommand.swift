@@ -91,7 +91,7 @@ struct ServeCommand: AsyncParsableCommand {
     var trustedProxies: SettingFlag<TrustedProxies>?
 
     @Option(help: "on or off: run the hottest reads as named prepared statements. Off behind PgBouncer before 1.21 in transaction mode, which does not track them. Env: FAMILYSYNC_PREPARED_STATEMENTS. Default: on.")
-    var preparedStatements: SettingFlag<PreparedStatements>?
+    var preparedStatements: SettingFlag<OnOff>?
 
     @Option(help: "PostgreSQL URL of the same database for the change listener's LISTEN connection, reached directly, when --database-url goes through a pooler in transaction mode (PgBouncer), which cannot carry LISTEN. Env: FAMILYSYNC_LISTEN_DATABASE_URL. Default: the database URL.")
     var listenDatabaseUrl: SettingFlag<ListenDatabaseURL>?
@@ -118,7 +118,7 @@ struct ServeCommand: AsyncParsableCommand {
             ?? PostgresClient.defaultConnections
         let source = try database.resolve(environment)
         let listenURL = try listenDatabaseURL(settings, source: source)
-        let prepared = try settings.value(preparedStatements, "FAMILYSYNC_PREPARED_STATEMENTS") ?? .on
+        let prepared = try settings.onOff(preparedStatements, "FAMILYSYNC_PREPARED_STATEMENTS", named: "prepared statements") ?? .on
         let tracing = try traceExport(settings)
         let logger = try logging.bootstrap(environment)
         let registry = PrometheusCollectorRegistry()
@@ -216,7 +216,7 @@ struct ServeCommand: AsyncParsableCommand {
             appleJWKSURL: appleJWKS, appleClientIDs: appleClientIDs,
             healthCheckInterval: .milliseconds(Int64(15_000 / (clockRate ?? 1))), trustedProxies: proxies
         )
-        configuration.tracesRecordPaths = try settings.value(traceIds, "FAMILYSYNC_TRACE_IDS") == .on
+        configuration.tracesRecordPaths = try settings.onOff(traceIds, "FAMILYSYNC_TRACE_IDS", named: "trace ids") == .on
         return configuration
     }
 

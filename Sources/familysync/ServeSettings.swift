@@ -52,6 +52,13 @@ struct SettingSource {
         return number
     }
 
+    /// `on` or `off`; otherwise "`name` must be on or off, not '…'".
+    func onOff(_ flag: SettingFlag<OnOff>?, _ variable: String, named name: String) throws(OperatorError) -> OnOff? {
+        guard let (text, parsed) = given(flag, variable) else { return nil }
+        guard case .success(let value) = parsed else { throw .configuration("\(name) must be on or off, not '\(text.lowercased())'") }
+        return value
+    }
+
     /// An http:// or https:// URL with a host (and no query unless `allowsQuery`), as written;
     /// otherwise "`requirement`, not '…'".
     func webURL(_ flag: SettingFlag<URL>?, _ variable: String, requirement: String, allowsQuery: Bool = true) throws(OperatorError) -> String? {
@@ -102,12 +109,13 @@ extension PushRegistration.Environment: SettingValue {
 }
 
 /// `--prepared-statements`, in any case.
-/// A switch: `--trace-ids`.
+/// A switch: `--prepared-statements`, `--trace-ids`.
 enum OnOff: String, SettingValue {
     case on, off
 
+    /// The reason is the setting's own (`SettingSource.onOff`).
     init(setting text: String) throws(OperatorError) {
-        guard let value = Self(rawValue: text.lowercased()) else { throw .configuration("trace ids must be on or off, not '\(text.lowercased())'") }
+        guard let value = Self(rawValue: text.lowercased()) else { throw .configuration("'\(text)' is not on or off") }
         self = value
     }
 }
@@ -117,15 +125,6 @@ extension Double: SettingValue {
     init(setting text: String) throws(OperatorError) {
         guard let number = Double(text), number.isFinite else { throw .configuration("the trace sample ratio must be a number from 0 to 1, not '\(text)'") }
         self = number
-    }
-}
-
-enum PreparedStatements: String, SettingValue {
-    case on, off
-
-    init(setting text: String) throws(OperatorError) {
-        guard let value = Self(rawValue: text.lowercased()) else { throw .configuration("prepared statements must be on or off, not '\(text.lowercased())'") }
-        self = value
     }
 }
 
