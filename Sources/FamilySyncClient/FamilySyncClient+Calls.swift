@@ -197,6 +197,18 @@ extension FamilySyncClient {
         try await send(.GET, "/v1/devices/\(device.lowercased)/health", query: [("date", date)], body: Optional<NoBody>.none, accept: "text/plain", as: String.self)
     }
 
+    /// §10.1, the operator's: the weekly tracking report of `week` (`2026-W48`; the last whole week
+    /// when nil), for a client made with the operator token as its credential
+    /// (`FamilySyncClient(serverURL:credential:)`), not a device's.
+    public func trackingReport(week: String? = nil) async throws(FamilySyncError) -> TrackingReportBody {
+        try await send(.GET, "/v1/fleet/tracking-report", query: [("week", week)], as: TrackingReportBody.self)
+    }
+
+    /// §10.1: the same report as text, as `familysync fleet report` prints it.
+    public func trackingReportText(week: String? = nil) async throws(FamilySyncError) -> String {
+        try await send(.GET, "/v1/fleet/tracking-report", query: [("week", week)], body: Optional<NoBody>.none, accept: "text/plain", as: String.self)
+    }
+
     /// §11: what a device shields at `at` (now when nil): its member's schedules, configured
     /// blocking and executed block/unblock commands.
     public func shieldState(of device: UUID, at: Date? = nil) async throws(FamilySyncError) -> ShieldStateBody {

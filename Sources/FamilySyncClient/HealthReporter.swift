@@ -12,9 +12,28 @@ public actor HealthReporter {
     /// The most errors kept waiting; older ones go first when a long offline period fills it.
     public let capacity: Int
 
-    public init(store: any SyncStateStore, capacity: Int = 1000) {
+    /// Sent with every heartbeat for the operator's weekly tracking report (§10.1): by default the
+    /// app's `CFBundleShortVersionString` and the system's version; nil (or a text the server would
+    /// refuse) sends none.
+    public let appVersion: String?
+    public let osVersion: String?
+
+    public init(store: any SyncStateStore, capacity: Int = 1000, appVersion: String? = HealthReporter.bundleVersion, osVersion: String? = HealthReporter.systemVersion) {
         self.store = store
         self.capacity = capacity
+        self.appVersion = appVersion.flatMap { HealthReport.isVersion($0) ? $0 : nil }
+        self.osVersion = osVersion.flatMap { HealthReport.isVersion($0) ? $0 : nil }
+    }
+
+    /// The main bundle's `CFBundleShortVersionString` (none outside an app bundle).
+    public static var bundleVersion: String? {
+        Bundle.main.infoDictionary?["CFBundleShortVersionString"] as? String
+    }
+
+    /// The system's version, `18.1.0`.
+    public static var systemVersion: String {
+        let version = ProcessInfo.processInfo.operatingSystemVersion
+        return "\(version.majorVersion).\(version.minorVersion).\(version.patchVersion)"
     }
 
     /// Saves an error of the extension for the next heartbeat.
@@ -42,7 +61,7 @@ public actor HealthReporter {
             let errors = Array(try store.load().pendingHealthErrors.prefix(ExtensionError.maximumPerReport))
             let request = HealthReportRequest(
                 heartbeatAt: now, monitoringActive: monitoringActive, memoryUsageMB: memoryUsageMB, notificationSequence: notificationSequence,
-                errors: errors.isEmpty ? nil : errors
+                errors: errors.isEmpty ? nil : errors, appVersion: appVersion, osVersion: osVersion
             )
             let outcome = await Result(catching: { () async throws(FamilySyncError) -> DeviceHealthBody in try await client.reportHealth(request) })
             switch outcome {

@@ -205,13 +205,32 @@ public struct HealthReport: Sendable, Equatable {
     public var memoryUsageMB: Double?
     public var notificationSequence: Int64?
     public var errors: [ExtensionError]
+    /// The app's version and the system's, as the device names them (`2.4.1`, `18.1`): the weekly
+    /// tracking report groups devices by them (§10.1).
+    public var appVersion: String?
+    public var osVersion: String?
 
-    public init(heartbeatAt: Date, monitoringActive: Bool, memoryUsageMB: Double? = nil, notificationSequence: Int64? = nil, errors: [ExtensionError] = []) {
+    public init(
+        heartbeatAt: Date, monitoringActive: Bool, memoryUsageMB: Double? = nil, notificationSequence: Int64? = nil, errors: [ExtensionError] = [],
+        appVersion: String? = nil, osVersion: String? = nil
+    ) {
         self.heartbeatAt = heartbeatAt
         self.monitoringActive = monitoringActive
         self.memoryUsageMB = memoryUsageMB
         self.notificationSequence = notificationSequence
         self.errors = errors
+        self.appVersion = appVersion
+        self.osVersion = osVersion
+    }
+
+    /// The longest version a report may name.
+    public static let maximumVersionLength = 64
+
+    /// Whether `text` may be a report's `appVersion` or `osVersion`: printable and short, since it
+    /// is a label of the operator's report, not free text.
+    public static func isVersion(_ text: String) -> Bool {
+        (1...maximumVersionLength).contains(text.unicodeScalars.count) && text.unicodeScalars.allSatisfy { (0x20...0x7e).contains($0.value) }
+            && text.first != " " && text.last != " "
     }
 
     /// §10's rules: a heartbeat at most 5 minutes ahead, at most 100 errors, each valid and once.
@@ -221,6 +240,12 @@ public struct HealthReport: Sendable, Equatable {
         }
         if let memoryUsageMB, !(0...1_000_000).contains(memoryUsageMB) { throw .badRequest("memoryUsageMB is 0–1000000.", field: "memoryUsageMB") }
         if let notificationSequence, notificationSequence < 0 { throw .badRequest("notificationSequence is not negative.", field: "notificationSequence") }
+        for (field, version) in [("appVersion", appVersion), ("osVersion", osVersion)] {
+            guard let version else { continue }
+            guard Self.isVersion(version) else {
+                throw .badRequest("\(field) is 1–\(Self.maximumVersionLength) printable ASCII characters, not starting or ending with a space (2.4.1, 18.1 (22B83)).", field: field)
+            }
+        }
         guard errors.count <= ExtensionError.maximumPerReport else {
             throw .limitExceeded("At most \(ExtensionError.maximumPerReport) errors a report; this one has \(errors.count).", field: "errors")
         }

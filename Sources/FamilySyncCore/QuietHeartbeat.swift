@@ -19,6 +19,8 @@ extension HeartbeatRules {
         /// The report's number: the stored one, or the next, skips none and restarts nothing.
         public var sequence: Int64?
         public var memoryUsageMB: Double?
+        public var appVersion: String?
+        public var osVersion: String?
 
         /// A report with no errors (errors always take the full way).
         public init(_ report: HealthReport, now: Date) {
@@ -30,6 +32,8 @@ extension HeartbeatRules {
             recordDayEndAfter = now
             sequence = report.notificationSequence
             memoryUsageMB = report.memoryUsageMB
+            appVersion = report.appVersion
+            osVersion = report.osVersion
         }
 
         public func admits(_ state: HeartbeatState) -> Bool {

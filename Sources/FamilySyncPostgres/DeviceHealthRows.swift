@@ -31,20 +31,38 @@ enum DeviceHealthRows {
         )
     }
 
+    /// What is kept of a device's heartbeats: the state a report is judged by, what its quiet
+    /// heartbeats added since the last full one, and the versions it last named.
+    struct Stored {
+        var state: HeartbeatState
+        var pending: HealthTally
+        var appVersion: String?
+        var osVersion: String?
+    }
+
     /// The heartbeat state, locked until the transaction ends (a report judges it and writes it).
-    static func state(_ deviceID: UUID, of familyID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> HeartbeatState? {
+    static func state(_ deviceID: UUID, of familyID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Stored? {
         let rows = try await connection.rows(
             """
-            SELECT monitoring_active, last_heartbeat_at, memory_usage_mb, last_sequence, status, record_written_at, record_day_end
+            SELECT monitoring_active, last_heartbeat_at, memory_usage_mb, last_sequence, status, record_written_at, record_day_end,
+                   pending_heartbeats, pending_monitored_seconds, pending_stale_seconds, pending_gaps_60, pending_gaps_120, pending_gaps_300,
+                   app_version, os_version
             FROM device_health WHERE family_id = \(familyID) AND device_id = \(deviceID) FOR UPDATE
             """,
             logger: logger
         )
-        guard let (active, last, memory, sequence, status, written, date) = try rows.decode((Bool, Date, Double?, Int64?, String, Date, Date).self).first
-        else { return nil }
-        return HeartbeatState(
-            monitoringActive: active, lastHeartbeatAt: last, memoryUsageMB: memory, lastSequence: sequence, status: TrackingStatus(rawValue: status) ?? .unknown,
-            recordWrittenAt: written, recordDayEnd: date
+        guard let (active, last, memory, sequence, status, written, date, heartbeats, monitored, stale, within60, within120, within300, app, os) = try rows.decode(
+            (Bool, Date, Double?, Int64?, String, Date, Date, Int, Double, Double, Int, Int, Int, String?, String?).self
+        ).first else { return nil }
+        return Stored(
+            state: HeartbeatState(
+                monitoringActive: active, lastHeartbeatAt: last, memoryUsageMB: memory, lastSequence: sequence, status: TrackingStatus(rawValue: status) ?? .unknown,
+                recordWrittenAt: written, recordDayEnd: date
+            ),
+            pending: HealthTally(
+                heartbeats: heartbeats, monitoredSeconds: monitored, staleSeconds: stale, gaps: [within60, within120, within300], events: 0, failures: 0
+            ),
+            appVersion: app, osVersion: os
         )
     }
 

@@ -47,10 +47,13 @@ public struct PostgresHealthIntake: Sendable {
         return try await changeLog.write(family: device.familyID) { family in
             let connection = family.connection
             let owner = try await DeviceHealthRows.owner(device.deviceID, of: device.familyID, on: connection, logger: logger)
-            let before = try await DeviceHealthRows.state(device.deviceID, of: device.familyID, on: connection, logger: logger)
+            let stored = try await DeviceHealthRows.state(device.deviceID, of: device.familyID, on: connection, logger: logger)
+            let before = stored?.state
             let fresh = try await Self.store(report.errors, of: device, on: connection, logger: logger)
             let decision = HeartbeatRules.decide(before: before, report: report, newErrors: fresh.count, in: owner.timeZone, now: now)
-            try await Self.store(decision, of: device, on: connection, logger: logger)
+            let tallies = HeartbeatRules.tallies(before: before, pending: stored?.pending ?? HealthTally(), newErrors: fresh, in: owner.timeZone, now: now)
+            let versions = (app: report.appVersion ?? stored?.appVersion, os: report.osVersion ?? stored?.osVersion)
+            try await Self.store(decision, tallies: tallies, versions: versions, of: device, on: connection, logger: logger)
             let health = try await DeviceHealthRows.day(decision.date, of: owner, on: connection, errorLimit: 10, now: now, logger: logger)
             // The day's record when due, and each day a closed gap touched, whose gaps may have
             // passed the day's 15 minutes (its tracking alert).
@@ -85,7 +88,23 @@ public struct PostgresHealthIntake: Sendable {
                 FOR UPDATE OF h
             ), updated AS (
                 UPDATE device_health h SET last_heartbeat_at = \(quiet.now), memory_usage_mb = COALESCE(\(quiet.memoryUsageMB), h.memory_usage_mb),
-                    last_sequence = COALESCE(\(sequence)::bigint, h.last_sequence)
+                    last_sequence = COALESCE(\(sequence)::bigint, h.last_sequence),
+                    app_version = COALESCE(\(quiet.appVersion), h.app_version), os_version = COALESCE(\(quiet.osVersion), h.os_version),
+                    -- What HealthTally.heartbeat adds, in SQL (its bounds as parameters), until a
+                    -- full report folds it into the day's row. The interval is at most 300 s
+                    -- here (lastHeartbeatAfter), so three buckets hold it.
+                    pending_heartbeats = h.pending_heartbeats + 1,
+                    pending_monitored_seconds = h.pending_monitored_seconds
+                        + CASE WHEN h.monitoring_active THEN extract(epoch FROM \(quiet.now) - h.last_heartbeat_at)::float8 ELSE 0 END,
+                    pending_stale_seconds = h.pending_stale_seconds
+                        + CASE WHEN h.monitoring_active THEN greatest(0, extract(epoch FROM \(quiet.now) - h.last_heartbeat_at)::float8 - \(HeartbeatRules.staleAfter)) ELSE 0 END,
+                    pending_gaps_60 = h.pending_gaps_60
+                        + (h.monitoring_active AND extract(epoch FROM \(quiet.now) - h.last_heartbeat_at) <= \(HealthTally.gapBounds[0]))::int,
+                    pending_gaps_120 = h.pending_gaps_120
+                        + (h.monitoring_active AND extract(epoch FROM \(quiet.now) - h.last_heartbeat_at) > \(HealthTally.gapBounds[0])
+                           AND extract(epoch FROM \(quiet.now) - h.last_heartbeat_at) <= \(HealthTally.gapBounds[1]))::int,
+                    pending_gaps_300 = h.pending_gaps_300
+                        + (h.monitoring_active AND extract(epoch FROM \(quiet.now) - h.last_heartbeat_at) > \(HealthTally.gapBounds[1]))::int
                 FROM before WHERE h.family_id = before.family_id AND h.device_id = before.device_id
                 RETURNING h.family_id, h.memory_usage_mb, before.last_heartbeat_at AS previous
             )
@@ -136,16 +155,34 @@ public struct PostgresHealthIntake: Sendable {
         return errors.filter { stored.contains($0.id) }
     }
 
-    /// Stores what `decision` says: the day's counters, the closed gap, the state after.
-    static func store(_ decision: HeartbeatDecision, of device: AuthenticatedDevice, on connection: PostgresConnection, logger: Logger) async throws {
-        if decision.sequenceChanged {
+    /// Stores what `decision` says: the days' counters and figures (`tallies`, with the quiet
+    /// heartbeats' pending ones folded in), the closed gap, the state after (pending emptied).
+    static func store(
+        _ decision: HeartbeatDecision, tallies: [(date: String, tally: HealthTally)], versions: (app: String?, os: String?), of device: AuthenticatedDevice,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        for (date, tally) in tallies {
+            let today = date == decision.date
+            let missed = today ? decision.missedNotifications : 0, resets = today && decision.sequenceReset ? 1 : 0
+            let gaps = tally.gaps
             try await connection.rows(
                 """
-                INSERT INTO device_health_days (family_id, device_id, date, missed_notifications, sequence_resets)
-                VALUES (\(device.familyID), \(device.deviceID), \(decision.date), \(decision.missedNotifications), \(decision.sequenceReset ? 1 : 0))
+                INSERT INTO device_health_days (family_id, device_id, date, missed_notifications, sequence_resets, heartbeats, monitored_seconds, stale_seconds,
+                    gaps_60, gaps_120, gaps_300, gaps_900, gaps_3600, gaps_longer, events, failures, app_version, os_version)
+                VALUES (\(device.familyID), \(device.deviceID), \(date), \(missed), \(resets), \(tally.heartbeats), \(tally.monitoredSeconds), \(tally.staleSeconds),
+                    \(gaps[0]), \(gaps[1]), \(gaps[2]), \(gaps[3]), \(gaps[4]), \(gaps[5]), \(tally.events), \(tally.failures), \(versions.app), \(versions.os))
                 ON CONFLICT (family_id, device_id, date) DO UPDATE SET
                     missed_notifications = device_health_days.missed_notifications + EXCLUDED.missed_notifications,
-                    sequence_resets = device_health_days.sequence_resets + EXCLUDED.sequence_resets
+                    sequence_resets = device_health_days.sequence_resets + EXCLUDED.sequence_resets,
+                    heartbeats = device_health_days.heartbeats + EXCLUDED.heartbeats,
+                    monitored_seconds = device_health_days.monitored_seconds + EXCLUDED.monitored_seconds,
+                    stale_seconds = device_health_days.stale_seconds + EXCLUDED.stale_seconds,
+                    gaps_60 = device_health_days.gaps_60 + EXCLUDED.gaps_60, gaps_120 = device_health_days.gaps_120 + EXCLUDED.gaps_120,
+                    gaps_300 = device_health_days.gaps_300 + EXCLUDED.gaps_300, gaps_900 = device_health_days.gaps_900 + EXCLUDED.gaps_900,
+                    gaps_3600 = device_health_days.gaps_3600 + EXCLUDED.gaps_3600, gaps_longer = device_health_days.gaps_longer + EXCLUDED.gaps_longer,
+                    events = device_health_days.events + EXCLUDED.events, failures = device_health_days.failures + EXCLUDED.failures,
+                    app_version = COALESCE(EXCLUDED.app_version, device_health_days.app_version),
+                    os_version = COALESCE(EXCLUDED.os_version, device_health_days.os_version)
                 """,
                 logger: logger
             )
@@ -162,13 +199,15 @@ public struct PostgresHealthIntake: Sendable {
         let after = decision.after
         try await connection.rows(
             """
-            INSERT INTO device_health (family_id, device_id, monitoring_active, last_heartbeat_at, memory_usage_mb, last_sequence, status, record_written_at, record_day_end)
+            INSERT INTO device_health (family_id, device_id, monitoring_active, last_heartbeat_at, memory_usage_mb, last_sequence, status, record_written_at, record_day_end,
+                                       app_version, os_version)
             VALUES (\(device.familyID), \(device.deviceID), \(after.monitoringActive), \(after.lastHeartbeatAt), \(after.memoryUsageMB), \(after.lastSequence),
-                    \(after.status.rawValue), \(after.recordWrittenAt), \(after.recordDayEnd))
+                    \(after.status.rawValue), \(after.recordWrittenAt), \(after.recordDayEnd), \(versions.app), \(versions.os))
             ON CONFLICT (family_id, device_id) DO UPDATE SET
                 monitoring_active = EXCLUDED.monitoring_active, last_heartbeat_at = EXCLUDED.last_heartbeat_at, memory_usage_mb = EXCLUDED.memory_usage_mb,
                 last_sequence = EXCLUDED.last_sequence, status = EXCLUDED.status, record_written_at = EXCLUDED.record_written_at,
-                record_day_end = EXCLUDED.record_day_end
+                record_day_end = EXCLUDED.record_day_end, app_version = EXCLUDED.app_version, os_version = EXCLUDED.os_version,
+                pending_heartbeats = 0, pending_monitored_seconds = 0, pending_stale_seconds = 0, pending_gaps_60 = 0, pending_gaps_120 = 0, pending_gaps_300 = 0
             """,
             logger: logger
         )

@@ -9,13 +9,21 @@ public struct HealthReportRequest: Codable, Sendable, Equatable {
     public var memoryUsageMB: Double?
     public var notificationSequence: Int64?
     public var errors: [ExtensionErrorBody]?
+    /// The app's version and the system's (§10.1's report groups by them).
+    public var appVersion: String?
+    public var osVersion: String?
 
-    public init(heartbeatAt: Date, monitoringActive: Bool, memoryUsageMB: Double? = nil, notificationSequence: Int64? = nil, errors: [ExtensionErrorBody]? = nil) {
+    public init(
+        heartbeatAt: Date, monitoringActive: Bool, memoryUsageMB: Double? = nil, notificationSequence: Int64? = nil, errors: [ExtensionErrorBody]? = nil,
+        appVersion: String? = nil, osVersion: String? = nil
+    ) {
         self.heartbeatAt = heartbeatAt
         self.monitoringActive = monitoringActive
         self.memoryUsageMB = memoryUsageMB
         self.notificationSequence = notificationSequence
         self.errors = errors
+        self.appVersion = appVersion
+        self.osVersion = osVersion
     }
 }
 

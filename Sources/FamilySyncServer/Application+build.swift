@@ -135,6 +135,8 @@ func buildRouter(
     families.addOpenRoutes(to: open)
     pairings.addOpenRoutes(to: open)
     signIns.addOpenRoutes(to: open)
+    // The operator's, with its own token (not a family's); limited per address as the open ones.
+    FleetController(reports: dependencies.trackingReports, token: configuration.operatorToken, clock: clock).addRoutes(to: open)
     let authenticated = v1.group().add(middleware: AuthenticationMiddleware(devices: dependencies.devices))
         .add(middleware: ReadCountMiddleware(tally: dependencies.readTally, clock: clock))
     families.addAuthenticatedRoutes(to: authenticated)

@@ -24,7 +24,7 @@ struct DeviceHealthController {
         let body = try await request.decode(as: HealthReportRequest.self, context: context)
         let report = HealthReport(
             heartbeatAt: body.heartbeatAt, monitoringActive: body.monitoringActive, memoryUsageMB: body.memoryUsageMB,
-            notificationSequence: body.notificationSequence, errors: (body.errors ?? []).map(\.error)
+            notificationSequence: body.notificationSequence, errors: (body.errors ?? []).map(\.error), appVersion: body.appVersion, osVersion: body.osVersion
         )
         try report.validate(now: clock.now())
         let reported = try await intake.report(report, by: caller)

@@ -10,6 +10,7 @@ extension HealthReportRequest: OnePassDecodable {
         var seen = SeenMembers()
         var heartbeatAt: Date?, monitoringActive: Bool?, memoryUsageMB: Double?, notificationSequence: Int64?
         var errors: [ExtensionErrorBody]?
+        var appVersion: String?, osVersion: String?
         try reader.object { reader, key throws(OnePassJSON.Miss) in
             switch key {
             case "heartbeatAt": try seen.mark(0); heartbeatAt = try reader.date()
@@ -21,12 +22,14 @@ extension HealthReportRequest: OnePassDecodable {
                 var list: [ExtensionErrorBody] = []
                 try reader.array { reader throws(OnePassJSON.Miss) in list.append(try ExtensionErrorBody(onePass: &reader)) }
                 errors = list
+            case "appVersion": try seen.mark(5); appVersion = try reader.string()
+            case "osVersion": try seen.mark(6); osVersion = try reader.string()
             default: throw OnePassJSON.Miss()
             }
         }
         self.init(
             heartbeatAt: try heartbeatAt.required(), monitoringActive: try monitoringActive.required(), memoryUsageMB: memoryUsageMB,
-            notificationSequence: notificationSequence, errors: errors
+            notificationSequence: notificationSequence, errors: errors, appVersion: appVersion, osVersion: osVersion
         )
     }
 }

@@ -101,7 +101,7 @@ extension UsageTotalsRequest: DeclaresMembers {
 
 extension HealthReportRequest: DeclaresMembers {
     static let members = MemberTree.object([
-        "heartbeatAt": .any, "monitoringActive": .any, "memoryUsageMB": .any, "notificationSequence": .any,
+        "heartbeatAt": .any, "monitoringActive": .any, "memoryUsageMB": .any, "notificationSequence": .any, "appVersion": .any, "osVersion": .any,
         // An entry as the server lists it (null where there is nothing) may be sent back as it is.
         "errors": .array(.object([
             "id": .any, "timestamp": .any, "eventName": .any, "action": .any, "success": .any,

@@ -37,6 +37,7 @@ extension UsageList: ResponseEncodable {}
 extension UsageUploadResponse: ResponseEncodable {}
 extension UsageTotalsResponse: ResponseEncodable {}
 extension DeviceHealthBody: ResponseEncodable {}
+extension TrackingReportBody: ResponseEncodable {}
 extension ShieldStateBody: ResponseEncodable {}
 extension VerifyParentPINResponse: ResponseEncodable {}
 extension ZoneBody: ResponseEncodable {}

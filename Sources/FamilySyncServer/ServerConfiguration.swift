@@ -37,6 +37,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// With tracing on, whether request spans carry the path, whose ids name families, devices
     /// and members (`--trace-ids`; off by default).
     public var tracesRecordPaths = false
+    /// The operator's token for the fleet's endpoints (§10.1); nil: they answer 404.
+    public var operatorToken: OperatorToken?
 
     public static let appleJWKSDefault = "https://appleid.apple.com/auth/keys"
 

@@ -57,6 +57,7 @@ public struct ServerDependencies: Sendable {
     let healthIntake: PostgresHealthIntake
     let healthReads: PostgresHealthReads
     let fleetGauge: PostgresFleetGauge
+    let trackingReports: PostgresTrackingReport
     public let staleDetector: PostgresStaleDetector
     let healthMetrics: HealthMetrics
     let shields: PostgresShieldStore
@@ -130,6 +131,7 @@ public struct ServerDependencies: Sendable {
         healthIntake = PostgresHealthIntake(changeLog: changeLog, clock: clock, logger: logger)
         healthReads = PostgresHealthReads(changeLog: changeLog, clock: clock, logger: logger)
         fleetGauge = PostgresFleetGauge(changeLog: changeLog, clock: clock, logger: logger)
+        trackingReports = PostgresTrackingReport(changeLog: changeLog, clock: clock, logger: logger)
         staleDetector = PostgresStaleDetector(changeLog: changeLog, clock: clock, logger: logger)
         healthMetrics = HealthMetrics(registry: metricsRegistry)
         shields = PostgresShieldStore(database: database, logger: logger)

@@ -96,6 +96,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "PostgreSQL URL of the same database for the change listener's LISTEN connection, reached directly, when --database-url goes through a pooler in transaction mode (PgBouncer), which cannot carry LISTEN. Env: FAMILYSYNC_LISTEN_DATABASE_URL. Default: the database URL.")
     var listenDatabaseUrl: SettingFlag<ListenDatabaseURL>?
 
+    @Option(help: "The operator's token for the fleet's weekly tracking report (GET /v1/fleet/tracking-report, familysync fleet report): a file holding it, at least 32 characters; familysync fleet token makes one. Unset: those endpoints answer 404. Env: FAMILYSYNC_OPERATOR_TOKEN (the token itself).", completion: .file())
+    var operatorTokenFile: String?
+
     @Option(help: "Traces: send spans by OpenTelemetry's OTLP/HTTP to this collector (http://collector:4318; spans go to its /v1/traces). Unset: tracing is off. OTEL_EXPORTER_OTLP_HEADERS and the other OTEL_ variables refine it. Env: FAMILYSYNC_OTLP_ENDPOINT.")
     var otlpEndpoint: SettingFlag<URL>?
 
@@ -165,6 +168,24 @@ struct ServeCommand: AsyncParsableCommand {
         logger.info("stopped")
     }
 
+    /// The operator token from its file or its variable (the file's trailing newline dropped); nil
+    /// when neither is given.
+    private func operatorToken(_ environment: [String: String]) throws -> OperatorToken? {
+        var text = environment["FAMILYSYNC_OPERATOR_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        if let file = operatorTokenFile {
+            do {
+                text = try String(contentsOfFile: file, encoding: .utf8)
+            } catch {
+                throw OperatorError.configuration("the operator token file \(file) cannot be read")
+            }
+        }
+        guard let text else { return nil }
+        guard let token = OperatorToken(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw OperatorError.configuration("the operator token must be at least \(OperatorToken.minimumLength) visible characters (familysync fleet token makes one)")
+        }
+        return token
+    }
+
     /// OpenTelemetry's exporter when a collector is named; nil otherwise.
     private func traceExport(_ settings: SettingSource) throws -> TraceExport? {
         guard let endpoint = try settings.webURL(
@@ -217,6 +238,7 @@ struct ServeCommand: AsyncParsableCommand {
             healthCheckInterval: .milliseconds(Int64(15_000 / (clockRate ?? 1))), trustedProxies: proxies
         )
         configuration.tracesRecordPaths = try settings.onOff(traceIds, "FAMILYSYNC_TRACE_IDS", named: "trace ids") == .on
+        configuration.operatorToken = try operatorToken(settings.environment)
         return configuration
     }
 

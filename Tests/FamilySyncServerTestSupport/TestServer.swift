@@ -169,10 +169,7 @@ public func withTestServer<Result: Sendable>(
     // The stale detector is run by the tests themselves (`detectStale`), on the manual clock; the
     // reads counted for the audit log are written when a test says so (`flushReadCounts`), so
     // that no flush on a timer lands between two fingerprints of the database.
-    configuration: ServerConfiguration = ServerConfiguration(
-        port: 0, unauthenticatedRateLimit: RateLimit(burst: 100_000, perMinute: 100_000), healthCheckInterval: .seconds(86_400),
-        readTallyInterval: .seconds(86_400)
-    ),
+    configuration: ServerConfiguration = .forTests,
     databaseURL: DatabaseURL? = nil,
     listenerBackoff: Duration = .milliseconds(100),
     push: PushSettings? = nil,
@@ -187,6 +184,24 @@ public func withTestServer<Result: Sendable>(
             tracer: tracer, body
         )
     }
+}
+
+extension ServerConfiguration {
+    /// The test servers' settings: limits no test reaches unless it sets its own, and the operator
+    /// token `TestServer.operatorToken` for the fleet's endpoints.
+    public static var forTests: ServerConfiguration {
+        var configuration = ServerConfiguration(
+            port: 0, unauthenticatedRateLimit: RateLimit(burst: 100_000, perMinute: 100_000), healthCheckInterval: .seconds(86_400),
+            readTallyInterval: .seconds(86_400)
+        )
+        configuration.operatorToken = OperatorToken(TestServer.operatorToken)
+        return configuration
+    }
+}
+
+extension TestServer {
+    /// The operator token of the test servers (`ServerConfiguration.forTests`).
+    public static let operatorToken = "fso1.operator-token-of-the-test-servers-0123456789"
 }
 
 /// Suites run their cases in parallel; a server holds up to five connections to the shared

@@ -50,7 +50,9 @@ import Testing
     @Test func aFullBodyAsTheWireWritesItIsReadInOnePass() throws {
         let date = Date(timeIntervalSince1970: 1_790_000_000.125)
         let error = ExtensionErrorBody(id: UUID(), timestamp: date, eventName: "e", action: "record_usage", success: false, errorDescription: "d", memoryUsageMB: 4.5)
-        let heartbeat = HealthReportRequest(heartbeatAt: date, monitoringActive: true, memoryUsageMB: 12.5, notificationSequence: 41, errors: [error])
+        let heartbeat = HealthReportRequest(
+            heartbeatAt: date, monitoringActive: true, memoryUsageMB: 12.5, notificationSequence: 41, errors: [error], appVersion: "2.4.1", osVersion: "18.1 (22B83)"
+        )
         let session = UsageRecordBody(
             recordID: "r", logicalID: "l", displayName: "D", bundleIdentifier: "b", category: "gaming", sessionStart: date, sessionEnd: date,
             totalSeconds: 60, earnedPoints: 2, deviceID: "x", pickups: 3
@@ -74,6 +76,8 @@ import Testing
         #"{"heartbeatAt":"2026-11-26T10:00:00Z","monitoringActive":true,"memoryUsageMB":null}"#,
         #"{"heartbeatAt":"2026-11-26T10:00:00Z","monitoringActive":true,"monitoringActive":false}"#,
         #"{"heartbeatAt":"2026-11-26T10:00:00Z","monitoringActive":true,"battery":1}"#,
+        #"{"heartbeatAt":"2026-11-26T10:00:00Z","monitoringActive":true,"appVersion":null}"#,
+        #"{"heartbeatAt":"2026-11-26T10:00:00Z","monitoringActive":true,"osVersion":18}"#,
         #"{"heartbeatAt":"2026-11-26T10:00:00Z","monitoringActive":true,"notificationSequence":4.0}"#,
         #"{"heartbeatAt":"2026-11-26T10:00:00Z","monitoringActive":true,"notificationSequence":1e2}"#,
         #"{"heartbeatAt":"2026-11-26T10:00:00Z","monitoringActive":true,"notificationSequence":99999999999999999999}"#,
@@ -167,6 +171,7 @@ import Testing
             ], optional: [
                 "memoryUsageMB": { w, r in w.double(&r) },
                 "notificationSequence": { w, r in w.integer(&r, in: -5...Int64.max) },
+                "appVersion": { w, r in w.string(&r) }, "osVersion": { w, r in w.string(&r) },
                 "errors": { w, r in
                     w.array(&r, count: 0...2) { w, r in
                         w.object(&r, required: [

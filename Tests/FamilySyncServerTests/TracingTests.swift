@@ -16,10 +16,7 @@ import Testing
     /// span carries the path (and only that attribute names them).
     @Test(arguments: [false, true])
     func aModifysTraceHasItsLockWaitAndStatements(recordingPaths: Bool) async throws {
-        var settings = ServerConfiguration(
-            port: 0, unauthenticatedRateLimit: RateLimit(burst: 100_000, perMinute: 100_000), healthCheckInterval: .seconds(86_400),
-            readTallyInterval: .seconds(86_400)
-        )
+        var settings = ServerConfiguration.forTests
         settings.tracesRecordPaths = recordingPaths
         let configuration = settings
         let collector = CollectorStandIn()
