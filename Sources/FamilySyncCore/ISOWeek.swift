@@ -15,8 +15,8 @@ public struct ISOWeek: Sendable, Equatable, CustomStringConvertible {
     /// `YYYY-Www`, a week the year has (52 or 53); nil otherwise.
     public init?(_ text: String) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0].count == 4, parts[1].count == 3, parts[1].first == "W",
-            parts[0].allSatisfy(\.isASCII), parts[1].dropFirst().allSatisfy(\.isASCII),
+        func digits(_ text: Substring) -> Bool { text.unicodeScalars.allSatisfy { (0x30...0x39).contains($0.value) } }
+        guard parts.count == 2, parts[0].count == 4, parts[1].count == 3, parts[1].first == "W", digits(parts[0]), digits(parts[1].dropFirst()),
             let year = Int(parts[0]), let week = Int(parts[1].dropFirst()), (1...9999).contains(year), week >= 1, week <= Self.weeks(in: year)
         else { return nil }
         self.year = year

@@ -13,6 +13,8 @@ import Testing
         case parent, child, awaiting, revoked, otherFamilyParent, noCredential
         /// Another child member's device in family A (§8): it must not see the child's things.
         case sibling
+        /// The operator's token (§10.1): a family's endpoints take it as any unknown credential.
+        case `operator`
     }
 
     struct Endpoint: Sendable {
@@ -22,6 +24,8 @@ import Testing
         var json: @Sendable (FamilyFixture) -> String? = { _ in nil }
         /// parent, child, awaiting, revoked, other family's parent, no credential, sibling
         var expected: [Int]
+        /// The operator's token; nil: as no credential (a family's endpoints do not know it).
+        var operatorExpected: Int? = nil
         /// Members the answer repeats from the request by design (the zone names asked for),
         /// taken out before the leak checks: everything else in the answer is still checked.
         var echoed: @Sendable (FamilyFixture) -> [String] = { _ in [] }
@@ -119,6 +123,8 @@ import Testing
         Endpoint(name: "GET /v1/families/me/export", method: .get, uri: { _ in "/v1/families/me/export" }, expected: [200, 403, 403, 401, 200, 401, 403]),
         Endpoint(name: "GET /v1/members/{child's}/export", method: .get, uri: { "/v1/members/\($0.childMemberID.lowercased)/export" }, expected: [200, 403, 403, 401, 404, 401, 403]),
         Endpoint(name: "GET /v1/audit/reads", method: .get, uri: { _ in "/v1/audit/reads?from=2026-11-01&to=2026-11-07" }, expected: [200, 403, 403, 401, 200, 401, 403]),
+        // §10.1: the operator's alone; a family's credential is not even looked up.
+        Endpoint(name: "GET /v1/fleet/tracking-report", method: .get, uri: { _ in "/v1/fleet/tracking-report" }, expected: [401, 401, 401, 401, 401, 401, 401], operatorExpected: 200),
     ]
 
     struct Cell: Sendable, CustomStringConvertible {
@@ -129,7 +135,7 @@ import Testing
     }
 
     static let cells: [Cell] = endpoints.flatMap { endpoint in
-        zip(Caller.allCases, endpoint.expected).map { Cell(endpoint: endpoint, caller: $0, expected: $1) }
+        zip(Caller.allCases, endpoint.expected + [endpoint.operatorExpected ?? endpoint.expected[5]]).map { Cell(endpoint: endpoint, caller: $0, expected: $1) }
     }
 
     /// The rows are the router's own table: a route added without its row (or a row left for a
@@ -139,7 +145,7 @@ import Testing
         let served = Set(servedRoutes().filter { $0.key.hasPrefix("/v1/") }.flatMap { path, methods in methods.map { shape("\($0) \(path)") } })
         let rows = Set(Self.endpoints.map { shape($0.name) })
         #expect(rows == served, "served without a row: \(served.subtracting(rows).sorted()); rows of nothing served: \(rows.subtracting(served).sorted())")
-        #expect(Self.endpoints.allSatisfy { $0.expected.count == Caller.allCases.count })
+        #expect(Self.endpoints.allSatisfy { $0.expected.count == Caller.allCases.count - 1 })
     }
 
     /// Every cell of one caller's column, on one server, each cell on a fresh fixture (families do
@@ -164,6 +170,7 @@ import Testing
         case .otherFamilyParent: fixture.otherParent.credential
         case .noCredential: nil
         case .sibling: fixture.sibling.credential
+        case .operator: TestServer.operatorToken
         }
         let reply = try await server.send(cell.endpoint.method, cell.endpoint.uri(fixture), credential: credential, json: cell.endpoint.json(fixture))
         #expect(Int(reply.status.code) == cell.expected, "\(cell): \(String(buffer: reply.body))")
@@ -174,7 +181,7 @@ import Testing
         // is the exception by design: holding the token is being invited into family A.)
         var answer = String(buffer: reply.body)
         for echo in cell.endpoint.echoed(fixture) { answer = answer.replacingOccurrences(of: echo, with: "") }
-        let outsider = cell.caller == .otherFamilyParent || cell.caller == .noCredential || cell.caller == .revoked
+        let outsider = [.otherFamilyParent, .noCredential, .revoked, .operator].contains(cell.caller)
         if outsider, cell.endpoint.name != "POST /v1/pairings/accept" {
             let body = answer.lowercased()
             for id in fixture.familyAIDs {

@@ -57,6 +57,13 @@ import Testing
         Case(description: "a sequence number past 64 bits", body: ["notificationSequence": "1e30"], field: "notificationSequence", reason: "out of range"),
         Case(description: "a sequence number one past 64 bits", body: ["notificationSequence": "9223372036854775808"], field: "notificationSequence", reason: "out of range"),
         Case(description: "an unknown member", body: ["battery": "80"], field: "battery"),
+        Case(description: "an empty appVersion", body: ["appVersion": "\"\""], field: "appVersion"),
+        Case(description: "an appVersion of 65 characters", body: ["appVersion": "\"" + String(repeating: "1", count: 65) + "\""], field: "appVersion"),
+        Case(description: "an appVersion with a line break", body: ["appVersion": "\"2.4\\n\""], field: "appVersion"),
+        Case(description: "an osVersion beyond ASCII", body: ["osVersion": "\"18.1 β\""], field: "osVersion"),
+        Case(description: "an osVersion ending in a space", body: ["osVersion": "\"18.1 \""], field: "osVersion"),
+        Case(description: "an appVersion that is a number", body: ["appVersion": "2.4"], field: "appVersion"),
+        Case(description: "an osVersion of null", body: ["osVersion": "null"], field: "osVersion"),
         Case(description: "an unknown action", error: ["action": "\"explode\""], field: "errors[0].action"),
         Case(description: "an error in the future", error: ["timestamp": "\"2026-11-18T12:00:00.000Z\""], field: "errors[0].timestamp"),
         Case(description: "an error without an id", error: ["id": "-"], field: "errors[0].id"),
@@ -118,6 +125,15 @@ import Testing
                 ("/v1/devices/\(child)/health?date=yesterday", fixture.parent.credential, .badRequest, "BAD_REQUEST", "date"),
                 ("/v1/devices/not-a-uuid/health", fixture.parent.credential, .badRequest, "BAD_REQUEST", "id"),
                 ("/v1/devices/\(UUID().lowercased)/health", fixture.parent.credential, .notFound, "NOT_FOUND", nil),
+                // The operator's report (§10.1): its week, with the operator token.
+                ("/v1/fleet/tracking-report?week=2026-48", TestServer.operatorToken, .badRequest, "BAD_REQUEST", "week"),
+                ("/v1/fleet/tracking-report?week=2026-W00", TestServer.operatorToken, .badRequest, "BAD_REQUEST", "week"),
+                ("/v1/fleet/tracking-report?week=2025-W53", TestServer.operatorToken, .badRequest, "BAD_REQUEST", "week"),
+                ("/v1/fleet/tracking-report?week=2026-W8", TestServer.operatorToken, .badRequest, "BAD_REQUEST", "week"),
+                ("/v1/fleet/tracking-report?week=%EF%BC%92026-W48", TestServer.operatorToken, .badRequest, "BAD_REQUEST", "week"),
+                ("/v1/fleet/tracking-report?week=", TestServer.operatorToken, .badRequest, "BAD_REQUEST", "week"),
+                ("/v1/fleet/tracking-report?week=2026-W47&week=2026-W48", TestServer.operatorToken, .badRequest, "BAD_REQUEST", "week"),
+                ("/v1/fleet/tracking-report?week=2026-W48", fixture.parent.credential, .unauthorized, "AUTHENTICATION_REQUIRED", nil),
             ]
             for (uri, credential, status, code, field) in cases {
                 let reply = try await server.send(.get, uri, credential: credential)

@@ -107,6 +107,8 @@ import Glibc
         (["serve", "--trusted-proxies", "127.0.0.1,10.0.0.0/33"], "trusted proxies: '10.0.0.0/33' has a prefix length that is not 0 to 32"),
         (["serve", "--prepared-statements", "maybe"], "prepared statements must be on or off, not 'maybe'"),
         (["serve", "--trace-ids", "yes"], "trace ids must be on or off, not 'yes'"),
+        (["serve", "--operator-token-file", "/nonexistent/operator-token"], "the operator token file /nonexistent/operator-token cannot be read"),
+        (["serve", "--operator-token-file", "/proc/sys/kernel/ostype"], "the operator token must be at least 32 visible characters"),
         (["serve", "--otlp-endpoint", "collector:4318"], "the OTLP endpoint must be an http:// or https:// URL without a query, not 'collector:4318'"),
         (["serve", "--otlp-endpoint", "http://127.0.0.1:4318", "--trace-sample-ratio", "1.5"], "the trace sample ratio must be from 0 to 1, not '1.5'"),
         (["serve", "--otlp-endpoint", "http://127.0.0.1:4318", "--trace-sample-ratio", "half"], "the trace sample ratio must be a number from 0 to 1, not 'half'"),
