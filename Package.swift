@@ -195,9 +195,8 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
-                // The nothing-new harness with tracing on, against an OTLP receiver of its own.
-                .product(name: "OTel", package: "swift-otel"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                // The tracing harness's OTLP receiver.
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             path: "Benchmarks/FamilySyncBenchmarks"
         ),

@@ -13,7 +13,8 @@ import ServiceLifecycle
 /// SIGTERM. `demand`: PostgresNIO's default pool (opened on demand, keep-alive queries) instead of
 /// the held one, for comparison. `connections`: the held pool's size (`--db-connections`);
 /// `listen`: the listener's own URL (`--listen-database-url`); `prepared=off`:
-/// `--prepared-statements off`, as behind PgBouncer in transaction mode.
+/// `--prepared-statements off`, as behind PgBouncer in transaction mode; `otlp=<url>`: tracing
+/// on, spans to that collector (`--otlp-endpoint`).
 enum BenchServer {
     static func run(_ arguments: [String]) async throws {
         var logger = Logger(label: "familysync.bench.server")
@@ -27,17 +28,20 @@ enum BenchServer {
         let listener = try option("listen").map { try DatabaseURL($0) } ?? url
         let pool = options.contains("demand") ? url.clientConfiguration() : url.servingPoolConfiguration(connections: connections)
         let postgres = PostgresClient(configuration: pool, backgroundLogger: logger)
+        let tracing = try option("otlp").map { try TraceExport.start(endpoint: $0, logger: logger) }
         let app = buildApplication(
             configuration: .init(port: 0, unauthenticatedRateLimit: RateLimit(burst: 1_000_000, perMinute: 1_000_000)),
             dependencies: ServerDependencies(
                 postgres: postgres, listener: try listener.connectionConfiguration(), metricsRegistry: PrometheusCollectorRegistry(), logger: logger,
-                preparedStatements: option("prepared") != "off"
+                preparedStatements: option("prepared") != "off", tracer: tracing?.tracer
             ),
             modules: [WebDashboard()]
         ) { channel in
             FileHandle.standardOutput.write(Data("port=\(channel.localAddress?.port ?? 0)\n".utf8))
         }
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        // The exporter first, so that it stops last, as `serve` runs it.
+        let services: [any Service] = (tracing.map { [$0.service] } ?? []) + [app]
+        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 
@@ -46,7 +50,7 @@ enum BenchServer {
     /// log to `log` (a file) instead of this process's standard error.
     static func launch(
         databaseURL: DatabaseURL, demandPool: Bool = false, connections: Int? = nil, listenURL: DatabaseURL? = nil, preparedStatements: Bool = true,
-        log: String? = nil
+        log: String? = nil, otlpEndpoint: String? = nil
     ) throws -> (process: Process, port: Int) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
@@ -54,6 +58,7 @@ enum BenchServer {
         if let connections { arguments.append("connections=\(connections)") }
         if let listenURL { arguments.append("listen=\(listenURL.connectionString)") }
         if !preparedStatements { arguments.append("prepared=off") }
+        if let otlpEndpoint { arguments.append("otlp=\(otlpEndpoint)") }
         process.arguments = arguments
         if let log {
             FileManager.default.createFile(atPath: log, contents: nil)

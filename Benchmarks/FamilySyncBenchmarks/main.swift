@@ -16,6 +16,7 @@ import Foundation
 //   familysync-bench neighbours [writers] [seconds] [quiet families] [direct|pgbouncer|both]
 //   familysync-bench export [usage records]
 //   familysync-bench day [child devices] [speed] [simulated hours]
+//   familysync-bench tracing [seconds a phase] [clients] [rounds]
 var arguments = Array(CommandLine.arguments.dropFirst())
 var harness = "records"
 if let first = arguments.first, Int(first) == nil {
@@ -53,10 +54,12 @@ case "export":
     try await ExportBenchmark.run(arguments)
 case "day":
     try await DayBenchmark.run(arguments)
+case "tracing":
+    try await TracingBenchmark.run(arguments)
 case "serve":
     // The server in a process of its own, so that its memory and CPU are measured alone.
     try await BenchServer.run(arguments)
 default:
-    print("usage: familysync-bench [records|polls|usage|sync|recovery|soak|health|pin|push|afterload|concurrency|dashboard|neighbours|export|day] [sizes…]")
+    print("usage: familysync-bench [records|polls|usage|sync|recovery|soak|health|pin|push|afterload|concurrency|dashboard|neighbours|export|day|tracing] [sizes…]")
     exit(2)
 }

@@ -122,8 +122,8 @@ struct ServeCommand: AsyncParsableCommand {
         let source = try database.resolve(environment)
         let listenURL = try listenDatabaseURL(settings, source: source)
         let prepared = try settings.onOff(preparedStatements, "FAMILYSYNC_PREPARED_STATEMENTS", named: "prepared statements") ?? .on
-        let tracing = try traceExport(settings)
         let logger = try logging.bootstrap(environment)
+        let tracing = try traceExport(settings, logger: logger)
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
 
@@ -187,13 +187,13 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// OpenTelemetry's exporter when a collector is named; nil otherwise.
-    private func traceExport(_ settings: SettingSource) throws -> TraceExport? {
+    private func traceExport(_ settings: SettingSource, logger: Logger) throws -> TraceExport? {
         guard let endpoint = try settings.webURL(
             otlpEndpoint, "FAMILYSYNC_OTLP_ENDPOINT", requirement: "the OTLP endpoint must be an http:// or https:// URL without a query", allowsQuery: false
         ), !endpoint.isEmpty else { return nil }
         let ratio = try settings.value(traceSampleRatio, "FAMILYSYNC_TRACE_SAMPLE_RATIO") ?? 1
         guard (0...1).contains(ratio) else { throw OperatorError.configuration("the trace sample ratio must be from 0 to 1, not '\(ratio)'") }
-        return try TraceExport.start(endpoint: endpoint, ratio: ratio)
+        return try TraceExport.start(endpoint: endpoint, ratio: ratio, logger: logger)
     }
 
     /// The listener's own URL, for a pool behind a transaction pooler; only beside a database URL.
