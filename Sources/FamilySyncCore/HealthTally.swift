@@ -59,19 +59,38 @@ public struct HealthTally: Sendable, Equatable {
 }
 
 extension HeartbeatRules {
-    /// What a report taken the full way adds to the days' figures: the quiet heartbeats since the
-    /// last full one (`pending`, kept on the device's row by the one-statement path), on the day
-    /// of the heartbeat before (quiet heartbeats never cross the `health` record's day), and this
-    /// report's own, on its day. One entry when both are the same day; none empty.
+    /// What a report taken the full way adds to the days' figures, by local date in order: this
+    /// report's heartbeat, its interval's length and its new events on its own day, and the
+    /// interval's monitored and stale time on each day it touches (so a silence across midnight,
+    /// or across a week's end, counts where it happened); and the quiet heartbeats since the last
+    /// full one (`pending`, kept on the device's row by the one-statement path) on the day of the
+    /// heartbeat before (quiet heartbeats never cross the `health` record's day).
     public static func tallies(
         before: HeartbeatState?, pending: HealthTally, newErrors: [ExtensionError], in timeZone: TimeZone, now: Date
     ) -> [(date: String, tally: HealthTally)] {
+        var days: [String: HealthTally] = [:]
         var own = HealthTally()
-        own.heartbeat(after: before.map { now.timeIntervalSince($0.lastHeartbeatAt) }, monitoring: before?.monitoringActive ?? false)
+        own.heartbeats = 1
         own.events(newErrors)
-        let today = day(at: now, in: timeZone).date
-        guard let before, !pending.isEmpty else { return [(today, own)] }
-        let earlier = day(at: before.lastHeartbeatAt, in: timeZone).date
-        return earlier == today ? [(today, pending + own)] : [(earlier, pending), (today, own)]
+        if let before, before.monitoringActive, now >= before.lastHeartbeatAt {
+            let last = before.lastHeartbeatAt
+            own.gaps[HealthTally.bucket(of: now.timeIntervalSince(last))] += 1
+            for date in self.days(touchedBy: UsageGap(start: last, end: now, method: .heartbeatStale), in: timeZone) {
+                guard let bounds = DailySummaryCalculator.interval(of: date, in: timeZone) else { continue }
+                days[date, default: HealthTally()].monitoredSeconds += overlap(last, now, bounds)
+                days[date, default: HealthTally()].staleSeconds += overlap(last.addingTimeInterval(staleAfter), now, bounds)
+            }
+        }
+        days[day(at: now, in: timeZone).date, default: HealthTally()] = days[day(at: now, in: timeZone).date, default: HealthTally()] + own
+        if let before, !pending.isEmpty {
+            let earlier = day(at: before.lastHeartbeatAt, in: timeZone).date
+            days[earlier, default: HealthTally()] = days[earlier, default: HealthTally()] + pending
+        }
+        return days.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    /// Seconds of `start…end` inside `bounds` (none when `start` is past `end`).
+    static func overlap(_ start: Date, _ end: Date, _ bounds: DateInterval) -> TimeInterval {
+        max(0, min(end, bounds.end).timeIntervalSince(max(start, bounds.start)))
     }
 }

@@ -120,11 +120,13 @@ extension TrackingReport {
     public var text: String {
         func percent(_ value: Double?) -> String { value.map { String(format: "%.2f %%", $0 * 100) } ?? "–" }
         func seconds(_ value: Double?) -> String { value.map { String(format: "%.0f s", $0) } ?? "–" }
+        // Wide enough for the longest group's name (a version may have 64 characters).
+        let width = max(28, groups.map { "\($0.platform) \($0.appVersion ?? "(no version)")".count + 1 }.max() ?? 0)
         func line(_ name: String, _ figures: Figures) -> String {
             let missed = Set(figures.missed(targets))
             func mark(_ key: String) -> String { missed.contains(key) ? "!" : " " }
             let columns = [
-                name.padding(toLength: 28, withPad: " ", startingAt: 0),
+                name.padding(toLength: width, withPad: " ", startingAt: 0),
                 String(figures.devices).leftPadded(8),
                 (percent(figures.staleRate) + mark("staleRate")).leftPadded(10),
                 (percent(figures.failureRate) + mark("failureRate")).leftPadded(10),
@@ -141,7 +143,7 @@ extension TrackingReport {
                 + " (critical at \(percent(targets.failureRateCritical))), average heartbeat gap at most \(seconds(targets.averageHeartbeatGapSeconds)).",
             "",
             ["", "devices", "stale", "failures", "avg gap", "missed", "resets"].enumerated().map { index, title in
-                index == 0 ? title.padding(toLength: 28, withPad: " ", startingAt: 0) : title.leftPadded([8, 10, 10, 9, 8, 7][index - 1])
+                index == 0 ? title.padding(toLength: width, withPad: " ", startingAt: 0) : title.leftPadded([8, 10, 10, 9, 8, 7][index - 1])
             }.joined(separator: " "),
             line("all devices", total),
         ]

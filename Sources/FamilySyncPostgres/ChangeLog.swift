@@ -34,8 +34,7 @@ public struct ChangeLog: Sendable {
         // connection and the family's row lock as one span (`family.lock_wait`).
         let result = try await Traced.span("family.write") { _ in
             let locking = Traced.start("family.lock_wait")
-            // A write refused before it holds the lock (its family busy, no connection) ends it
-            // here; ending a span twice is nothing.
+            // A write refused before it holds the lock (its family busy, no connection) ends it here.
             defer { locking?.end() }
             return try await database.families.inTurn(of: familyID) {
                 try await database.inTransaction(logger: logger) { connection in

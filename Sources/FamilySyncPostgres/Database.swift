@@ -86,8 +86,10 @@ public struct Database: Sendable {
         let wait = wait ?? leaseWait
         let lease = LeaseRace()
         let leased = leased
-        // The wait for a connection, as a span of its own when tracing is on.
+        // The wait for a connection, as a span of its own when tracing is on; ended when the
+        // connection comes, or here when none came.
         let waiting = Traced.start("db.lease_wait")
+        defer { waiting?.end() }
         do {
             return try await withThrowingTaskGroup(of: Result?.self) { group in
                 group.addTask {
@@ -101,8 +103,7 @@ public struct Database: Sendable {
                     try await TimerSleep.sleep(for: wait)
                     guard lease.claim(.timedOut) else { return nil }
                     let refusal = (leased.count > 0 ? TryAgainReason.poolExhausted : .databaseUnavailable).error
-                    waiting?.recordError(refusal)
-                    waiting?.end()
+                    waiting?.end(failing: refusal)
                     throw refusal
                 }
                 defer { group.cancelAll() }

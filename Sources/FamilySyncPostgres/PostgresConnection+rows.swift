@@ -23,10 +23,7 @@ extension PostgresConnection {
             let result: EventLoopFuture<PostgresQueryResult> = self.query(query, logger: logger, file: file, line: line)
             return try await result.get().rows
         }
-        return try await Traced.span(Self.operation(of: query.sql), kind: .client, attributes: { attributes in
-            attributes["db.system.name"] = "postgresql"
-            attributes["db.query.text"] = query.sql
-        }) { span in
+        return try await Traced.statement(query.sql) { span in
             let result: EventLoopFuture<PostgresQueryResult> = self.query(query, logger: logger, file: file, line: line)
             let rows = try await result.get().rows
             span?.attributes["db.response.returned_rows"] = rows.count
@@ -34,10 +31,7 @@ extension PostgresConnection {
         }
     }
 
-    /// A statement's first word, upper-cased (`SELECT`, `WITH`, `COMMIT`): its span's name.
-    static func operation(of sql: String) -> String {
-        sql.split(whereSeparator: { $0.isWhitespace || $0 == "(" }).first.map { $0.uppercased() } ?? "SQL"
-    }
+
 
     /// A statement whose rows, if any, are not wanted.
     public func run(_ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line) async throws {

@@ -5,8 +5,10 @@ import PostgresNIO
 
 /// The operator's weekly tracking report (PROTOCOL §10.1), read across every family in one
 /// snapshot: the days of the week from `device_health_days`, and from `device_health` what is
-/// not in them yet (quiet heartbeats not folded in, at most 5 minutes' worth, and a stale
-/// device's silence so far, which no heartbeat has closed).
+/// not in them yet, for a device whose last heartbeat fell in the week: its quiet heartbeats not
+/// folded in (at most 5 minutes' worth), and its silence so far if it is stale, up to the week's
+/// end, which no heartbeat has closed yet. Sums are 64-bit: a week of 100,000 devices'
+/// heartbeats passes 2^31.
 public struct PostgresTrackingReport: Sendable {
     let database: Database
     let clock: any WallClock
@@ -34,25 +36,25 @@ public struct PostgresTrackingReport: Sendable {
                     WHERE h.date >= \(dates.first!) AND h.date <= \(dates.last!)
                     UNION ALL
                     SELECT s.family_id, s.device_id, d.platform, s.app_version, s.os_version,
-                           CASE WHEN s.last_heartbeat_at >= \(start) AND s.last_heartbeat_at < \(end) THEN s.pending_heartbeats ELSE 0 END,
-                           CASE WHEN s.last_heartbeat_at >= \(start) AND s.last_heartbeat_at < \(end) THEN s.pending_monitored_seconds ELSE 0 END
-                             + CASE WHEN open THEN greatest(0, extract(epoch FROM least(\(now)::timestamptz, \(end)) - greatest(s.last_heartbeat_at, \(start)))::float8) ELSE 0 END,
-                           CASE WHEN s.last_heartbeat_at >= \(start) AND s.last_heartbeat_at < \(end) THEN s.pending_stale_seconds ELSE 0 END
-                             + CASE WHEN open THEN greatest(0, extract(epoch FROM least(\(now)::timestamptz, \(end))
+                           s.pending_heartbeats,
+                           s.pending_monitored_seconds
+                             + CASE WHEN open AND d.status = 'active' THEN greatest(0, extract(epoch FROM least(\(now)::timestamptz, \(end)) - greatest(s.last_heartbeat_at, \(start)))::float8) ELSE 0 END,
+                           s.pending_stale_seconds
+                             + CASE WHEN open AND d.status = 'active' THEN greatest(0, extract(epoch FROM least(\(now)::timestamptz, \(end))
                                  - greatest(s.last_heartbeat_at + make_interval(secs => \(staleAfter)), \(start)))::float8) ELSE 0 END,
-                           CASE WHEN s.last_heartbeat_at >= \(start) AND s.last_heartbeat_at < \(end) THEN s.pending_gaps_60 ELSE 0 END,
-                           CASE WHEN s.last_heartbeat_at >= \(start) AND s.last_heartbeat_at < \(end) THEN s.pending_gaps_120 ELSE 0 END,
-                           CASE WHEN s.last_heartbeat_at >= \(start) AND s.last_heartbeat_at < \(end) THEN s.pending_gaps_300 ELSE 0 END,
+                           s.pending_gaps_60, s.pending_gaps_120, s.pending_gaps_300,
                            0, 0, 0, 0, 0, 0, 0
                     FROM device_health s JOIN devices d ON d.family_id = s.family_id AND d.device_id = s.device_id,
                          LATERAL (SELECT s.monitoring_active AND s.last_heartbeat_at < \(now)::timestamptz - make_interval(secs => \(staleAfter)) AS open) o
-                    WHERE (s.last_heartbeat_at >= \(start) AND s.last_heartbeat_at < \(end) AND s.pending_heartbeats > 0)
-                       OR (o.open AND s.last_heartbeat_at < least(\(now)::timestamptz, \(end)) AND \(now)::timestamptz > \(start))
+                    -- What is on the row, of a last heartbeat in the week: quiet heartbeats not
+                    -- folded in, and a silence still open (an active device's), up to the week's end.
+                    WHERE s.last_heartbeat_at >= \(start) AND s.last_heartbeat_at < \(end)
+                      AND (s.pending_heartbeats > 0 OR (o.open AND d.status = 'active'))
                 )
-                SELECT GROUPING(platform, app, os)::int, platform, app, os, count(DISTINCT (family_id, device_id))::int,
-                       sum(heartbeats)::int, sum(monitored_seconds)::float8, sum(stale_seconds)::float8,
-                       sum(gaps_60)::int, sum(gaps_120)::int, sum(gaps_300)::int, sum(gaps_900)::int, sum(gaps_3600)::int, sum(gaps_longer)::int,
-                       sum(events)::int, sum(failures)::int, sum(missed_notifications)::int, sum(sequence_resets)::int
+                SELECT GROUPING(platform, app, os)::int, platform, app, os, count(DISTINCT (family_id, device_id))::bigint,
+                       sum(heartbeats)::bigint, sum(monitored_seconds)::float8, sum(stale_seconds)::float8,
+                       sum(gaps_60)::bigint, sum(gaps_120)::bigint, sum(gaps_300)::bigint, sum(gaps_900)::bigint, sum(gaps_3600)::bigint, sum(gaps_longer)::bigint,
+                       sum(events)::bigint, sum(failures)::bigint, sum(missed_notifications)::bigint, sum(sequence_resets)::bigint
                 FROM days GROUP BY GROUPING SETS ((platform, app, os), (platform, app), ())
                 """,
                 logger: logger

@@ -1,4 +1,5 @@
 import PostgresNIO
+import Tracing
 
 /// A prepared statement whose rows the caller reads by column name, as they come.
 protocol RowStatement: PostgresPreparedStatement where Row == PostgresRow {}
@@ -16,7 +17,19 @@ extension RowStatement {
     /// exist.
     func forEachRow(on connection: PostgresConnection, prepared: Bool, logger: Logger, _ body: (PostgresRow) throws -> Void) async throws {
         if prepared {
-            for try await row in try await connection.execute(self, logger: logger) { try body(row) }
+            guard Traced.tracer != nil else {
+                for try await row in try await connection.execute(self, logger: logger) { try body(row) }
+                return
+            }
+            // Its span, as `rows` makes for the others.
+            try await Traced.statement(Self.sql) { span in
+                var count = 0
+                for try await row in try await connection.execute(self, logger: logger) {
+                    count += 1
+                    try body(row)
+                }
+                span?.attributes["db.response.returned_rows"] = count
+            }
         } else {
             for row in try await connection.rows(PostgresQuery(unsafeSQL: Self.sql, binds: try makeBindings()), logger: logger) { try body(row) }
         }

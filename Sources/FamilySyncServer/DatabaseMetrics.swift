@@ -1,3 +1,4 @@
+import FamilySyncCore
 import FamilySyncPostgres
 import Foundation
 import Logging
@@ -43,7 +44,9 @@ struct DatabaseMetrics: Sendable {
             migrationsPending.set(Double(max(0, migrator.latestVersion - applied)))
             return 0
         } catch {
-            up.set(0.0)
+            // A pool this instance's requests fill is not a database that is away: the check
+            // says nothing then (the shed 503s and the pool's gauges say it).
+            if (error as? FamilySyncError).flatMap(TryAgainReason.init) != .poolExhausted { up.set(0.0) }
             throw error
         }
     }

@@ -7,8 +7,9 @@ import Tracing
 /// method and route template, with the status. Hummingbird's `TracingMiddleware` records the path
 /// and query, which carry family, device and member ids, and uses the process-wide tracer; this
 /// one records the path only when the operator asks (`--trace-ids`), and hands its own tracer to
-/// the stores' spans (`Traced`) for the request's task. A `traceparent` the client sent is
-/// continued.
+/// the stores' spans (`Traced`) for the request's task. A `traceparent` a caller sent is a link
+/// of the request's span, not its parent: any client may send one, and as a parent it would
+/// choose the trace's id and whether it is sampled, past `--trace-sample-ratio`.
 struct RequestSpanMiddleware: RouterMiddleware {
     typealias Context = FamilySyncRequestContext
 
@@ -17,10 +18,13 @@ struct RequestSpanMiddleware: RouterMiddleware {
     let recordsPaths: Bool
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var parent = InstrumentationContext.topLevel
-        tracer.extract(request.headers, into: &parent, using: HTTPFieldsExtractor())
-        let span = tracer.startSpan("\(request.method.rawValue)", context: parent, ofKind: .server)
+        let span = tracer.startSpan("\(request.method.rawValue)", context: InstrumentationContext.topLevel, ofKind: .server)
         defer { span.end() }
+        if request.headers[Self.traceparent] != nil {
+            var caller = InstrumentationContext.topLevel
+            tracer.extract(request.headers, into: &caller, using: HTTPFieldsExtractor())
+            span.addLink(SpanLink(context: caller, attributes: [:]))
+        }
         span.updateAttributes { attributes in
             attributes["http.request.method"] = request.method.rawValue
             if recordsPaths { attributes["url.path"] = request.uri.path }
@@ -38,10 +42,12 @@ struct RequestSpanMiddleware: RouterMiddleware {
             return response
         } catch {
             // Below the error middleware nothing is thrown; a cancelled request is.
-            span.recordError(error)
+            Traced.failed(span, error)
             throw error
         }
     }
+
+    static let traceparent = HTTPField.Name("traceparent")!
 }
 
 private struct HTTPFieldsExtractor: Extractor {

@@ -102,7 +102,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Traces: send spans by OpenTelemetry's OTLP/HTTP to this collector (http://collector:4318; spans go to its /v1/traces). Unset: tracing is off. OTEL_EXPORTER_OTLP_HEADERS and the other OTEL_ variables refine it. Env: FAMILYSYNC_OTLP_ENDPOINT.")
     var otlpEndpoint: SettingFlag<URL>?
 
-    @Option(help: "Traces: the share of requests traced, from 0 to 1 (a caller's traceparent decides for its own). Env: FAMILYSYNC_TRACE_SAMPLE_RATIO. Default: 1.")
+    @Option(help: "Traces: the share of requests traced, from 0 to 1 (a caller's traceparent is a link, not a parent). Env: FAMILYSYNC_TRACE_SAMPLE_RATIO. Default: 1.")
     var traceSampleRatio: SettingFlag<Double>?
 
     @Option(help: "on or off: request spans carry the request's path, whose ids name families, devices and members. Env: FAMILYSYNC_TRACE_IDS. Default: off.")

@@ -108,8 +108,7 @@ extension PushRegistration.Environment: SettingValue {
     }
 }
 
-/// `--prepared-statements`, in any case.
-/// A switch: `--prepared-statements`, `--trace-ids`.
+/// A switch, in any case: `--prepared-statements`, `--trace-ids`.
 enum OnOff: String, SettingValue {
     case on, off
 

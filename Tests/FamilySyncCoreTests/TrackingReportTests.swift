@@ -3,6 +3,12 @@ import Foundation
 import Testing
 
 @Suite struct HealthTallyTests {
+    /// The one-statement heartbeat adds to three buckets (`PostgresHealthIntake`): its interval is
+    /// at most `heartbeatGap`, so it never reaches a fourth.
+    @Test func aQuietIntervalFitsTheRowsThreeBuckets() {
+        #expect(HealthTally.gapBounds[2] == HeartbeatRules.heartbeatGap && HealthTally.gapBounds[1] == HeartbeatRules.staleAfter)
+    }
+
     @Test func aHeartbeatCountsItsIntervalOnlyWhileMonitoring() {
         var tally = HealthTally()
         tally.heartbeat(after: nil, monitoring: true)
@@ -28,8 +34,15 @@ import Testing
         let failed = ExtensionError(id: UUID(), timestamp: Date(), eventName: "e", action: "record_usage", success: false)
         let tallies = HeartbeatRules.tallies(before: before, pending: pending, newErrors: [failed], in: chicago, now: Instant.parse("2026-11-26T06:04:30Z")!)
         #expect(tallies.map(\.date) == ["2026-11-25", "2026-11-26"])
-        #expect(tallies[0].tally == pending)
-        #expect(tallies[1].tally == HealthTally(heartbeats: 1, monitoredSeconds: 300, staleSeconds: 180, gaps: [0, 0, 1, 0, 0, 0], events: 1, failures: 1))
+        // The interval's 30 s before midnight on the 25th, with the quiet ones; the rest, past the
+        // stale mark from 00:01:30, its heartbeat and its events on the 26th.
+        #expect(tallies[0].tally == HealthTally(heartbeats: 9, monitoredSeconds: 300, staleSeconds: 0, gaps: [9, 0, 0], events: 0, failures: 0))
+        #expect(tallies[1].tally == HealthTally(heartbeats: 1, monitoredSeconds: 270, staleSeconds: 180, gaps: [0, 0, 1, 0, 0, 0], events: 1, failures: 1))
+        // A silence of two days: each day its part, the stale time from two minutes in.
+        let silence = HeartbeatRules.tallies(before: before, pending: HealthTally(), newErrors: [], in: chicago, now: Instant.parse("2026-11-28T06:00:00Z")!)
+        #expect(silence.map(\.date) == ["2026-11-25", "2026-11-26", "2026-11-27", "2026-11-28"])
+        #expect(silence.map(\.tally.monitoredSeconds) == [30, 86_400, 86_400, 0] && silence.map(\.tally.staleSeconds) == [0, 86_310, 86_400, 0])
+        #expect(silence.map(\.tally.heartbeats) == [0, 0, 0, 1] && silence[3].tally.gaps == [0, 0, 0, 0, 0, 1])
         // On the same day, one entry; with nothing pending, the report's own.
         let sameDay = HeartbeatRules.tallies(before: before, pending: pending, newErrors: [], in: chicago, now: Instant.parse("2026-11-26T05:59:45Z")!)
         #expect(sameDay.count == 1 && sameDay[0].tally.heartbeats == 10 && sameDay[0].tally.gaps == [10, 0, 0, 0, 0, 0])
@@ -55,7 +68,7 @@ import Testing
         #expect(nothing.staleRate == nil && nothing.failureRate == nil && nothing.averageHeartbeatGapSeconds == nil && nothing.missed(targets) == [])
     }
 
-    @Test func groupsAreOrderedByPlatformThenVersionAndCarryTheirSystems() {
+    @Test func groupsAreOrderedByPlatformThenVersionAndCarryTheirSystems() throws {
         let week = ISOWeek("2026-W48")!
         let rows: [TrackingReport.Row] = [
             .init(level: .system, platform: "ios", appVersion: "2.10", osVersion: "18.1", figures: Self.figures(devices: 2, monitored: 60, stale: 0, intervals: 2)),
@@ -73,5 +86,13 @@ import Testing
         #expect(text.contains("ios 2.9") && text.contains("50.00 %!") && text.contains("ipados (no version)"))
         #expect(text.contains("Targets missed (!): the fleet, 1 of 3 groups."), "\(text)")
         #expect(TrackingReport(week: week, rows: []).text.contains("Every target met."))
+        // Long versions are printed whole, the columns after them aligned.
+        let long = String(repeating: "9", count: 64)
+        let wide = TrackingReport(week: week, rows: [
+            .init(level: .app, platform: "ios", appVersion: long, osVersion: nil, figures: Self.figures(devices: 1, monitored: 60, stale: 0, intervals: 1)),
+        ]).text.split(separator: "\n")
+        let row = try #require(wide.first { $0.hasPrefix("ios \(long)") })
+        let header = try #require(wide.first { $0.hasSuffix("resets") })
+        #expect(row.count == header.count, "\(row)\n\(header)")
     }
 }

@@ -53,7 +53,7 @@ import Testing
         )]))
         try Self.check(HealthReportRequest(heartbeatAt: Date(), monitoringActive: true, memoryUsageMB: 5, notificationSequence: 3, errors: [ExtensionErrorBody(
             id: UUID(), timestamp: Date(), eventName: "e", action: "record_usage", success: false, errorDescription: "d", memoryUsageMB: 4
-        )]))
+        )], appVersion: "2.4.1", osVersion: "18.1"))
         try Self.check(CreateFamilyRequest(device: Self.device))
         try Self.check(UpdateDeviceRequest(name: "a", childName: "b", timeZone: "UTC", tracked: true))
         try Self.check(CreatePairingRequest(role: .child, childName: "a", ttlSeconds: 60, memberId: UUID()))

@@ -24,20 +24,34 @@ import Testing
             let export = try TraceExport.start(endpoint: "http://127.0.0.1:\(receiver.port!)", exportDelay: .milliseconds(100), json: true)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await export.service.run() }
-                let (ids, zone) = try await withTestServer(configuration: configuration, tracer: export.tracer) { server in
+                let missing = UUID()
+                let (ids, zone, refusal) = try await withTestServer(configuration: configuration, tracer: export.tracer) { server in
                     let parent = try await server.createFamily()
                     let (_, child) = try await server.pair(by: parent)
                     let zone = "child-\(child.deviceID.lowercased)"
                     try await server.configure(zone, by: parent)
-                    return ([parent.familyID, parent.deviceID, child.deviceID].flatMap { [$0.lowercased, $0.uuidString] }, zone)
+                    // A write refused inside the family's transaction, whose error repeats the
+                    // name the client sent (a zone's, here with an id in it): no span may.
+                    let extra = #"{"zoneName":"notes-\#(missing.lowercased)"}"#
+                    #expect(try await server.send(.post, "/v1/zones", credential: parent.credential, json: extra).status == .created)
+                    let refused = try await server.send(.post, "/v1/zones", credential: parent.credential, json: extra)
+                    #expect(refused.status == .conflict && refused.error?.reason.contains(missing.lowercased) == true, "\(String(buffer: refused.body))")
+                    return ([parent.familyID, parent.deviceID, child.deviceID, missing].flatMap { [$0.lowercased, $0.uuidString] }, zone, refused.errorCode)
                 }
                 let route = "POST /v1/zones/{zone}/records/modify"
-                let spans = try await collector.trace(ofSpanNamed: route) { spans in
-                    spans.contains { $0.name == "family.lock_wait" } && spans.contains { $0.name == "COMMIT" }
+                let all = try await collector.spans { spans in
+                    spans.contains { $0.name == route && $0.attributes["http.response.status_code"] == "200" }
+                        && spans.contains { $0.name == "POST /v1/zones" && $0.attributes["http.response.status_code"] == "409" }
+                        && spans.filter { $0.name == "family.write" }.count >= 3
                 }
                 group.cancelAll()
 
-                let request = try #require(spans.first { $0.name == route })
+                let request = try #require(all.first { $0.name == route && $0.attributes["http.response.status_code"] == "200" })
+                let spans = all.filter { $0.traceID == request.traceID }
+                let failed = try #require(all.first { $0.name == "POST /v1/zones" && $0.attributes["http.response.status_code"] == "409" })
+                let failedWrite = try #require(all.first { $0.traceID == failed.traceID && $0.name == "family.write" })
+                // Marked failed with the error's code, not its text.
+                #expect(failedWrite.status == refusal && failedWrite.attributes["error.type"] == refusal, "\(failedWrite)")
                 #expect(request.attributes["http.route"] == "/v1/zones/{zone}/records/modify")
                 #expect(request.attributes["http.response.status_code"] == "200")
                 #expect(request.attributes["url.path"] == (recordingPaths ? "/v1/zones/\(zone)/records/modify" : nil))
@@ -56,9 +70,14 @@ import Testing
                     while let id = ancestor, id != request.spanID { ancestor = byID[id]?.parentSpanID }
                     #expect(ancestor == request.spanID, "\(span.name) is not under the request's span")
                 }
-                for span in spans {
+                // Nothing any span of either request carries names an id: attributes, events,
+                // statuses.
+                for span in all {
                     for (key, value) in span.attributes where !(recordingPaths && key == "url.path") {
                         for id in ids { #expect(!value.contains(id), "\(span.name)'s \(key) names \(id)") }
+                    }
+                    for text in span.events + [span.status] {
+                        for id in ids { #expect(!text.contains(id), "\(span.name)'s event or status names \(id): \(text)") }
                     }
                 }
             }
@@ -74,6 +93,10 @@ final class CollectorStandIn: Sendable {
         var parentSpanID: String?
         var name: String
         var attributes: [String: String]
+        /// Every event's name and attributes' values, as text.
+        var events: [String]
+        /// The status's message.
+        var status: String
     }
 
     private let spans = Mutex<[Span]>([])
@@ -100,9 +123,13 @@ final class CollectorStandIn: Sendable {
                         attributes[key] = "\(first)"
                     }
                     let parent = (span["parentSpanId"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+                    let events = (span["events"] as? [[String: Any]] ?? []).map { event in
+                        "\(event["name"] ?? "") " + (event["attributes"] as? [[String: Any]] ?? []).map { "\($0["value"] ?? "")" }.joined(separator: " ")
+                    }
                     received.append(Span(
                         traceID: span["traceId"] as? String ?? "", spanID: span["spanId"] as? String ?? "", parentSpanID: parent,
-                        name: span["name"] as? String ?? "", attributes: attributes
+                        name: span["name"] as? String ?? "", attributes: attributes, events: events,
+                        status: (span["status"] as? [String: Any])?["message"] as? String ?? ""
                     ))
                 }
             }
@@ -110,16 +137,13 @@ final class CollectorStandIn: Sendable {
         spans.withLock { $0.append(contentsOf: received) }
     }
 
-    /// The spans of the trace holding a span named `name`, once `complete` says they all came
-    /// (the exporter sends in batches); a bound of a minute, not a measure.
-    func trace(ofSpanNamed name: String, complete: ([Span]) -> Bool) async throws -> [Span] {
+    /// Every span received, once `complete` says all that is wanted came (the exporter sends in
+    /// batches); a bound of a minute, not a measure.
+    func spans(until complete: ([Span]) -> Bool) async throws -> [Span] {
         let deadline = ContinuousClock.now + .seconds(60)
         while true {
             let all = spans.withLock { $0 }
-            if let root = all.first(where: { $0.name == name }) {
-                let trace = all.filter { $0.traceID == root.traceID }
-                if complete(trace) { return trace }
-            }
+            if complete(all) { return all }
             guard ContinuousClock.now < deadline else {
                 Issue.record("the trace did not arrive: \(all.map(\.name))")
                 return []
