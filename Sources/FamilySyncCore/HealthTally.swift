@@ -22,7 +22,8 @@ public struct HealthTally: Sendable, Equatable {
         self.heartbeats = heartbeats
         self.monitoredSeconds = monitoredSeconds
         self.staleSeconds = staleSeconds
-        self.gaps = gaps.count == Self.gapBounds.count + 1 ? gaps : (gaps + [Int](repeating: 0, count: Self.gapBounds.count + 1)).prefix(Self.gapBounds.count + 1).map { $0 }
+        // The device's row keeps three buckets (a quiet heartbeat's interval is at most 300 s).
+        self.gaps = Array((gaps + [Int](repeating: 0, count: Self.gapBounds.count + 1)).prefix(Self.gapBounds.count + 1))
         self.events = events
         self.failures = failures
     }
@@ -68,20 +69,24 @@ extension HeartbeatRules {
     public static func tallies(
         before: HeartbeatState?, pending: HealthTally, newErrors: [ExtensionError], in timeZone: TimeZone, now: Date
     ) -> [(date: String, tally: HealthTally)] {
+        let today = day(at: now, in: timeZone).date
         var days: [String: HealthTally] = [:]
         var own = HealthTally()
-        own.heartbeats = 1
+        own.heartbeat(after: before.map { now.timeIntervalSince($0.lastHeartbeatAt) }, monitoring: before?.monitoringActive ?? false)
         own.events(newErrors)
+        // The interval's time on the local days before today moves to them.
         if let before, before.monitoringActive, now >= before.lastHeartbeatAt {
             let last = before.lastHeartbeatAt
-            own.gaps[HealthTally.bucket(of: now.timeIntervalSince(last))] += 1
-            for date in self.days(touchedBy: UsageGap(start: last, end: now, method: .heartbeatStale), in: timeZone) {
+            for date in self.days(touchedBy: UsageGap(start: last, end: now, method: .heartbeatStale), in: timeZone) where date != today {
                 guard let bounds = DailySummaryCalculator.interval(of: date, in: timeZone) else { continue }
-                days[date, default: HealthTally()].monitoredSeconds += overlap(last, now, bounds)
-                days[date, default: HealthTally()].staleSeconds += overlap(last.addingTimeInterval(staleAfter), now, bounds)
+                let monitored = overlap(last, now, bounds), stale = overlap(last.addingTimeInterval(staleAfter), now, bounds)
+                days[date, default: HealthTally()].monitoredSeconds += monitored
+                days[date, default: HealthTally()].staleSeconds += stale
+                own.monitoredSeconds -= monitored
+                own.staleSeconds -= stale
             }
         }
-        days[day(at: now, in: timeZone).date, default: HealthTally()] = days[day(at: now, in: timeZone).date, default: HealthTally()] + own
+        days[today] = own
         if let before, !pending.isEmpty {
             let earlier = day(at: before.lastHeartbeatAt, in: timeZone).date
             days[earlier, default: HealthTally()] = days[earlier, default: HealthTally()] + pending

@@ -50,25 +50,19 @@ public struct TrackingReport: Sendable, Equatable {
         }
     }
 
+    /// Devices of one system version (nil: named none).
+    public struct SystemCount: Sendable, Equatable {
+        public var osVersion: String?
+        public var devices: Int
+    }
+
     public struct Group: Sendable, Equatable {
         public var platform: String
         /// nil: devices that named none.
         public var appVersion: String?
         public var figures: Figures
         /// The same devices by system version, most devices first.
-        public var osVersions: [(osVersion: String?, devices: Int)]
-
-        public init(platform: String, appVersion: String?, figures: Figures, osVersions: [(osVersion: String?, devices: Int)]) {
-            self.platform = platform
-            self.appVersion = appVersion
-            self.figures = figures
-            self.osVersions = osVersions
-        }
-
-        public static func == (left: Group, right: Group) -> Bool {
-            left.platform == right.platform && left.appVersion == right.appVersion && left.figures == right.figures
-                && left.osVersions.map(\.osVersion) == right.osVersions.map(\.osVersion) && left.osVersions.map(\.devices) == right.osVersions.map(\.devices)
-        }
+        public var osVersions: [SystemCount]
     }
 
     /// What the store reads: a platform, app version and system version's figures, or (with
@@ -105,7 +99,10 @@ public struct TrackingReport: Sendable, Equatable {
         groups = rows.filter { $0.level == .app }.map { row in
             let systems = rows.filter { $0.level == .system && $0.platform == row.platform && $0.appVersion == row.appVersion }
                 .sorted { ($0.figures.devices, $1.osVersion ?? "") > ($1.figures.devices, $0.osVersion ?? "") }
-            return Group(platform: row.platform ?? "", appVersion: row.appVersion, figures: row.figures, osVersions: systems.map { ($0.osVersion, $0.figures.devices) })
+            return Group(
+                platform: row.platform ?? "", appVersion: row.appVersion, figures: row.figures,
+                osVersions: systems.map { SystemCount(osVersion: $0.osVersion, devices: $0.figures.devices) }
+            )
         }.sorted { left, right in
             left.platform != right.platform
                 ? left.platform < right.platform

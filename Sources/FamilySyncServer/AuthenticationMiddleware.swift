@@ -10,9 +10,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
     let devices: PostgresDeviceStore
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        // The scheme name is case-insensitive (RFC 7235 §2.1).
-        guard let header = request.headers[.authorization], header.prefix(7).lowercased() == "bearer ",
-            let credential = DeviceCredential(parsing: String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)),
+        guard let presented = request.bearerToken, let credential = DeviceCredential(parsing: presented),
             let device = try await devices.authenticate(credential)
         else {
             throw FamilySyncError(.authenticationRequired, "A valid device credential is required (Authorization: Bearer …).")
@@ -24,5 +22,14 @@ struct AuthenticationMiddleware: RouterMiddleware {
         return try await AuditActor.$current.withValue(AuditActor(device, address: context.clientAddress)) {
             try await next(request, context)
         }
+    }
+}
+
+extension Request {
+    /// The token of `Authorization: Bearer <token>`; the scheme name is case-insensitive
+    /// (RFC 7235 §2.1).
+    var bearerToken: String? {
+        guard let header = headers[.authorization], header.prefix(7).lowercased() == "bearer " else { return nil }
+        return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
     }
 }

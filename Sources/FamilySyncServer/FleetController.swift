@@ -43,9 +43,7 @@ struct FleetController {
         guard let token else {
             throw FamilySyncError.notFound("The fleet's reports are off: the server has no operator token (--operator-token-file).")
         }
-        guard let header = request.headers[.authorization], header.prefix(7).lowercased() == "bearer ",
-            token.admits(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces))
-        else {
+        guard let presented = request.bearerToken, token.admits(presented) else {
             throw FamilySyncError(.authenticationRequired, "The operator token is required (Authorization: Bearer …).")
         }
     }

@@ -31,15 +31,10 @@ struct FleetCommand: AsyncParsableCommand {
 
         func run() async throws {
             let environment = ProcessInfo.processInfo.environment
-            var token = environment["FAMILYSYNC_OPERATOR_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
-            if let tokenFile {
-                do {
-                    token = try String(contentsOfFile: tokenFile, encoding: .utf8)
-                } catch {
-                    throw OperatorError.configuration("the operator token file \(tokenFile) cannot be read")
-                }
-            }
-            guard let token = token?.trimmingCharacters(in: .whitespacesAndNewlines), !token.isEmpty else {
+            let token = try SecretSetting.text(
+                file: tokenFile, variable: "FAMILYSYNC_OPERATOR_TOKEN", environment: environment, named: "operator token", emptyIsUnset: true
+            )
+            guard let token, !token.isEmpty else {
                 throw OperatorError.configuration("the fleet's report needs the operator token (--token-file or FAMILYSYNC_OPERATOR_TOKEN)")
             }
             if let week, ISOWeek(week) == nil {

@@ -150,9 +150,10 @@ struct ServeCommand: AsyncParsableCommand {
             // The supervisor comes first, so it is the last to stop: the database stays looked
             // after while requests in flight finish.
             var services: [ServiceGroupConfiguration.ServiceConfiguration] = embedded.map { [.init(service: EmbeddedDatabaseSupervisor(database: $0, logger: logger))] } ?? []
-            // The trace exporter stops after the server, and sends the last requests' spans.
+            // The trace exporter stops after the server, and sends the last requests' spans. Should
+            // it end on its own, the server goes on serving without it: traces are not worth an outage.
             if let tracing {
-                services.append(.init(service: tracing.service))
+                services.append(.init(service: tracing.service, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore))
                 logger.info("tracing on", metadata: ["to": "\(tracing.endpoint)"])
             }
             services.append(.init(service: app))
@@ -171,16 +172,10 @@ struct ServeCommand: AsyncParsableCommand {
     /// The operator token from its file or its variable (the file's trailing newline dropped); nil
     /// when neither is given.
     private func operatorToken(_ environment: [String: String]) throws -> OperatorToken? {
-        var text = environment["FAMILYSYNC_OPERATOR_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
-        if let file = operatorTokenFile {
-            do {
-                text = try String(contentsOfFile: file, encoding: .utf8)
-            } catch {
-                throw OperatorError.configuration("the operator token file \(file) cannot be read")
-            }
-        }
-        guard let text else { return nil }
-        guard let token = OperatorToken(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard let text = try SecretSetting.text(
+            file: operatorTokenFile, variable: "FAMILYSYNC_OPERATOR_TOKEN", environment: environment, named: "operator token", emptyIsUnset: true
+        ) else { return nil }
+        guard let token = OperatorToken(text) else {
             throw OperatorError.configuration("the operator token must be at least \(OperatorToken.minimumLength) visible characters (familysync fleet token makes one)")
         }
         return token
@@ -274,15 +269,10 @@ struct ServeCommand: AsyncParsableCommand {
         } else if let webhook = try settings.webURL(
             pushWebhookUrl, "FAMILYSYNC_PUSH_WEBHOOK_URL", requirement: "the push webhook URL must be an http:// or https:// URL"
         ) {
-            var secret = environment["FAMILYSYNC_PUSH_WEBHOOK_SECRET"]
-            if let file = pushWebhookSecretFile {
-                do {
-                    secret = try String(contentsOfFile: file, encoding: .utf8)
-                } catch {
-                    throw OperatorError.configuration("the push webhook secret file \(file) cannot be read: \(error)")
-                }
-            }
-            guard let secret = secret?.trimmingCharacters(in: .whitespacesAndNewlines), secret.utf8.count >= 32 else {
+            let secret = try SecretSetting.text(
+                file: pushWebhookSecretFile, variable: "FAMILYSYNC_PUSH_WEBHOOK_SECRET", environment: environment, named: "push webhook secret"
+            )
+            guard let secret, secret.utf8.count >= 32 else {
                 throw OperatorError.configuration("the push webhook needs a secret of at least 32 characters (--push-webhook-secret-file or FAMILYSYNC_PUSH_WEBHOOK_SECRET)")
             }
             destination = .webhook(url: webhook, secret: Array(secret.utf8))

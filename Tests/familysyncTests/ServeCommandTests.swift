@@ -99,6 +99,10 @@ import Glibc
          "the APNs key file /nonexistent/AuthKey.p8 is not a readable .p8 (P-256) key"),
         (["serve", "--apns-key-file", "k.p8", "--apns-key-id", "abc", "--apns-team-id", "DEF123GHIJ"], "the APNs key id is 10 capital letters and digits, not 'abc'"),
         (["serve", "--push-webhook-url", "http://127.0.0.1:9/push"], "the push webhook needs a secret of at least 32 characters"),
+        (["serve", "--push-webhook-url", "http://127.0.0.1:9/push", "--push-webhook-secret-file", "/nonexistent/secret"],
+         "the push webhook secret file /nonexistent/secret cannot be read"),
+        (["serve", "--push-webhook-url", "http://127.0.0.1:9/push", "--push-webhook-secret-file", "/proc/sys/kernel/ostype"],
+         "the push webhook needs a secret of at least 32 characters"),
         (["serve", "--push-webhook-url", "relay.example.com"], "the push webhook URL must be an http:// or https:// URL"),
         (["serve", "--db-connections", "0"], "database connections must be a whole number from 1 to 1000, not '0'"),
         (["serve", "--push-min-interval", "0"], "push minimum interval must be a whole number from 1 to 3600, not '0'"),
@@ -121,6 +125,27 @@ import Glibc
         #expect(lines.count == 1)
         #expect(lines.first?.hasPrefix("familysync: error: ") == true)
         #expect(process.stderr.contains(reason), "stderr: \(process.stderr)")
+    }
+
+    /// Tracing to a collector that is not there: the spans are dropped (a warning in the log),
+    /// and the server goes on serving.
+    @Test func aCollectorThatIsAwayCostsNoRequest() async throws {
+        let database = try await TestPostgres.shared.makeDatabase()
+        let port = try freePort(), collector = try freePort()
+        let server = try await ServerProcess.start(
+            ["serve", "--port", "\(port)", "--otlp-endpoint", "http://127.0.0.1:\(collector)"], port: port,
+            environment: ["DATABASE_URL": database.connectionString]
+        )
+        defer { server.signal(SIGKILL) }
+        try await server.waitUntilReady()
+        // The exporter tries its first batch again and again (backing off) while requests are answered.
+        for _ in 0..<6 {
+            _ = try await server.client.ready()
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        _ = try await server.client.ready()
+        server.signal(SIGTERM)
+        #expect(try await server.waitForExit() == .exited(0), "\(server.stderr)")
     }
 
     /// `familysync migrate` applies what is missing once, then finds nothing to do.
