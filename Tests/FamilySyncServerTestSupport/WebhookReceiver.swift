@@ -41,12 +41,14 @@ public final class WebhookReceiver: Sendable {
 
     /// Returns once `count` pushes have come; fails the test after `timeout`.
     public func waitForPushes(_ count: Int, timeout: Duration = .seconds(10)) async throws -> [Push] {
-        let deadline = ContinuousClock.now + timeout
-        while pushes.count < count {
-            guard ContinuousClock.now < deadline else { throw TestFailure("the webhook got \(pushes.count) pushes in \(timeout), not \(count)") }
-            try await Task.sleep(for: .milliseconds(2))
+        try await OpenWaits.during("\(count) pushes at the webhook", limit: timeout) {
+            let deadline = ContinuousClock.now + timeout
+            while pushes.count < count {
+                guard ContinuousClock.now < deadline else { throw TestFailure("the webhook got \(pushes.count) pushes in \(timeout), not \(count)") }
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            return pushes
         }
-        return pushes
     }
 
     /// Checks `t=<time>,v1=<hex>` against the body.

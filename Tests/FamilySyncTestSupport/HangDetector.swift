@@ -7,8 +7,11 @@ import FamilySyncPostgres
 public func failingIfHung<Result: Sendable>(
     after limit: Duration, _ what: String, _ body: @escaping @Sendable () async throws -> Result
 ) async throws -> Result {
-    try await SingleOutcome.race(body, cancellingBodyWhenWatchWins: true) { resolve in
-        guard (try? await Task.sleep(for: limit)) != nil else { return }
-        resolve(.failure(TestFailure("no answer within \(limit): \(what)")))
+    try await OpenWaits.during(what, limit: limit) {
+        let id = OpenWaits.enclosing!
+        return try await SingleOutcome.race(body, cancellingBodyWhenWatchWins: true) { resolve in
+            guard (try? await Task.sleep(for: limit)) != nil else { return }
+            resolve(.failure(TestFailure("no answer within \(limit): \(what), stuck in: \(OpenWaits.describe(inside: id))")))
+        }
     }
 }

@@ -53,12 +53,14 @@ public struct PgBouncerSetup: Sendable {
 
     /// Waits until PgBouncer accepts connections; `running` says whether its process is still there.
     public func waitUntilListening(running: () -> Bool = { true }) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while (try? connectedSocket(port: port)).map({ close($0) }) == nil {
-            guard ContinuousClock.now < deadline, running() else {
-                throw TestFailure("pgbouncer did not start: \((try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "")")
+        try await OpenWaits.during("PgBouncer listening on port \(port)", limit: .seconds(20)) {
+            let deadline = ContinuousClock.now + .seconds(20)
+            while (try? connectedSocket(port: port)).map({ close($0) }) == nil {
+                guard ContinuousClock.now < deadline, running() else {
+                    throw TestFailure("pgbouncer did not start: \((try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "")")
+                }
+                try await Task.sleep(for: .milliseconds(20))
             }
-            try await Task.sleep(for: .milliseconds(20))
         }
     }
 }

@@ -200,15 +200,17 @@ public final class StandInAPNs: Sendable {
     private func wait(
         for what: String, timeout: Duration, _ satisfied: @escaping @Sendable ([Delivery]) -> [Delivery]?
     ) async throws -> [Delivery] {
-        try await withThrowingTaskGroup(of: [Delivery].self) { group in
-            group.addTask { try await self.recorded(satisfying: satisfied) }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                let seen = self.deliveries.map { "\($0.method) \($0.path) → \($0.status) \($0.reason ?? "")" }
-                throw TestFailure("StandInAPNs: waited \(timeout) for \(what); \(seen.count) recorded: \(seen)")
+        try await OpenWaits.during("StandInAPNs: \(what)", limit: timeout) {
+            try await withThrowingTaskGroup(of: [Delivery].self) { group in
+                group.addTask { try await self.recorded(satisfying: satisfied) }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    let seen = self.deliveries.map { "\($0.method) \($0.path) → \($0.status) \($0.reason ?? "")" }
+                    throw TestFailure("StandInAPNs: waited \(timeout) for \(what); \(seen.count) recorded: \(seen)")
+                }
+                defer { group.cancelAll() }
+                return try await group.next()!
             }
-            defer { group.cancelAll() }
-            return try await group.next()!
         }
     }
 

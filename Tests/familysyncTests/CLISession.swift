@@ -110,9 +110,11 @@ func withCLISession<Result>(serverArguments: [String] = [], _ body: (CLISession)
 
 /// Waits until `file` contains `text`, up to 20 s.
 func waitForOutput(_ process: ServerProcess, containing text: String) async throws {
-    let deadline = ContinuousClock.now + .seconds(20)
-    while !process.stdout.contains(text) {
-        guard ContinuousClock.now < deadline else { throw TestFailure("no '\(text)' in:\n\(process.stdout)\nstderr:\n\(process.stderr)") }
-        try await Task.sleep(for: .milliseconds(50))
+    try await OpenWaits.during("'\(text)' in a process's output", limit: .seconds(20)) {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !process.stdout.contains(text) {
+            guard ContinuousClock.now < deadline else { throw TestFailure("no '\(text)' in:\n\(process.stdout)\nstderr:\n\(process.stderr)") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
     }
 }

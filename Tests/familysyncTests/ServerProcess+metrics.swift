@@ -23,10 +23,12 @@ extension ServerProcess {
     }
 
     private func waitForMetric(_ name: String, _ what: String, timeout: Duration, until holds: (Double) -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !((try? await metric(name)).flatMap({ $0 }).map(holds) ?? false) {
-            guard ContinuousClock.now < deadline else { throw TestFailure("\(name) did not \(what); stderr:\n\(stderr)") }
-            try await Task.sleep(for: .milliseconds(20))
+        try await OpenWaits.during("\(name) to \(what) on port \(port)", limit: timeout) {
+            let deadline = ContinuousClock.now + timeout
+            while !((try? await metric(name)).flatMap({ $0 }).map(holds) ?? false) {
+                guard ContinuousClock.now < deadline else { throw TestFailure("\(name) did not \(what); stderr:\n\(stderr)") }
+                try await Task.sleep(for: .milliseconds(20))
+            }
         }
     }
 }

@@ -77,12 +77,14 @@ final class ServerProcess: Sendable {
 
     /// Polls `/health/ready` until it answers 200.
     func waitUntilReady(timeout: Duration = .seconds(60)) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if (try? await client.ready()) != nil { return }
-            try await Task.sleep(for: .milliseconds(100))
+        try await OpenWaits.during("a server process ready on port \(port)", limit: timeout) {
+            let deadline = ContinuousClock.now + timeout
+            while ContinuousClock.now < deadline {
+                if (try? await client.ready()) != nil { return }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            throw TestFailure("not ready within \(timeout); stderr:\n\(stderr)")
         }
-        throw TestFailure("not ready within \(timeout); stderr:\n\(stderr)")
     }
 
     func signal(_ signal: Int32) {
@@ -102,7 +104,7 @@ final class ServerProcess: Sendable {
             kill(pid, SIGKILL)
         }
         defer { watchdog.cancel() }
-        return try await exit.value
+        return try await OpenWaits.during("the process on port \(port) to exit", limit: timeout) { try await exit.value }
     }
 }
 
