@@ -68,11 +68,14 @@ public struct AuditEntry: Sendable, Equatable {
 /// Which writes of records are audited: those of a type that is a rule
 /// (`RecordType.audited`: configuration, budgets, schedules, shields, categories, settings and
 /// the PIN, commands), made by a parent or by the server. A child's own writes (the apps it
-/// picked, a command's result) are not a parent's change to its rules. No field of a record is
-/// kept in the log, only its type and name (data minimization).
+/// picked, a command's result) are not a parent's change to its rules; nor is what the server
+/// writes on a child's request, stamped as the server's (its fetch marking its commands
+/// delivered). No field of a record is kept in the log, only its type and name (data minimization).
 public enum AuditRules {
-    public static func entries(for records: [Record]) -> [AuditEntry] {
-        records.compactMap { record in
+    /// `actor`: whose request writes `records` (`AuditActor.current`).
+    public static func entries(for records: [Record], by actor: AuditActor) -> [AuditEntry] {
+        guard actor.role != .child else { return [] }
+        return records.compactMap { record in
             guard record.modifiedRole != .child, RecordTypeRegistry.types[record.recordType]?.audited == true else { return nil }
             return AuditEntry(record.deleted ? .recordDeleted : .recordSaved, subjectType: record.recordType, subject: record.recordName)
         }

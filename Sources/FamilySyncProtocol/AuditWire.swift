@@ -1,3 +1,4 @@
+import FamilySyncCore
 import Foundation
 
 /// Who made an audited change (§15.4): a device of the family (and its member), or the server.
@@ -13,6 +14,15 @@ public struct AuditActorBody: Codable, Sendable, Equatable {
         self.deviceId = deviceId
         self.memberId = memberId
         self.address = address
+    }
+
+    // Ids are lowercase on output (PROTOCOL §1), which UUID's own encoding is not.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(role, forKey: .role)
+        try container.encodeIfPresent(deviceId?.lowercased, forKey: .deviceId)
+        try container.encodeIfPresent(memberId?.lowercased, forKey: .memberId)
+        try container.encodeIfPresent(address, forKey: .address)
     }
 }
 
@@ -36,6 +46,17 @@ public struct AuditEventBody: Codable, Sendable, Equatable {
         self.memberId = memberId
         self.subjectType = subjectType
         self.subject = subject
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(at, forKey: .at)
+        try container.encode(action, forKey: .action)
+        try container.encode(actor, forKey: .actor)
+        try container.encodeIfPresent(memberId?.lowercased, forKey: .memberId)
+        try container.encode(subjectType, forKey: .subjectType)
+        try container.encodeIfPresent(subject, forKey: .subject)
     }
 }
 
@@ -62,6 +83,14 @@ public struct AuditReadsBody: Codable, Sendable, Equatable {
         self.memberId = memberId
         self.route = route
         self.reads = reads
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(date, forKey: .date)
+        try container.encode(memberId.lowercased, forKey: .memberId)
+        try container.encode(route, forKey: .route)
+        try container.encode(reads, forKey: .reads)
     }
 }
 

@@ -1,3 +1,4 @@
+import FamilySyncCore
 import Foundation
 
 /// `manifest.json`, the first entry of an export's archive (PROTOCOL §15.2).
@@ -22,6 +23,18 @@ public struct ExportManifest: Codable, Sendable, Equatable {
         self.memberId = memberId
         self.exportedAt = exportedAt
         self.kinds = kinds
+    }
+
+    // Ids are lowercase on output (PROTOCOL §1), as in the archive's lines and its file's name.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(format, forKey: .format)
+        try container.encode(schemaVersion, forKey: .schemaVersion)
+        try container.encode(scope, forKey: .scope)
+        try container.encode(familyId.lowercased, forKey: .familyId)
+        try container.encodeIfPresent(memberId?.lowercased, forKey: .memberId)
+        try container.encode(exportedAt, forKey: .exportedAt)
+        try container.encode(kinds, forKey: .kinds)
     }
 
     public static let format = "familysync-export"

@@ -177,6 +177,11 @@ import Testing
         if cell.expected >= 400 {
             #expect(!reply.errorCode.isEmpty, "\(cell): not a §1.1 body")
         }
+        // Ids are lowercase on output (§1), whoever asks and whatever the answer.
+        for (part, text) in try Self.parts(of: reply) {
+            let upper = Self.upperCaseIDs(in: text)
+            #expect(upper.isEmpty, "\(cell): \(part) has ids in upper case: \(upper)")
+        }
         // Another family, and nobody, learn nothing of family A: not even its ids. (Accepting
         // is the exception by design: holding the token is being invited into family A.)
         var answer = String(buffer: reply.body)
@@ -195,5 +200,17 @@ import Testing
                 #expect(!body.contains(id.lowercased), "\(cell): a sibling's answer names the child's \(id)")
             }
         }
+    }
+
+    /// An answer as text, part by part: each header, and the body, or each file of an archive.
+    static func parts(of reply: TestServer.Reply) throws -> [(name: String, text: String)] {
+        let headers = reply.headers.map { (name: "header \($0.name)", text: $0.value) }
+        guard reply.headers[.contentType] == "application/x-tar" else { return headers + [("body", String(buffer: reply.body))] }
+        return headers + (try ExportTests.entries(Array(reply.body.readableBytesView)).map { ("archive's \($0.name)", $0.text) })
+    }
+
+    /// The UUID-shaped strings of `text` that have an upper-case hex digit.
+    static func upperCaseIDs(in text: String) -> [String] {
+        text.matches(of: /[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}/).map { String($0.output) }.filter { $0.contains(where: \.isUppercase) }
     }
 }

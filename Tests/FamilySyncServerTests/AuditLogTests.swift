@@ -67,6 +67,25 @@ import Testing
         }
     }
 
+    /// Fetching its pending commands marks them delivered: the server writes that on the child's
+    /// request, and it is the child's own write as much as the result it reports, so neither is
+    /// logged.
+    @Test func aChildsFetchAndResultOfItsCommandsAreNotLogged() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, child) = try await server.pair(by: parent)
+            let command = try await server.sendCommand(#"{"commandType":"block"}"#, to: child, by: parent)
+            let before = try await Self.audit(server, parent).events
+            #expect(before.contains { $0.subjectType == "ConfigurationCommand" && $0.subject == "command-\(command.commandId)" }, "the parent's command is logged")
+            let delivered = try await server.commands(of: child, as: child, status: "pending")
+            #expect(delivered.map(\.commandId) == [command.commandId] && delivered.first?.status == .delivered)
+            let result = try await server.send(.post, "/v1/commands/\(command.commandId)/result", credential: child.credential, json: #"{"status":"executed"}"#)
+            #expect(result.status == .ok, "\(String(buffer: result.body))")
+            let after = try await Self.audit(server, parent).events
+            #expect(after == before, "logged since: \(after.dropLast(before.count).map { "\($0.action) \($0.actor.role) \($0.subjectType)" })")
+        }
+    }
+
     @Test func aFailedChangeLeavesNoEntry() async throws {
         try await withTestServer { server in
             let parent = try await server.createFamily()
