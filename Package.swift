@@ -43,6 +43,8 @@ let package = Package(
         // OpenTelemetry's OTLP/HTTP exporter, which `serve` starts when an endpoint is configured.
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.0"),
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
+        // A caller's `traceparent` read as OpenTelemetry reads it, before any tracer sees it.
+        .package(url: "https://github.com/swift-otel/swift-w3c-trace-context.git", from: "1.0.0"),
         // Generated bodies for the one-pass reader's agreement with strict decoding (tests only).
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
@@ -108,6 +110,7 @@ let package = Package(
                 // Traces: the span API, and OpenTelemetry's exporter (`TraceExport`).
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "OTel", package: "swift-otel"),
+                .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
             ]
         ),
         // The parent's web dashboard under /app, a `RouteModule` the server's builders mount
@@ -318,6 +321,9 @@ let package = Package(
                 // A modify's trace, exported by OTLP to the test's own receiver.
                 .product(name: "OTel", package: "swift-otel"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+                // schemathesis, run against a test server (SchemathesisTests).
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // The SDK against a live server.

@@ -2,6 +2,7 @@ import FamilySyncPostgres
 import HTTPTypes
 import Hummingbird
 import Tracing
+import W3CTraceContext
 
 /// A server span per request when tracing is on (docs/operations.md, "Traces"): named for its
 /// method and route template, with the status. Hummingbird's `TracingMiddleware` records the path
@@ -20,9 +21,9 @@ struct RequestSpanMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let span = tracer.startSpan("\(request.method.rawValue)", context: InstrumentationContext.topLevel, ofKind: .server)
         defer { span.end() }
-        if request.headers[Self.traceparent] != nil {
+        if let headers = TraceHeaders(request.headers) {
             var caller = InstrumentationContext.topLevel
-            tracer.extract(request.headers, into: &caller, using: HTTPFieldsExtractor())
+            tracer.extract(headers, into: &caller, using: TraceHeaders.Reader())
             span.addLink(SpanLink(context: caller, attributes: [:]))
         }
         span.updateAttributes { attributes in
@@ -47,11 +48,36 @@ struct RequestSpanMiddleware: RouterMiddleware {
         }
     }
 
-    static let traceparent = HTTPField.Name("traceparent")!
 }
 
-private struct HTTPFieldsExtractor: Extractor {
-    func extract(key: String, from headers: HTTPFields) -> String? {
-        HTTPField.Name(key).flatMap { headers[$0] }
+/// A request's trace context headers alone, and only when they read as W3C Trace Context: what a
+/// tracer extracts from. swift-otel logs the whole carrier of a header it cannot read, and with
+/// the request's headers that was the caller's `Authorization` (issue 46); a malformed
+/// `traceparent` now reaches no tracer (and fills no log), and the carrier prints no value.
+struct TraceHeaders: Sendable, CustomStringConvertible {
+    let traceparent: String
+    let tracestate: String?
+
+    init?(_ headers: HTTPFields) {
+        guard let traceparent = headers[Self.traceparentName] else { return nil }
+        let tracestate = headers[Self.tracestateName]
+        guard (try? TraceContext(traceParentHeaderValue: traceparent, traceStateHeaderValue: tracestate)) != nil else { return nil }
+        self.traceparent = traceparent
+        self.tracestate = tracestate
     }
+
+    var description: String { "trace context headers" }
+
+    struct Reader: Extractor {
+        func extract(key: String, from headers: TraceHeaders) -> String? {
+            switch key.lowercased() {
+            case "traceparent": headers.traceparent
+            case "tracestate": headers.tracestate
+            default: nil
+            }
+        }
+    }
+
+    static let traceparentName = HTTPField.Name("traceparent")!
+    static let tracestateName = HTTPField.Name("tracestate")!
 }

@@ -1,4 +1,6 @@
+import AsyncHTTPClient
 import FamilySyncClient
+import FamilySyncClientNIO
 import FamilySyncCore
 import FamilySyncProtocol
 import FamilySyncTestSupport
@@ -9,7 +11,8 @@ import Glibc
 #endif
 
 /// Data minimization in logs (issue 36, docs/privacy.md): a family's whole walkthrough against a
-/// server logging JSON at debug, with every secret it hands out or takes in then looked for in
+/// server logging JSON at debug with tracing on (to a collector nobody runs, so the exporter's own
+/// warnings are in the log too), with every secret it hands out or takes in then looked for in
 /// every line of its log; and what a child did (app names, usage) in no line at info or above.
 @Suite(.timeLimit(.minutes(3))) struct SecretsInLogsTests {
     /// What is never logged at any level, and what a line at info or above never names.
@@ -35,12 +38,14 @@ import Glibc
                 [
                     "serve", "--port", "\(port)", "--log-level", "debug", "--log-format", "json",
                     "--apple-client-ids", "com.example.screentime", "--apple-jwks-url", "http://127.0.0.1:\(try freePort())/keys",
+                    "--otlp-endpoint", "http://127.0.0.1:\(try freePort())",
                 ],
                 port: port, environment: ["DATABASE_URL": database.connectionString], workingDirectory: directory
             )
             defer { server.signal(SIGKILL) }
             try await server.waitUntilReady()
             let watched = try await Self.walkThrough(server.client)
+            try await Self.sendTraceHeaders(to: port, beside: try #require(watched.secrets.first { $0.what == "the parent's credential" }).text)
 
             let lines = server.stderr.split(separator: "\n").map(String.init)
             // The log is there to be read: debug lines of the requests made, each a JSON object.
@@ -61,6 +66,25 @@ import Glibc
                     Issue.record("line \(number + 1), at \(object["level"] ?? ""), names \(what): \(line)")
                 }
             }
+        }
+    }
+
+    /// Trace headers a client made up, next to its credential. swift-otel logged the whole carrier
+    /// of a `traceparent` it could not read, `Authorization` included (issue 46).
+    static func sendTraceHeaders(to port: Int, beside credential: String) async throws {
+        let headers = [
+            ("00-not-a-trace-01", nil), (String(repeating: "f", count: 300), nil),
+            ("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", "not a trace state,,="),
+            ("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", "vendor=value"),
+        ]
+        for (traceparent, tracestate) in headers {
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/devices")
+            request.headers.add(name: "Authorization", value: "Bearer \(credential)")
+            request.headers.add(name: "traceparent", value: traceparent)
+            if let tracestate { request.headers.add(name: "tracestate", value: tracestate) }
+            let response = try await AsyncHTTPClientTransport.sharedHTTPClient.execute(request, timeout: .seconds(30))
+            #expect(response.status == .ok, "traceparent \(traceparent), tracestate \(tracestate ?? "none")")
+            _ = try await response.body.collect(upTo: 1 << 20)
         }
     }
 
