@@ -7,7 +7,11 @@ public func withTestDatabase<Result: Sendable>(
     migrated: Bool = true,
     _ body: (PostgresClient, DatabaseURL) async throws -> Result
 ) async throws -> Result {
-    let url = try await TestPostgres.shared.makeDatabase(migrated: migrated)
+    // In a full run hundreds of tests ask for a database at once, and each CREATE DATABASE waits
+    // for the one before it: minutes on a busy machine, so this wait is named but not a test's.
+    let url = try await OpenWaits.during("a fresh test database", limit: .seconds(1_800)) {
+        try await TestPostgres.shared.makeDatabase(migrated: migrated)
+    }
     var configuration = url.clientConfiguration()
     configuration.options.maximumConnections = 8
     // As TestServer's: at the suite's peak a backend can take longer than 10 s to start.
