@@ -46,6 +46,20 @@ extension LockedFamily {
         guard !targets.isEmpty || (!alerts.isEmpty && !parents.isEmpty) else { return }
         if !targets.isEmpty {
             let devices = targets.keys.sorted { $0.uuidString < $1.uuidString }
+            // The zones of a row waiting for a device are merged here, not in the conflict action:
+            // Citus refuses a function that is not IMMUTABLE in `DO UPDATE SET`
+            // (`ImmutableUpsertTests`). The family's lock keeps any other writer of these rows out
+            // until commit; a sender only deletes a row it sent (then this one is new, with zones
+            // already pushed: one push more, never one less) or sets its claim.
+            let waiting = try await connection.rows(
+                "SELECT device_id, payload FROM push_outbox WHERE family_id = \(id) AND kind = 'background' AND device_id = ANY(\(devices))",
+                logger: logger
+            )
+            for row in waiting {
+                let (device, payload) = try row.decode((UUID, RecordFields).self)
+                guard case .array(let zones)? = payload.value["zones"] else { continue }
+                targets[device]?.formUnion(zones.compactMap { if case .string(let zone) = $0 { zone } else { nil } })
+            }
             let contents = devices.map { RecordFields(["zones": .array(targets[$0]!.sorted().map(JSONValue.string))]) }
             try await connection.rows(
                 """
@@ -53,10 +67,7 @@ extension LockedFamily {
                 SELECT \(id), device, 'background', content, \(now), \(now), \(now.addingTimeInterval(BackgroundPush.lifetime))
                 FROM unnest(\(devices)::uuid[], \(contents)::jsonb[]) AS u(device, content)
                 ON CONFLICT (family_id, device_id) WHERE kind = 'background' DO UPDATE SET
-                    payload = jsonb_build_object('zones', (
-                        SELECT coalesce(jsonb_agg(DISTINCT zone ORDER BY zone), '[]'::jsonb)
-                        FROM jsonb_array_elements((push_outbox.payload -> 'zones') || (EXCLUDED.payload -> 'zones')) AS zone)),
-                    expires_at = EXCLUDED.expires_at, version = push_outbox.version + 1
+                    payload = EXCLUDED.payload, expires_at = EXCLUDED.expires_at, version = push_outbox.version + 1
                 """,
                 logger: logger
             )

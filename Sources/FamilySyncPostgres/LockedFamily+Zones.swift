@@ -6,7 +6,9 @@ import PostgresNIO
 /// A family's zones: made, revived, touched and tombstoned, each a numbered change.
 extension LockedFamily {
     /// A new zone a parent made, or one deleted before made again (a new incarnation); `EXISTS`
-    /// for a live one.
+    /// for a live one. The new incarnation is drawn in `VALUES` and the conflict action takes
+    /// `EXCLUDED`'s: Citus refuses a function that is not IMMUTABLE in `DO UPDATE SET`
+    /// (`ImmutableUpsertTests`).
     public func createZone(_ name: String, now: Date) async throws -> Zone {
         let sequence = try await advance()
         let rows = try await connection.rows(
@@ -14,7 +16,7 @@ extension LockedFamily {
             INSERT INTO zones (family_id, zone_name, child_device_id, created_at, incarnation, changed_seq)
             VALUES (\(id), \(name), NULL, \(now), gen_random_uuid(), \(sequence))
             ON CONFLICT (family_id, zone_name) DO UPDATE
-                SET deleted_at = NULL, incarnation = gen_random_uuid(), changed_seq = EXCLUDED.changed_seq, created_at = EXCLUDED.created_at
+                SET deleted_at = NULL, incarnation = EXCLUDED.incarnation, changed_seq = EXCLUDED.changed_seq, created_at = EXCLUDED.created_at
                 WHERE zones.deleted_at IS NOT NULL
             RETURNING incarnation
             """,
@@ -43,15 +45,16 @@ extension LockedFamily {
         try await createOwnedZone(Member.zoneName(of: memberID), device: nil, member: memberID, now: now)
     }
 
-    /// A zone a device or a member owns: a change of the database only when it is new or revived.
+    /// A zone a device or a member owns: a change of the database only when it is new or revived
+    /// (its new incarnation drawn in `VALUES`, as `createZone`'s).
     private func createOwnedZone(_ name: String, device: UUID?, member: UUID?, now: Date) async throws {
         let sequence = try await advance()
         let rows = try await connection.rows(
             """
-            INSERT INTO zones (family_id, zone_name, child_device_id, member_id, created_at, changed_seq)
-            VALUES (\(id), \(name), \(device), \(member), \(now), \(sequence))
+            INSERT INTO zones (family_id, zone_name, child_device_id, member_id, created_at, incarnation, changed_seq)
+            VALUES (\(id), \(name), \(device), \(member), \(now), gen_random_uuid(), \(sequence))
             ON CONFLICT (family_id, zone_name) DO UPDATE
-                SET deleted_at = NULL, incarnation = gen_random_uuid(), changed_seq = EXCLUDED.changed_seq, created_at = EXCLUDED.created_at
+                SET deleted_at = NULL, incarnation = EXCLUDED.incarnation, changed_seq = EXCLUDED.changed_seq, created_at = EXCLUDED.created_at
                 WHERE zones.deleted_at IS NOT NULL
             RETURNING zone_name
             """,
