@@ -39,12 +39,21 @@ public enum DailySummaryCalculator {
         return digits.count < width ? String(repeating: "0", count: width - digits.count) + digits : digits
     }
 
-    /// The instants a local day spans, or nil for a malformed date.
+    /// §1.1's refusal of a `field` that is not a date: every day of the proleptic Gregorian
+    /// calendar from 0001-01-01 to 9999-12-31 is one (§1), before 1582 too; year 0 is not, as
+    /// PostgreSQL's `date` has none.
+    public static func notADate(_ name: String, field: String? = nil) -> FamilySyncError {
+        .badRequest("\(name) is a date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31.", field: field ?? name)
+    }
+
+    /// The instants a local day spans, or nil for anything but a date (`notADate`).
     public static func interval(of date: String, in timeZone: TimeZone) -> DateInterval? {
         let parts = date.split(separator: "-")
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]), year >= 1, (1...12).contains(month), (1...31).contains(day)
         else { return nil }
+        // Foundation's Gregorian calendar is the Julian one before 1582-10-15.
+        guard year >= 1583 else { return prolepticInterval(year: year, month: month, day: day, named: date, in: timeZone) }
         let calendar = calendar(timeZone)
         let components = DateComponents(year: year, month: month, day: day)
         guard components.isValidDate(in: calendar), let start = calendar.date(from: components),
@@ -52,6 +61,21 @@ public enum DailySummaryCalculator {
             let end = calendar.date(byAdding: .day, value: 1, to: start)
         else { return nil }
         return DateInterval(start: start, end: end)
+    }
+
+    /// A day before 1583 from its day number: midnight local time, by the zone's offset then.
+    /// No zone changed its offset that early (each keeps its local mean time until the 1800s),
+    /// so a day there is 24 hours.
+    static func prolepticInterval(year: Int, month: Int, day: Int, named date: String, in timeZone: TimeZone) -> DateInterval? {
+        let local = TimeInterval(Instant.daysFromCivil(year: Int64(year), month: Int64(month), day: Int64(day)) * 86_400)
+        func midnight(_ local: TimeInterval) -> Date {
+            let guess = Date(timeIntervalSince1970: local - TimeInterval(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: local))))
+            return Date(timeIntervalSince1970: local - TimeInterval(timeZone.secondsFromGMT(for: guess)))
+        }
+        let start = midnight(local)
+        // 0100-02-29 would be 0100-03-01: a date that does not name itself back is none.
+        guard self.day(of: start, in: timeZone) == date else { return nil }
+        return DateInterval(start: start, end: midnight(local + 86_400))
     }
 
     /// The local days a session counts on.

@@ -126,7 +126,7 @@ public struct DailyTotals: Sendable, Equatable {
     /// a day that ended longer ago than usage is kept. `field` names the date in the error.
     public static func checkDate(_ date: String, in timeZone: TimeZone, now: Date, retention: TimeInterval, field: String) throws(FamilySyncError) {
         guard let day = DailySummaryCalculator.interval(of: date, in: timeZone) else {
-            throw .badRequest("date is a date, YYYY-MM-DD.", field: field)
+            throw DailySummaryCalculator.notADate("date", field: field)
         }
         let today = DailySummaryCalculator.dayNumber(of: now, in: timeZone)
         guard DailySummaryCalculator.dayNumber(of: day.start, in: timeZone) <= today + 1 else {

@@ -226,6 +226,11 @@ public struct HealthReport: Sendable, Equatable {
     /// The longest version a report may name.
     public static let maximumVersionLength = 64
 
+    /// `notificationSequence`'s range (§10): a 32-bit count of the extension's notifications (68
+    /// years at one a second), so that a report skips at most 2147483646 and the day's counters,
+    /// 32-bit like every count the server keeps, hold what one report adds.
+    public static let notificationSequences: ClosedRange<Int64> = 0...Int64(Int32.max)
+
     /// Whether `text` may be a report's `appVersion` or `osVersion`: printable and short, since it
     /// is a label of the operator's report, not free text.
     public static func isVersion(_ text: String) -> Bool {
@@ -233,13 +238,16 @@ public struct HealthReport: Sendable, Equatable {
             && text.first != " " && text.last != " "
     }
 
-    /// §10's rules: a heartbeat at most 5 minutes ahead, at most 100 errors, each valid and once.
+    /// §10's rules: a heartbeat at most 5 minutes ahead, a sequence number in its range, at most
+    /// 100 errors, each valid and once.
     public func validate(now: Date) throws(FamilySyncError) {
         guard heartbeatAt <= now.addingTimeInterval(HeartbeatRules.futureAllowance) else {
             throw .badRequest("heartbeatAt is more than 5 minutes in the future.", field: "heartbeatAt")
         }
         if let memoryUsageMB, !(0...1_000_000).contains(memoryUsageMB) { throw .badRequest("memoryUsageMB is 0–1000000.", field: "memoryUsageMB") }
-        if let notificationSequence, notificationSequence < 0 { throw .badRequest("notificationSequence is not negative.", field: "notificationSequence") }
+        if let notificationSequence, !Self.notificationSequences.contains(notificationSequence) {
+            throw .badRequest("notificationSequence is 0–\(Self.notificationSequences.upperBound).", field: "notificationSequence")
+        }
         for (field, version) in [("appVersion", appVersion), ("osVersion", osVersion)] {
             guard let version else { continue }
             guard Self.isVersion(version) else {

@@ -30,6 +30,19 @@ public struct HealthTally: Sendable, Equatable {
 
     public var isEmpty: Bool { self == HealthTally() }
 
+    /// The most a count of the store holds (its columns are 32-bit): sums stop there, so that no
+    /// run of heartbeats can overflow one.
+    public static let maximumCount = Int(Int32.max)
+
+    /// Each count held to `maximumCount` (the store's quiet heartbeats may have taken one there).
+    public var saturated: HealthTally {
+        func held(_ count: Int) -> Int { min(max(count, 0), Self.maximumCount) }
+        return HealthTally(
+            heartbeats: held(heartbeats), monitoredSeconds: monitoredSeconds, staleSeconds: staleSeconds, gaps: gaps.map(held), events: held(events),
+            failures: held(failures)
+        )
+    }
+
     /// A heartbeat `interval` seconds after the one before (nil: the device's first), whose state
     /// said monitoring was on (`monitoring`): an interval while it was off is nobody's gap.
     public mutating func heartbeat(after interval: TimeInterval?, monitoring: Bool) {

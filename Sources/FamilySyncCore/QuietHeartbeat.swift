@@ -40,7 +40,15 @@ extension HeartbeatRules {
             state.monitoringActive == monitoringActive && state.status == status
                 && state.lastHeartbeatAt >= lastHeartbeatAfter && state.lastHeartbeatAt <= now
                 && state.recordWrittenAt > recordWrittenAfter && state.recordDayEnd > recordDayEndAfter
-                && (sequence == nil || state.lastSequence == nil || sequence == state.lastSequence || sequence == state.lastSequence.map { $0 + 1 })
+                && Self.continues(state.lastSequence, with: sequence)
+        }
+
+        /// No number, or the same number or the next: as a difference, as the statement has it (a
+        /// number kept from before §10's range may be the largest there is).
+        static func continues(_ last: Int64?, with next: Int64?) -> Bool {
+            guard let last, let next else { return true }
+            let (difference, overflow) = next.subtractingReportingOverflow(last)
+            return !overflow && (0...1).contains(difference)
         }
 
         /// The state after it: the heartbeat moved on, memory and number kept where it has none.

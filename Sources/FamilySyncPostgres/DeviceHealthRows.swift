@@ -68,7 +68,7 @@ enum DeviceHealthRows {
 
     /// A device's `date` from everything kept: heartbeat state, counters, gaps, sessions, errors.
     static func day(_ date: String, of owner: Owner, on connection: PostgresConnection, errorLimit: Int, now: Date, logger: Logger) async throws -> DeviceHealth {
-        guard let bounds = DailySummaryCalculator.interval(of: date, in: owner.timeZone) else { throw FamilySyncError.badRequest("date is a date, YYYY-MM-DD.", field: "date") }
+        guard let bounds = DailySummaryCalculator.interval(of: date, in: owner.timeZone) else { throw DailySummaryCalculator.notADate("date") }
         let (familyID, deviceID) = (owner.familyID, owner.deviceID)
         let state = try await connection.rows(
             "SELECT monitoring_active, last_heartbeat_at, memory_usage_mb FROM device_health WHERE family_id = \(familyID) AND device_id = \(deviceID)", logger: logger

@@ -75,6 +75,7 @@ public struct PostgresHealthIntake: Sendable {
     /// the `health` record; nil when the report needs the full path.
     func quietHeartbeat(_ quiet: HeartbeatRules.QuietHeartbeat, by device: AuthenticatedDevice, zone: String) async throws -> Reported? {
         let sequence = quiet.sequence
+        let top = HealthTally.maximumCount
         let rows = try await changeLog.database.rows(
             """
             WITH before AS (
@@ -84,7 +85,9 @@ public struct PostgresHealthIntake: Sendable {
                   AND h.last_heartbeat_at >= \(quiet.lastHeartbeatAfter) AND h.last_heartbeat_at <= \(quiet.now)
                   AND h.record_written_at > \(quiet.recordWrittenAfter)
                   AND h.record_day_end > \(quiet.recordDayEndAfter)
-                  AND (\(sequence)::bigint IS NULL OR h.last_sequence IS NULL OR \(sequence)::bigint IN (h.last_sequence, h.last_sequence + 1))
+                  -- The same number or the next, as a difference: a row kept from before §10's
+                  -- range was checked may hold the largest bigint, which + 1 would overflow.
+                  AND (\(sequence)::bigint IS NULL OR h.last_sequence IS NULL OR \(sequence)::bigint - h.last_sequence IN (0, 1))
                 FOR UPDATE OF h
             ), updated AS (
                 UPDATE device_health h SET last_heartbeat_at = \(quiet.now), memory_usage_mb = COALESCE(\(quiet.memoryUsageMB), h.memory_usage_mb),
@@ -92,19 +95,20 @@ public struct PostgresHealthIntake: Sendable {
                     app_version = COALESCE(\(quiet.appVersion), h.app_version), os_version = COALESCE(\(quiet.osVersion), h.os_version),
                     -- What HealthTally.heartbeat adds, in SQL (its bounds as parameters), until a
                     -- full report folds it into the day's row. The interval is at most 300 s
-                    -- here (lastHeartbeatAfter), so three buckets hold it.
-                    pending_heartbeats = h.pending_heartbeats + 1,
+                    -- here (lastHeartbeatAfter), so three buckets hold it. Counts stop at
+                    -- HealthTally.maximumCount, as the day's do.
+                    pending_heartbeats = least(h.pending_heartbeats::bigint + 1, \(top)),
                     pending_monitored_seconds = h.pending_monitored_seconds
                         + CASE WHEN h.monitoring_active THEN extract(epoch FROM \(quiet.now) - h.last_heartbeat_at)::float8 ELSE 0 END,
                     pending_stale_seconds = h.pending_stale_seconds
                         + CASE WHEN h.monitoring_active THEN greatest(0, extract(epoch FROM \(quiet.now) - h.last_heartbeat_at)::float8 - \(HeartbeatRules.staleAfter)) ELSE 0 END,
-                    pending_gaps_60 = h.pending_gaps_60
-                        + (h.monitoring_active AND extract(epoch FROM \(quiet.now) - h.last_heartbeat_at) <= \(HealthTally.gapBounds[0]))::int,
-                    pending_gaps_120 = h.pending_gaps_120
+                    pending_gaps_60 = least(h.pending_gaps_60::bigint
+                        + (h.monitoring_active AND extract(epoch FROM \(quiet.now) - h.last_heartbeat_at) <= \(HealthTally.gapBounds[0]))::int, \(top)),
+                    pending_gaps_120 = least(h.pending_gaps_120::bigint
                         + (h.monitoring_active AND extract(epoch FROM \(quiet.now) - h.last_heartbeat_at) > \(HealthTally.gapBounds[0])
-                           AND extract(epoch FROM \(quiet.now) - h.last_heartbeat_at) <= \(HealthTally.gapBounds[1]))::int,
-                    pending_gaps_300 = h.pending_gaps_300
-                        + (h.monitoring_active AND extract(epoch FROM \(quiet.now) - h.last_heartbeat_at) > \(HealthTally.gapBounds[1]))::int
+                           AND extract(epoch FROM \(quiet.now) - h.last_heartbeat_at) <= \(HealthTally.gapBounds[1]))::int, \(top)),
+                    pending_gaps_300 = least(h.pending_gaps_300::bigint
+                        + (h.monitoring_active AND extract(epoch FROM \(quiet.now) - h.last_heartbeat_at) > \(HealthTally.gapBounds[1]))::int, \(top))
                 FROM before WHERE h.family_id = before.family_id AND h.device_id = before.device_id
                 RETURNING h.family_id, h.memory_usage_mb, before.last_heartbeat_at AS previous
             )
@@ -161,9 +165,13 @@ public struct PostgresHealthIntake: Sendable {
         _ decision: HeartbeatDecision, tallies: [(date: String, tally: HealthTally)], versions: (app: String?, os: String?), of device: AuthenticatedDevice,
         on connection: PostgresConnection, logger: Logger
     ) async throws {
-        for (date, tally) in tallies {
+        // Every count stops at HealthTally.maximumCount (the columns are 32-bit): what is added
+        // is held to it, and each sum too, so that no run of heartbeats overflows a day.
+        let top = HealthTally.maximumCount
+        for (date, added) in tallies {
             let today = date == decision.date
-            let missed = today ? decision.missedNotifications : 0, resets = today && decision.sequenceReset ? 1 : 0
+            let missed = today ? min(decision.missedNotifications, top) : 0, resets = today && decision.sequenceReset ? 1 : 0
+            let tally = added.saturated
             let gaps = tally.gaps
             try await connection.rows(
                 """
@@ -172,15 +180,19 @@ public struct PostgresHealthIntake: Sendable {
                 VALUES (\(device.familyID), \(device.deviceID), \(date), \(missed), \(resets), \(tally.heartbeats), \(tally.monitoredSeconds), \(tally.staleSeconds),
                     \(gaps[0]), \(gaps[1]), \(gaps[2]), \(gaps[3]), \(gaps[4]), \(gaps[5]), \(tally.events), \(tally.failures), \(versions.app), \(versions.os))
                 ON CONFLICT (family_id, device_id, date) DO UPDATE SET
-                    missed_notifications = device_health_days.missed_notifications + EXCLUDED.missed_notifications,
-                    sequence_resets = device_health_days.sequence_resets + EXCLUDED.sequence_resets,
-                    heartbeats = device_health_days.heartbeats + EXCLUDED.heartbeats,
+                    missed_notifications = least(device_health_days.missed_notifications::bigint + EXCLUDED.missed_notifications, \(top)),
+                    sequence_resets = least(device_health_days.sequence_resets::bigint + EXCLUDED.sequence_resets, \(top)),
+                    heartbeats = least(device_health_days.heartbeats::bigint + EXCLUDED.heartbeats, \(top)),
                     monitored_seconds = device_health_days.monitored_seconds + EXCLUDED.monitored_seconds,
                     stale_seconds = device_health_days.stale_seconds + EXCLUDED.stale_seconds,
-                    gaps_60 = device_health_days.gaps_60 + EXCLUDED.gaps_60, gaps_120 = device_health_days.gaps_120 + EXCLUDED.gaps_120,
-                    gaps_300 = device_health_days.gaps_300 + EXCLUDED.gaps_300, gaps_900 = device_health_days.gaps_900 + EXCLUDED.gaps_900,
-                    gaps_3600 = device_health_days.gaps_3600 + EXCLUDED.gaps_3600, gaps_longer = device_health_days.gaps_longer + EXCLUDED.gaps_longer,
-                    events = device_health_days.events + EXCLUDED.events, failures = device_health_days.failures + EXCLUDED.failures,
+                    gaps_60 = least(device_health_days.gaps_60::bigint + EXCLUDED.gaps_60, \(top)),
+                    gaps_120 = least(device_health_days.gaps_120::bigint + EXCLUDED.gaps_120, \(top)),
+                    gaps_300 = least(device_health_days.gaps_300::bigint + EXCLUDED.gaps_300, \(top)),
+                    gaps_900 = least(device_health_days.gaps_900::bigint + EXCLUDED.gaps_900, \(top)),
+                    gaps_3600 = least(device_health_days.gaps_3600::bigint + EXCLUDED.gaps_3600, \(top)),
+                    gaps_longer = least(device_health_days.gaps_longer::bigint + EXCLUDED.gaps_longer, \(top)),
+                    events = least(device_health_days.events::bigint + EXCLUDED.events, \(top)),
+                    failures = least(device_health_days.failures::bigint + EXCLUDED.failures, \(top)),
                     app_version = COALESCE(EXCLUDED.app_version, device_health_days.app_version),
                     os_version = COALESCE(EXCLUDED.os_version, device_health_days.os_version)
                 """,

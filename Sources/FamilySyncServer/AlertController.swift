@@ -38,7 +38,7 @@ struct AlertController {
     @Sendable func budgetStatus(_ request: Request, context: FamilySyncRequestContext) async throws -> BudgetStatusResponse {
         let (caller, memberID) = try MemberController.reader(context)
         guard let date = request.uri.queryParameters.get("date"), DailySummaryCalculator.interval(of: date, in: .gmt) != nil else {
-            throw FamilySyncError.badRequest("date is a date, YYYY-MM-DD.", field: "date")
+            throw DailySummaryCalculator.notADate("date")
         }
         let status = try await alerts.budgetStatus(familyID: caller.familyID, memberID: memberID, date: date)
         return BudgetStatusResponse(date: date, budgets: status.map(BudgetStatusResponse.Entry.init))

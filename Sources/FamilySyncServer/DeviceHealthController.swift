@@ -39,7 +39,7 @@ struct DeviceHealthController {
         try AccessPolicy.check(caller, .readHealth(device: deviceID))
         let date: String? = request.uri.queryParameters.get("date").map { String($0) }
         if let date, DailySummaryCalculator.interval(of: date, in: .gmt) == nil {
-            throw FamilySyncError.badRequest("date is a date, YYYY-MM-DD.", field: "date")
+            throw DailySummaryCalculator.notADate("date")
         }
         let (day, name, timeZone) = try await reads.health(of: deviceID, familyID: caller.familyID, date: date, errorLimit: 20)
         if request.prefers("text/plain") {

@@ -26,7 +26,7 @@ struct FleetController {
         let week: ISOWeek
         if let text = weeks.first {
             guard let parsed = ISOWeek(String(text)) else {
-                throw FamilySyncError.badRequest("week is an ISO week, YYYY-Www (2026-W48), one the year has.", field: "week")
+                throw FamilySyncError.badRequest("week is an ISO week, YYYY-Www (2026-W48), one the year has, from 0001-W01 to 9999-W51.", field: "week")
             }
             week = parsed
         } else {

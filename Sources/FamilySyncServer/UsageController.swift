@@ -41,7 +41,7 @@ struct UsageController {
         let body = try await request.decode(as: UsageTotalsRequest.self, context: context)
         let timeZone = try body.timeZone.map { name throws(FamilySyncError) in try Validation.timeZone(name, field: "timeZone") }
         let (apps, uncategorised) = try Self.totals(body.apps)
-        guard DailySummaryCalculator.interval(of: body.date, in: .gmt) != nil else { throw FamilySyncError.badRequest("date is a date, YYYY-MM-DD.", field: "date") }
+        guard DailySummaryCalculator.interval(of: body.date, in: .gmt) != nil else { throw DailySummaryCalculator.notADate("date") }
         let upload = try await intake.uploadTotals(apps, date: body.date, uncategorised: uncategorised, timeZone: timeZone, retention: retention, child: caller)
         return UsageTotalsResponse(
             summary: DailySummaryBody(upload.summary), alerts: upload.alerts.map(AlertBody.init),
@@ -145,10 +145,10 @@ struct UsageController {
     static func dates(_ request: Request) throws(FamilySyncError) -> [String] {
         let parameters = request.uri.queryParameters
         guard let from = parameters.get("from"), DailySummaryCalculator.interval(of: from, in: .gmt) != nil else {
-            throw .badRequest("from is a date, YYYY-MM-DD.", field: "from")
+            throw DailySummaryCalculator.notADate("from")
         }
         guard let to = parameters.get("to"), DailySummaryCalculator.interval(of: to, in: .gmt) != nil else {
-            throw .badRequest("to is a date, YYYY-MM-DD.", field: "to")
+            throw DailySummaryCalculator.notADate("to")
         }
         guard let dates = UsageReport.dates(from: from, to: to) else {
             throw .badRequest("to is on or after from, and at most \(UsageReport.maximumDays) days later.", field: "to")

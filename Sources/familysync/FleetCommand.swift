@@ -38,7 +38,7 @@ struct FleetCommand: AsyncParsableCommand {
                 throw OperatorError.configuration("the fleet's report needs the operator token (--token-file or FAMILYSYNC_OPERATOR_TOKEN)")
             }
             if let week, ISOWeek(week) == nil {
-                throw OperatorError.configuration("the week is an ISO week, YYYY-Www (2026-W48), one the year has; not '\(week)'")
+                throw OperatorError.configuration("the week is an ISO week, YYYY-Www (2026-W48), one the year has, from 0001-W01 to 9999-W51; not '\(week)'")
             }
             let serverText = server ?? environment["FAMILYSYNC_SERVER"].flatMap { $0.isEmpty ? nil : $0 } ?? ClientOptions.defaultServer
             let client = FamilySyncClient(serverURL: try ClientOptions.serverURL(serverText), credential: token, transport: ClientContext.transport)

@@ -84,8 +84,22 @@ import Testing
         #expect(DailySummary(fields: day.fields) == day)
     }
 
-    @Test(arguments: ["2026-02-30", "2026-13-01", "26-01-01", "2026-1-01", "x"])
+    @Test(arguments: ["2026-02-30", "2026-13-01", "26-01-01", "2026-1-01", "x", "10000-01-01", "+001-01-01", "1582-02-29", "0100-02-29", "0000-01-01"])
     func malformedDatesHaveNoInterval(_ date: String) {
         #expect(DailySummaryCalculator.interval(of: date, in: Self.chicago) == nil)
+    }
+
+    /// One calendar for every date (§1): the proleptic Gregorian one, as instants are, from
+    /// 0001-01-01 to 9999-12-31. Before 1582-10-15 too (Foundation's Gregorian calendar is the
+    /// Julian one there): each day starts at its instant's midnight, in UTC and in a zone (whose
+    /// offset then was its local mean time), and is named back by `day(of:)`.
+    @Test(arguments: ["0001-01-01", "0004-02-29", "1000-03-01", "1582-10-04", "1582-10-14", "1582-10-15", "1583-01-01", "9999-12-31"])
+    func everyDateFromYear1IsADay(_ date: String) throws {
+        let day = try #require(DailySummaryCalculator.interval(of: date, in: .gmt), "\(date) refused")
+        #expect(day.start == Self.at(date + "T00:00:00Z") && day.duration == 86_400)
+        let local = try #require(DailySummaryCalculator.interval(of: date, in: Self.chicago), "\(date) refused in Chicago")
+        let offset = TimeInterval(Self.chicago.secondsFromGMT(for: local.start))
+        #expect(local.start == Self.at(date + "T00:00:00Z").addingTimeInterval(-offset) && local.duration == 86_400)
+        #expect(DailySummaryCalculator.day(of: local.start, in: Self.chicago) == date && DailySummaryCalculator.day(of: local.end.addingTimeInterval(-1), in: Self.chicago) == date)
     }
 }

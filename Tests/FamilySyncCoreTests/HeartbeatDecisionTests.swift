@@ -115,6 +115,7 @@ import Testing
         #expect(!beat.admits(Self.state(written: 300)) && beat.admits(Self.state(written: 299)))
         #expect(!beat.admits(Self.state(dayEnd: Self.now)))
         #expect(!beat.admits(Self.state(sequence: 6)) && !beat.admits(Self.state(sequence: 5)))
+        #expect(!beat.admits(Self.state(sequence: .max)), "a number kept from before §10's range")
         // The answer is the record as of now.
         let record = DeviceHealth.day(
             "2026-11-20", in: .gmt, deviceID: UUID(), lastHeartbeatAt: Self.now.addingTimeInterval(-30), monitoringActive: true, memoryUsageMB: 2,

@@ -56,6 +56,30 @@ import Testing
         #expect(HeartbeatRules.sequence(previous: 10, next: nil) == (0, false))
     }
 
+    /// `notificationSequence` is 0…2147483647 (§10): a 32-bit count of the extension's
+    /// notifications, so one report skips at most 2147483646, which the day's counters hold.
+    @Test func aSequenceNumberIsWithinItsRange() {
+        let now = Self.at("2026-11-20T10:00:00Z")
+        func report(_ sequence: Int64) -> HealthReport { HealthReport(heartbeatAt: now, monitoringActive: true, notificationSequence: sequence) }
+        for valid: Int64 in [0, 1, 2_147_483_647] {
+            #expect(throws: Never.self) { try report(valid).validate(now: now) }
+        }
+        for invalid: Int64 in [-1, 2_147_483_648, 3_000_000_000, 3_000_000_002, .max, .min] {
+            let error = #expect(throws: FamilySyncError.self) { try report(invalid).validate(now: now) }
+            #expect(error?.code == .badRequest && error?.field == "notificationSequence", "\(invalid)")
+            #expect(error?.reason == "notificationSequence is 0–2147483647.", "\(invalid): \(error?.reason ?? "")")
+        }
+        #expect(HeartbeatRules.sequence(previous: 0, next: 2_147_483_647) == (2_147_483_646, false))
+    }
+
+    /// What a report adds to a day is held to the store's 32-bit counts, as the sums are.
+    @Test func aDaysCountsStopAtTheirTop() {
+        let top = HealthTally.maximumCount
+        let added = HealthTally(heartbeats: top + 1, monitoredSeconds: 5e12, staleSeconds: 1, gaps: [top, top + 5, 0, 1, 2, 3], events: .max, failures: -1)
+        #expect(added.saturated == HealthTally(heartbeats: top, monitoredSeconds: 5e12, staleSeconds: 1, gaps: [top, top, 0, 1, 2, 3], events: top, failures: 0))
+        #expect(HealthTally(heartbeats: 3, monitoredSeconds: 60, staleSeconds: 0, gaps: [1, 0, 0, 0, 0, 0], events: 2, failures: 1).saturated.heartbeats == 3)
+    }
+
     /// A device whose clock jumps: the rules see receipt instants only, so a heartbeat stamped an
     /// hour ahead or behind changes nothing; a report stamped more than 5 minutes ahead of the
     /// server is refused.

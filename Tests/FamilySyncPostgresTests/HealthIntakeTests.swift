@@ -38,6 +38,63 @@ import Testing
         }
     }
 
+    /// The day's counters are 32-bit columns: whatever the store is given (skips of 2147483646
+    /// with restarts between, a 64-bit sequence number kept from before §10's range was checked,
+    /// counters already at their top), each sum stops at 2147483647 and no report fails, on
+    /// either path.
+    @Test func theDaysCountersSaturate() async throws {
+        try await withTestDatabase { client, _ in
+            let family = try await RecordEnginePropertyTests.makeFamily(client)
+            let clock = ManualClock()
+            let database = Database.underTest(client)
+            let intake = PostgresHealthIntake(changeLog: ChangeLog(database: database, logger: testLogger), clock: clock, logger: testLogger)
+            func beat(_ sequence: Int64?, errors: [ExtensionError] = []) async throws -> PostgresHealthIntake.Reported {
+                clock.advance(by: 30)
+                let report = HealthReport(heartbeatAt: clock.now(), monitoringActive: true, notificationSequence: sequence, errors: errors)
+                return try await intake.report(report, by: family.child)
+            }
+            let top = Int(Int32.max)
+            _ = try await beat(0)
+            _ = try await beat(Int64(top))
+            _ = try await beat(0)
+            #expect(try await beat(Int64(top)).health.missedNotifications == top)
+            _ = try await beat(.max)
+            #expect(try await beat(.max).quiet, "the same number again, on the one-statement path")
+
+            let (familyID, deviceID) = (family.child.familyID, family.child.deviceID)
+            try await database.rows(
+                """
+                UPDATE device_health_days SET missed_notifications = 2147483647, sequence_resets = 2147483647, heartbeats = 2147483647, gaps_60 = 2147483647,
+                    gaps_120 = 2147483647, gaps_300 = 2147483647, gaps_900 = 2147483647, gaps_3600 = 2147483647, gaps_longer = 2147483647,
+                    events = 2147483647, failures = 2147483647
+                WHERE family_id = \(familyID) AND device_id = \(deviceID)
+                """,
+                logger: testLogger
+            )
+            try await database.rows(
+                """
+                UPDATE device_health SET pending_heartbeats = 2147483647, pending_gaps_60 = 2147483647, pending_gaps_120 = 2147483647, pending_gaps_300 = 2147483647
+                WHERE family_id = \(familyID) AND device_id = \(deviceID)
+                """,
+                logger: testLogger
+            )
+            #expect(try await beat(.max).quiet)
+            let failed = ExtensionError(id: UUID(), timestamp: clock.now(), eventName: "intervalDidStart", action: "record_usage", success: false)
+            let full = try await beat(1, errors: [failed])
+            #expect(!full.quiet && full.health.missedNotifications == top && full.health.sequenceResets == top)
+            let counters = try await database.rows(
+                """
+                SELECT missed_notifications, sequence_resets, heartbeats, gaps_60, gaps_120, gaps_300, gaps_900, gaps_3600, gaps_longer, events, failures
+                FROM device_health_days WHERE family_id = \(familyID) AND device_id = \(deviceID)
+                """,
+                logger: testLogger
+            ).decode((Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int).self).map { row in
+                [row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10]
+            }
+            #expect(!counters.isEmpty && counters.allSatisfy { $0.allSatisfy { $0 == top } }, "\(counters)")
+        }
+    }
+
     /// A day of health is a fact: what it derives is written, and only the zones written into
     /// change. The detector's tracking pass makes the alert in the member's zone and leaves the
     /// device's zone as it was (no spurious wake, no push of nothing).

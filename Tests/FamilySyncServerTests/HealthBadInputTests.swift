@@ -56,6 +56,10 @@ import Testing
              field: "notificationSequence", reason: "expected an integer"),
         Case(description: "a sequence number past 64 bits", body: ["notificationSequence": "1e30"], field: "notificationSequence", reason: "out of range"),
         Case(description: "a sequence number one past 64 bits", body: ["notificationSequence": "9223372036854775808"], field: "notificationSequence", reason: "out of range"),
+        // §10's range, 0…2147483647: a 32-bit count, whose skips the day's counters hold.
+        Case(description: "a sequence number one past its range", body: ["notificationSequence": "2147483648"], field: "notificationSequence", reason: "0–2147483647"),
+        Case(description: "a sequence number of 3000000000", body: ["notificationSequence": "3000000000"], field: "notificationSequence", reason: "0–2147483647"),
+        Case(description: "the largest 64-bit sequence number", body: ["notificationSequence": "9223372036854775807"], field: "notificationSequence", reason: "0–2147483647"),
         Case(description: "an unknown member", body: ["battery": "80"], field: "battery"),
         Case(description: "an empty appVersion", body: ["appVersion": "\"\""], field: "appVersion"),
         Case(description: "an appVersion of 65 characters", body: ["appVersion": "\"" + String(repeating: "1", count: 65) + "\""], field: "appVersion"),
@@ -113,6 +117,38 @@ import Testing
             let quiet = Self.json(Case(description: "", body: ["memoryUsageMB": "4.25", "notificationSequence": "4"]))
             let again = try await server.send(.post, "/v1/devices/me/health", credential: fixture.child.credential, json: quiet)
             #expect(try again.decode(DeviceHealthBody.self).memoryUsageMB == 4.25, "\(String(buffer: again.body).prefix(300))")
+        }
+    }
+
+    /// Issue 46's heartbeats, and more: numbers past the range are refused whatever came before,
+    /// and no run of valid ones overflows the day's counters (two skips of 2147483646 with a
+    /// restart between: the count stays at 2147483647), on either path, all day.
+    @Test func noRunOfSequenceNumbersBreaksTheDay() async throws {
+        try await withTestServer { server in
+            let fixture = try await FamilyFixture.make(server)
+            var refused: [String] = []
+            // Each sequence number, and whether it is in the range.
+            let beats: [(String, Bool)] = [
+                ("1", true), ("3000000000", false), ("3000000002", false), ("3000000003", false), ("9223372036854775807", false), ("9223372036854775807", false),
+                ("2147483647", true), ("2147483647", true), ("0", true), ("2147483647", true), ("0", true), ("2147483647", true), ("2147483647", true), ("5", true),
+            ]
+            var last: DeviceHealthBody?
+            for (sequence, valid) in beats {
+                server.clock.advance(by: 30)
+                let body = #"{"heartbeatAt":"\#(Instant.format(server.clock.now()))","monitoringActive":true,"notificationSequence":\#(sequence)}"#
+                let reply = try await server.send(.post, "/v1/devices/me/health", credential: fixture.child.credential, json: body)
+                let answer = "\(sequence): \(reply.status.code) \(String(buffer: reply.body).prefix(200))"
+                if valid {
+                    if reply.status == .ok { last = try reply.decode(DeviceHealthBody.self) } else { refused.append(answer) }
+                } else if reply.status != .badRequest || reply.error?.field != "notificationSequence" {
+                    refused.append(answer)
+                }
+            }
+            #expect(refused.isEmpty, "\(refused.joined(separator: "\n"))")
+            #expect(last?.missedNotifications == 2_147_483_647 && last?.sequenceResets == 3, "\(String(describing: last))")
+            let read = try await server.send(.get, "/v1/devices/\(fixture.child.deviceID.lowercased)/health", credential: fixture.parent.credential)
+            #expect(read.status == .ok, "\(String(buffer: read.body).prefix(300))")
+            #expect(try read.decode(DeviceHealthBody.self).missedNotifications == 2_147_483_647)
         }
     }
 

@@ -35,3 +35,11 @@ if [ ! -f "$axe_script" ]; then
   echo "installing axe-core (PyPI's axe-selenium-python) for the browser tests" >&2
   python3 -m pip install --quiet --disable-pip-version-check --no-deps --target .build/test-python axe-selenium-python==2.1.6 >&2
 fi
+
+# schemathesis, which SchemathesisTests runs against a test server to hold docs/openapi.yaml to
+# what the server answers, with the Hypothesis that generates its cases (both pinned: a seeded run
+# sends the same requests every time), installed with their dependencies into .build, once.
+if [ ! -d .build/test-python/schemathesis-4.32.5.dist-info ] || [ ! -d .build/test-python/hypothesis-6.170.17.dist-info ]; then
+  echo "installing schemathesis (PyPI) for the OpenAPI conformance test" >&2
+  python3 -m pip install --quiet --disable-pip-version-check --upgrade --target .build/test-python schemathesis==4.32.5 hypothesis==6.170.17 >&2
+fi
