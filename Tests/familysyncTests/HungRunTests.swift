@@ -69,7 +69,7 @@ import Testing
                 output: .string(limit: 1 << 20), error: .string(limit: 1 << 20)
             )
         }
-        let said = (run.standardOutput ?? "") + (run.standardError ?? "")
+        let said = run.standardOutput + run.standardError
         #expect(run.terminationStatus != .exited(0), "\(said)")
         #expect(said.contains("THE TEST RUN HUNG"), "\(said)")
         #expect(said.contains("a continuation nobody resumes (waiting"), "\(said)")
