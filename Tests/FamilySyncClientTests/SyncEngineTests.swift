@@ -32,7 +32,7 @@ import Testing
                 var events = engine.events.makeAsyncIterator()
 
                 // The first fetch brings what is there.
-                let first = try #require(await events.next())
+                let first = try #require(await events.next("the engine's first event"))
                 guard case .changes(let fetchedZone, let records) = first else { Issue.record("got \(first)"); return }
                 #expect(fetchedZone == zone)
                 #expect(records.map(\.recordName) == ["app-1"])
@@ -50,7 +50,7 @@ import Testing
                 try await server.waitForHeldPolls(1)
                 #expect(try store.load().zoneTokens[zone] != nil)
                 try await server.configure(zone, by: parent, name: "app-2")
-                let second = try #require(await asked.value)
+                let second = try #require(await OpenWaits.during("the engine's event after the parent's write", limit: .seconds(300)) { await asked.value })
                 #expect(second == .changes(zone: zone, records: (try await server.send(.post, "/v1/zones/\(zone)/records/lookup", credential: child.credential, json: #"{"recordNames":["app-2"]}"#)
                     .decode(LookupRecordsResponse.self)).records.compactMap(\.record)))
                 #expect(try store.load().zoneTokens[zone] != nil)
@@ -58,7 +58,7 @@ import Testing
                 // Revoked: the engine says why and ends.
                 let revoke = try await server.send(.delete, "/v1/devices/\(child.deviceID.lowercased)", credential: parent.credential)
                 #expect(revoke.status == .noContent)
-                let last = try #require(await events.next())
+                let last = try #require(await events.next("the engine's stop on revocation"))
                 guard case .stopped(let reason) = last else { Issue.record("got \(last)"); return }
                 #expect(reason.code == .authenticationRequired)
                 await running.value
@@ -97,7 +97,7 @@ import Testing
                     let engine = SyncEngine(client: client, store: store)
                     let running = Task { await engine.run() }
                     var events = engine.events.makeAsyncIterator()
-                    guard case .changes(zone, _)? = await events.next() else { Issue.record("the first fetch"); return }
+                    guard case .changes(zone, _)? = await events.next("the engine's first fetch") else { Issue.record("the first fetch"); return }
                     let next = engine.nextEventAsked()
                     try await server.waitForHeldPolls(1)
                     let caughtUp = asked().count
@@ -137,7 +137,7 @@ import Testing
                 let engine = SyncEngine(client: client, store: store)
                 let running = Task { await engine.run() }
                 var events = engine.events.makeAsyncIterator()
-                guard case .changes("extra", _)? = await events.next() else { Issue.record("the first fetch"); return }
+                guard case .changes("extra", _)? = await events.next("the engine's first fetch") else { Issue.record("the first fetch"); return }
                 let next = engine.nextEventAsked()
                 try await server.waitForHeldPolls(1)
                 let deleted = try await server.send(.delete, "/v1/zones/extra", credential: parent.credential)
@@ -220,7 +220,7 @@ import Testing
                     let engine = SyncEngine(client: client, store: store, pollTimeout: 30)
                     let running = Task { await engine.run() }
                     var events = engine.events.makeAsyncIterator()
-                    let first = try #require(await events.next())
+                    let first = try #require(await events.next("the engine's first event"))
                     #expect(first.changedRecordNames == ["app-1"])
                     // Asked for more, it holds a poll that will never answer.
                     let asked = engine.nextEventAsked()
@@ -228,7 +228,7 @@ import Testing
                     try await server.configure(zone, by: parent, name: "app-2")
                     // The push: the engine lets go of the dead poll, fetches the change, polls again.
                     let pushed = Task { try await engine.pushReceived() }
-                    let second = try #require(await asked.value)
+                    let second = try #require(await OpenWaits.during("the engine's event after the parent's write", limit: .seconds(300)) { await asked.value })
                     #expect(second.changedRecordNames == ["app-2"])
                     // The app takes the next event as it goes on: the fetch ends, then the push's call.
                     let third = engine.nextEventAsked()
