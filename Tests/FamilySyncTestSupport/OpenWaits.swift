@@ -132,7 +132,7 @@ private enum Watchdog {
                 guard !overdue.isEmpty || silence > OpenWaits.poolSilence else { continue }
                 let why = overdue.isEmpty
                     ? "no task has run for \(silence.components.seconds) s: the cooperative pool is stuck"
-                    : "still open a minute past its bound, which no timeout could end: \(overdue.joined(separator: "; "))"
+                    : "still open \(OpenWaits.grace.components.seconds) s past its bound, which no timeout could end: \(overdue.joined(separator: "; "))"
                 let text = "\nTHE TEST RUN HUNG, ended by the suite's watchdog (Tests/FamilySyncTestSupport/OpenWaits.swift): \(why).\nEvery wait open now:\n\(OpenWaits.report(now: now))\n"
                 FileHandle.standardError.write(Data(text.utf8))
                 // exit, not _exit: the embedded cluster's atexit handler stops it.
