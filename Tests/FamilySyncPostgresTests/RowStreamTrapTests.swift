@@ -22,12 +22,16 @@ import Glibc
         // A Swift runtime trap is SIGILL on x86_64 and SIGTRAP on arm64; an error thrown instead
         // ends the child with status 0 below and fails this expectation.
         await #expect(processExitsWith: .signal(Self.trapSignal)) {
-            try? await Self.killMidStream(urlIn: "FAMILYSYNC_TRAP_TEST_ASYNC") { connection in
+            try? await Self.killMidStream(urlIn: "FAMILYSYNC_TRAP_TEST_ASYNC", killingAfter: nil) { connection, kill in
                 let rows = try await connection.query(Self.largeResult, logger: Logger(label: "trap"))
                 var iterator = rows.makeAsyncIterator()
                 _ = try await iterator.next()
-                // The consumer pauses: the stream fills its buffer and parks, asking for nothing.
-                try await Task.sleep(for: .seconds(2))
+                // The consumer pauses: the stream fills its buffer and parks, asking for nothing,
+                // and the backend goes then. (Killed on a timer from the start instead, a busy
+                // machine's slow first row met the kill before the stream existed: no trap.)
+                try await Task.sleep(for: .seconds(1))
+                try await kill()
+                try await Task.sleep(for: .seconds(1))
                 while try await iterator.next() != nil {}
             }
             exit(0)
@@ -41,7 +45,7 @@ import Glibc
         await #expect(processExitsWith: .success) {
             for _ in 0..<Self.rounds {
                 do {
-                    try await Self.killMidStream(urlIn: "FAMILYSYNC_TRAP_TEST_FUTURE") { connection in
+                    try await Self.killMidStream(urlIn: "FAMILYSYNC_TRAP_TEST_FUTURE") { connection, _ in
                         try await connection.rows(Self.largeResult, logger: Logger(label: "trap"))
                     }
                     exit(2)
@@ -63,10 +67,14 @@ import Glibc
     #endif
 
     /// Runs `read` on a connection of its own to the database named by the environment variable
-    /// `urlIn` (a child process inherits the environment; an exit test captures nothing) and, once
-    /// it is under way, has PostgreSQL end that connection's backend (`pg_terminate_backend`), as a
-    /// database that dies does. `read`'s error comes out.
-    static func killMidStream(urlIn variable: String, _ read: @escaping @Sendable (PostgresConnection) async throws -> Void) async throws {
+    /// `urlIn` (a child process inherits the environment; an exit test captures nothing) and has
+    /// PostgreSQL end that connection's backend (`pg_terminate_backend`), as a database that dies
+    /// does: `killingAfter` the read started, or when `read` calls the `kill` it is handed.
+    /// `read`'s error comes out.
+    static func killMidStream(
+        urlIn variable: String, killingAfter delay: Duration? = .milliseconds(300),
+        _ read: @escaping @Sendable (PostgresConnection, _ kill: @escaping @Sendable () async throws -> Void) async throws -> Void
+    ) async throws {
         let configuration = try DatabaseURL(ProcessInfo.processInfo.environment[variable] ?? "").connectionConfiguration()
         let logger = Logger(label: "trap")
         let reader = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
@@ -74,9 +82,12 @@ import Glibc
         let outcome: Result<Void, any Error>
         do {
             let pid = try await reader.rows("SELECT pg_backend_pid()", logger: logger).decode(Int32.self)[0]
-            let reading = Task { try await read(reader) }
-            try await Task.sleep(for: .milliseconds(300))
-            try await killer.run("SELECT pg_terminate_backend(\(pid))", logger: logger)
+            let kill: @Sendable () async throws -> Void = { try await killer.run("SELECT pg_terminate_backend(\(pid))", logger: logger) }
+            let reading = Task { try await read(reader, kill) }
+            if let delay {
+                try await Task.sleep(for: delay)
+                try await kill()
+            }
             outcome = await reading.result
         } catch {
             outcome = .failure(error)
