@@ -22,7 +22,7 @@ extension LockedFamily {
     func lockedMember(_ memberID: UUID) async throws -> Member {
         let rows = try await connection.rows(
             """
-            \(unescaped: MemberRows.select)
+            \(membersOf: id)
             WHERE m.family_id = \(id) AND m.member_id = \(memberID) AND m.deleted_at IS NULL FOR UPDATE OF m
             """,
             logger: logger

@@ -5,12 +5,6 @@ import PostgresNIO
 
 /// How members are read, by the stores and the change log alike.
 enum MemberRows {
-    static let select = """
-        SELECT m.member_id, m.family_id, m.name, m.role, m.created_at,
-            ARRAY(SELECT d.device_id FROM devices d WHERE d.family_id = m.family_id AND d.member_id = m.member_id ORDER BY d.registered_at, d.device_id) AS device_ids
-        FROM members m
-        """
-
     static func decode(_ row: PostgresRow) throws -> Member {
         let cells = row.makeRandomAccess()
         return Member(
@@ -52,5 +46,17 @@ enum MemberRows {
         return dates.map { date in
             MemberDay(date: date, devices: devices.map { MemberDay.DeviceDay(deviceID: $0.id, platform: $0.platform, summary: summaries[$0.id]?[date]) })
         }
+    }
+}
+
+extension PostgresQuery.StringInterpolation {
+    /// `SELECT … FROM members m` of the family `familyID`, as `MemberRows.decode` reads it; the
+    /// caller adds the WHERE. The devices' subquery names the family by its value, not by
+    /// `m.family_id`: Citus runs a read that locks (`FOR UPDATE OF m`) only if it can route every
+    /// table in it to one shard, and it sees that only of a table filtered by a value.
+    mutating func appendInterpolation(membersOf familyID: UUID) {
+        appendLiteral("SELECT m.member_id, m.family_id, m.name, m.role, m.created_at, ARRAY(SELECT d.device_id FROM devices d WHERE d.family_id = ")
+        appendInterpolation(familyID)
+        appendLiteral(" AND d.member_id = m.member_id ORDER BY d.registered_at, d.device_id) AS device_ids FROM members m")
     }
 }

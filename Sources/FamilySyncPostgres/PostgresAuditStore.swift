@@ -40,7 +40,9 @@ public struct PostgresAuditStore: Sendable {
     }
 
     /// Adds counted reads (`ReadTally`), every key in one statement; a reader erased meanwhile
-    /// (its member or its whole family) is skipped, so that no count names it again.
+    /// (its member or its whole family) is skipped, so that no count names it again. The readers
+    /// are joined, not looked up by a subquery (Citus runs no subquery that refers to an `unnest`
+    /// beside it), and the rows go in as sorted here, which a join does not keep by itself.
     public func addReads(_ counts: [AuditReadsKey: Int]) async throws {
         let entries = counts.sorted { "\($0.key.familyID)\($0.key.date)\($0.key.route)" < "\($1.key.familyID)\($1.key.date)\($1.key.route)" }
         try await database.rows(
@@ -48,8 +50,9 @@ public struct PostgresAuditStore: Sendable {
             INSERT INTO audit_reads (family_id, day, reader_member_id, route, reads)
             SELECT u.family, u.day::date, u.reader, u.route, u.reads
             FROM unnest(\(entries.map(\.key.familyID))::uuid[], \(entries.map(\.key.date))::text[], \(entries.map(\.key.readerMemberID))::uuid[],
-                        \(entries.map(\.key.route))::text[], \(entries.map { Int64($0.value) })::bigint[]) AS u(family, day, reader, route, reads)
-            WHERE EXISTS (SELECT 1 FROM members m WHERE m.family_id = u.family AND m.member_id = u.reader)
+                        \(entries.map(\.key.route))::text[], \(entries.map { Int64($0.value) })::bigint[]) WITH ORDINALITY AS u(family, day, reader, route, reads, n)
+            JOIN members m ON m.family_id = u.family AND m.member_id = u.reader
+            ORDER BY u.n
             ON CONFLICT (family_id, day, reader_member_id, route) DO UPDATE SET reads = audit_reads.reads + EXCLUDED.reads
             """,
             logger: logger

@@ -23,7 +23,7 @@ public struct PostgresMemberStore: Sendable {
     public func list(familyID: UUID, onlyMember: UUID? = nil) async throws -> [Member] {
         try await database.rows(
             """
-            \(unescaped: MemberRows.select)
+            \(membersOf: familyID)
             WHERE m.family_id = \(familyID) AND m.deleted_at IS NULL AND (\(onlyMember)::uuid IS NULL OR m.member_id = \(onlyMember))
             ORDER BY m.created_at, m.member_id
             """,

@@ -32,22 +32,45 @@ public struct PostgresPushClaims: Sendable {
 
     /// Up to `limit` due rows, claimed until `now + claimFor`: not before their `not_before`, not
     /// claimed by a live claim, and background rows only `minimumInterval` after the device's last
-    /// background push (coalescing: later changes merge into the waiting row meanwhile).
+    /// background push (coalescing: later changes merge into the waiting row meanwhile). The
+    /// families with due rows are found without a lock, the earliest first; then each family's
+    /// rows are claimed by a statement of their own, `FOR UPDATE SKIP LOCKED`, which checks again
+    /// what it claims. Citus runs a locking read only within one shard, and a family is on one.
     public func claim(now: Date, limit: Int, claimFor: TimeInterval, minimumInterval: TimeInterval) async throws -> [Claim] {
+        let backgroundBefore = now.addingTimeInterval(-minimumInterval)
+        let families = try await database.rows(
+            """
+            SELECT o.family_id FROM push_outbox o
+            LEFT JOIN device_push_tokens t ON t.family_id = o.family_id AND t.device_id = o.device_id
+            WHERE \(claimableAt: now, backgroundBefore: backgroundBefore)
+            GROUP BY o.family_id ORDER BY min(o.not_before), o.family_id LIMIT \(limit)
+            """,
+            logger: logger
+        ).map { try $0.decode(UUID.self) }
+        var claims: [Claim] = []
+        for familyID in families where claims.count < limit {
+            claims += try await claim(
+                in: familyID, now: now, backgroundBefore: backgroundBefore, limit: limit - claims.count, until: now.addingTimeInterval(claimFor)
+            )
+        }
+        return claims
+    }
+
+    private func claim(in familyID: UUID, now: Date, backgroundBefore: Date, limit: Int, until: Date) async throws -> [Claim] {
+        // Every table named by the family's id (the join too): Citus routes it to the family's shard.
         let rows = try await database.rows(
             """
             WITH due AS (
                 SELECT o.family_id, o.push_id, t.token, t.topic, t.environment, coalesce(t.poll_held_until > \(now), false) AS polling
                 FROM push_outbox o
-                LEFT JOIN device_push_tokens t ON t.family_id = o.family_id AND t.device_id = o.device_id
-                WHERE o.not_before <= \(now) AND (o.claimed_until IS NULL OR o.claimed_until <= \(now))
-                  AND (o.kind = 'alert' OR t.last_background_at IS NULL OR t.last_background_at <= \(now.addingTimeInterval(-minimumInterval)))
+                LEFT JOIN device_push_tokens t ON t.family_id = \(familyID) AND t.device_id = o.device_id
+                WHERE o.family_id = \(familyID) AND \(claimableAt: now, backgroundBefore: backgroundBefore)
                 ORDER BY o.not_before, o.push_id
                 LIMIT \(limit)
                 FOR UPDATE OF o SKIP LOCKED
             )
-            UPDATE push_outbox o SET claimed_until = \(now.addingTimeInterval(claimFor)), attempts = o.attempts + 1
-            FROM due WHERE o.family_id = due.family_id AND o.push_id = due.push_id
+            UPDATE push_outbox o SET claimed_until = \(until), attempts = o.attempts + 1
+            FROM due WHERE o.family_id = \(familyID) AND o.push_id = due.push_id
             RETURNING o.push_id, o.version, o.kind, o.family_id, o.device_id, o.apns_id, o.payload, o.created_at, o.expires_at, o.attempts,
                       due.token, due.topic, due.environment, due.polling
             """,
@@ -137,5 +160,20 @@ public struct PostgresPushClaims: Sendable {
         )
         guard let (count, next) = try rows.first?.decode((Int64, Date?).self) else { return (0, nil) }
         return (Int(count), next)
+    }
+}
+
+extension PostgresQuery.StringInterpolation {
+    /// An outbox row `o`, with its device's registration `t`, that may be claimed at `now`: due,
+    /// not under a live claim, and a background row only if the device's last background push
+    /// was at or before `backgroundBefore`.
+    fileprivate mutating func appendInterpolation(claimableAt now: Date, backgroundBefore: Date) {
+        appendLiteral("o.not_before <= ")
+        appendInterpolation(now)
+        appendLiteral(" AND (o.claimed_until IS NULL OR o.claimed_until <= ")
+        appendInterpolation(now)
+        appendLiteral(") AND (o.kind = 'alert' OR t.last_background_at IS NULL OR t.last_background_at <= ")
+        appendInterpolation(backgroundBefore)
+        appendLiteral(")")
     }
 }

@@ -1,4 +1,5 @@
 import FamilySyncCore
+import FamilySyncPostgres
 import FamilySyncProtocol
 @testable import FamilySyncServer
 import FamilySyncServerTestSupport
@@ -123,6 +124,25 @@ import Testing
                 "\(today) GET /v1/members/{id}/summaries 2", "\(today) GET /v1/devices/{id}/health 1",
             ])
             #expect(counts.allSatisfy { $0.memberId == parentMember })
+        }
+    }
+
+    /// One flush writes every family's counts in one statement, adding to what is there; a reader
+    /// erased meanwhile is skipped, and the others' counts are written all the same.
+    @Test func oneFlushAddsEveryFamilysCountsAndSkipsAnErasedReader() async throws {
+        try await withTestServer { server in
+            let (first, second) = (try await server.createFamily(), try await server.createFamily())
+            let (firstMember, secondMember) = (try await server.memberID(of: first), try await server.memberID(of: second))
+            let store = PostgresAuditStore(database: server.database, logger: testLogger)
+            func key(_ family: TestDevice, _ member: UUID) -> AuditReadsKey {
+                AuditReadsKey(familyID: family.familyID, date: "2026-11-26", readerMemberID: member, route: "GET /v1/members/{id}/summaries")
+            }
+            try await store.addReads([key(first, firstMember): 2, key(second, secondMember): 1, key(second, UUID()): 5])
+            try await store.addReads([key(first, firstMember): 3])
+            let firsts = try await store.reads(familyID: first.familyID, from: "2026-11-26", to: "2026-11-26")
+            let seconds = try await store.reads(familyID: second.familyID, from: "2026-11-26", to: "2026-11-26")
+            #expect(firsts.map(\.readerMemberID) == [firstMember] && firsts.map(\.reads) == [5])
+            #expect(seconds.map(\.readerMemberID) == [secondMember] && seconds.map(\.reads) == [1])
         }
     }
 

@@ -47,6 +47,29 @@ import Testing
         }
     }
 
+    /// A claim locks one family's rows at a time (Citus locks only within a shard): a batch
+    /// spans families, the earliest due first, and claims at once across families still never
+    /// share a row.
+    @Test func claimsSpanFamiliesAndNeverShareARow() async throws {
+        try await withTestServer { server in
+            for _ in 0..<4 { _ = try await Self.queue(30, on: server) }
+            let claims = PostgresPushClaims(database: server.database, logger: testLogger)
+            let now = server.clock.now()
+            let first = try await claims.claim(now: now, limit: 50, claimFor: 30, minimumInterval: 30)
+            #expect(first.count == 50 && Set(first.map(\.familyID)).count == 2)
+            let batches = try await withThrowingTaskGroup(of: [PostgresPushClaims.Claim].self) { group in
+                for _ in 0..<4 {
+                    group.addTask { try await claims.claim(now: now, limit: 50, claimFor: 30, minimumInterval: 30) }
+                }
+                return try await group.reduce(into: [[PostgresPushClaims.Claim]]()) { $0.append($1) }
+            }
+            let all = (first + batches.flatMap { $0 }).map(\.pushID)
+            #expect(all.count == 120 && Set(all).count == 120, "every row claimed once: \(first.count), \(batches.map(\.count))")
+            #expect(batches.allSatisfy { $0.count <= 50 })
+            #expect(try await claims.claim(now: now, limit: 100, claimFor: 30, minimumInterval: 30).isEmpty)
+        }
+    }
+
     @Test func aDeadSendersClaimEndsAndAnotherSendsTheRow() async throws {
         try await withTestServer { server in
             let parent = try await Self.queue(3, on: server)
