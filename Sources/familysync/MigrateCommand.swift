@@ -15,14 +15,9 @@ struct MigrateCommand: AsyncParsableCommand {
     func run() async throws {
         let (applied, latest) = try await database.run(logging: logging) { url, logger in
             let migrator = Migrator(logger: logger)
-            let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: logger)
-            let applied = try await withThrowingTaskGroup(of: [Int].self) { group in
-                group.addTask {
-                    await client.run()
-                    return []
-                }
-                defer { group.cancelAll() }
-                return try await migrator.migrate(client: client)
+            // One connection for a one-shot command: a pool would be leased before it runs.
+            let applied = try await PostgresConnection.withConnection(try url.connectionConfiguration(), logger: logger) { connection in
+                try await migrator.migrate(connection: connection)
             }
             return (applied, migrator.latestVersion)
         }

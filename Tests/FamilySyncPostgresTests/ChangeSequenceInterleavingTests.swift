@@ -14,7 +14,7 @@ import Testing
 // for CREATE DATABASE (over a minute in a full run on a busy machine, issue 46).
 @Suite struct ChangeSequenceInterleavingTests {
     @Test func aWriterThatCommitsLateIsNotSkipped() async throws {
-        try await withTestDatabase { client, url in try await withinBound(.seconds(120), "the interleaving of two writers") {
+        try await withTestDatabase(isolation: .database) { client, url in try await withinBound(.seconds(120), "the interleaving of two writers") {
             let family = try await RecordEnginePropertyTests.makeFamily(client)
             let stores = RecordEnginePropertyTests.stores(client)
             let parent = ZoneAccess(family.parents[0])
@@ -22,11 +22,7 @@ import Testing
             let startToken = ChangeToken(familyID: family.child.familyID, deviceID: family.parents[0].deviceID, scope: .zone(name: family.zone, incarnation: start.zone.incarnation), sequence: start.sequence)
 
             // Writer A, by hand: takes the next number and writes, but does not commit yet.
-            let configuration = url.clientConfiguration()
-            let writerA = try await PostgresConnection.connect(
-                configuration: .init(unixSocketPath: configuration.unixSocketPath!, username: configuration.username, password: nil, database: configuration.database),
-                id: 99, logger: testLogger
-            )
+            let writerA = try await PostgresConnection.connect(configuration: try url.connectionConfiguration(), id: 99, logger: testLogger)
             try await writerA.query("BEGIN", logger: testLogger)
             let lockedByA = try await LockedFamily.lock(family.child.familyID, on: writerA, logger: testLogger)
             let recordA = Record(
@@ -43,9 +39,14 @@ import Testing
                 ], atomic: true)
             }
             // Until B is seen waiting for A's lock: a sleep would pass with B not yet started. (In
-            // this database: the cluster is every test's, and another's lock wait is not B's.)
+            // this database: the cluster is every test's, and another's lock wait is not B's. On
+            // Citus the wait is on the worker that holds the family.)
+            let node = try await TestCitus.node(holding: family.child.familyID, in: url, client: client)
+            let observer = PostgresClient(configuration: node.clientConfiguration(), backgroundLogger: testLogger)
+            let observing = Task { await observer.run() }
+            defer { observing.cancel() }
             try await OpenWaits.during("writer B waiting for writer A's lock", limit: .seconds(120)) {
-                while try await client.query(
+                while try await observer.query(
                     "SELECT count(*)::int FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()", logger: testLogger
                 ).decode(Int.self).first(where: { _ in true }) == 0 {
                     try await Task.sleep(for: .milliseconds(10))

@@ -203,7 +203,8 @@ import Testing
 
     /// The URL, as libpq writes it, against a real PostgreSQL: the pool's configuration
     /// and the listener's both reach the socket, as the user, with the application name.
-    @Test func libpqsFormReachesTheDatabase() async throws {
+    @Test(.notOnCitus("reaches the embedded PostgreSQL's socket; the first pass runs it"))
+    func libpqsFormReachesTheDatabase() async throws {
         let database = try await TestPostgres.shared.makeDatabase(migrated: false)
         let embedded = try await TestPostgres.shared.embedded()
         let url = try DatabaseURL(

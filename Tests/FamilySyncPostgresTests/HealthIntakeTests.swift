@@ -99,7 +99,7 @@ import Testing
     /// change. The detector's tracking pass makes the alert in the member's zone and leaves the
     /// device's zone as it was (no spurious wake, no push of nothing).
     @Test func aTrackingAlertChangesOnlyTheMembersZone() async throws {
-        try await withTestDatabase { client, _ in
+        try await withTestDatabase(isolation: .database) { client, _ in
             let family = try await RecordEnginePropertyTests.makeFamily(client)
             let clock = ManualClock()
             let changeLog = ChangeLog(database: Database.underTest(client), logger: testLogger)

@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test func refusesADatabaseNewerThanTheBinary() async throws {
-        try await withTestDatabase(migrated: true) { client, _ in
+        try await withTestDatabase(migrated: true, isolation: .database) { client, _ in
             let newest = Migration.all.last!.version
             _ = try await client.query("INSERT INTO schema_migrations (version, name, checksum) VALUES (\(newest + 1), 'future', 'x')", logger: testLogger)
             await #expect(throws: MigrationError.databaseNewerThanBinary(databaseVersion: newest + 1, binaryVersion: newest)) {

@@ -112,7 +112,7 @@ import Testing
 
     /// The rule catches what it is meant to catch, on tables made to break it.
     @Test func theRuleFindsABreach() async throws {
-        try await withTestDatabase { client, _ in
+        try await withTestDatabase(isolation: .database) { client, _ in
             try await client.query("CREATE TABLE global_names (name text PRIMARY KEY, family_id uuid NOT NULL)", logger: testLogger)
             try await client.query("CREATE TABLE stray (id bigint PRIMARY KEY)", logger: testLogger)
             try await client.query(

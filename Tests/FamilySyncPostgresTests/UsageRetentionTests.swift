@@ -10,7 +10,7 @@ import Testing
 /// summaries, and go at the operator's maximum.
 @Suite struct UsageRetentionTests {
     @Test func oldUsageGoesAndItsSummariesStayAsTheFamilySays() async throws {
-        try await withTestDatabase { client, _ in
+        try await withTestDatabase(isolation: .database) { client, _ in
             let clock = ManualClock()
             let family = try await RecordEnginePropertyTests.makeFamily(client)
             let changeLog = ChangeLog(database: Database.underTest(client), logger: testLogger)

@@ -14,6 +14,7 @@ import PostgresNIO
 import Metrics
 import Prometheus
 import Tracing
+import Synchronization
 import Testing
 
 /// A server over a fresh database with a manual clock, listening on a real port, and a JSON
@@ -25,6 +26,8 @@ public struct TestServer: Sendable {
     public let port: Int
     public let databaseURL: DatabaseURL
     let dependencies: ServerDependencies
+    /// The families this server's requests and answers named (`FamiliesSeen`).
+    public let families = FamiliesSeen()
 
     /// The server's pool as its stores use it, with the families' turns for writing.
     public var database: Database { dependencies.database }
@@ -118,7 +121,10 @@ public struct TestServer: Sendable {
     ) async throws -> Reply {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(uri)")
         request.method = .init(rawValue: method.rawValue)
-        if let credential { request.headers.add(name: "Authorization", value: "Bearer \(credential)") }
+        if let credential {
+            request.headers.add(name: "Authorization", value: "Bearer \(credential)")
+            families.note(in: credential)
+        }
         if let json {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(string: json))
@@ -126,6 +132,7 @@ public struct TestServer: Sendable {
         request.headers.add(contentsOf: extra)
         let response = try await Self.http.execute(request, timeout: .init(timeout))
         let body = try await response.body.collect(upTo: 64 << 20)
+        families.note(in: String(buffer: body))
         var headers = HTTPFields()
         for (name, value) in response.headers { if let name = HTTPField.Name(name) { headers.append(HTTPField(name: name, value: value)) } }
         return Reply(status: HTTPResponse.Status(code: Int(response.status.code)), headers: headers, body: body)
@@ -159,8 +166,10 @@ public struct TestServer: Sendable {
         try await dependencies.retention.expire(maximumDays: maximumDays)
     }
 
+    /// Every row of the database; in the Citus pass's shared database, the rows of the families
+    /// this server has seen (other tests write there meanwhile).
     public func fingerprint() async throws -> [String: String] {
-        try await databaseFingerprint(postgres)
+        try await databaseFingerprint(postgres, families: TestPostgres.isShared(databaseURL) ? families.all : nil)
     }
 
     /// Makes the push sender look at the outbox now (after the test moved the clock).
@@ -180,6 +189,7 @@ public func withTestServer<Result: Sendable>(
     clock: ManualClock = ManualClock(),
     familyWrites: FamilyWriteQueue.Limits = .init(),
     tracer: (any Tracer)? = nil,
+    isolation: TestIsolation = .families,
     _ body: @Sendable (TestServer) async throws -> Result
 ) async throws -> Result {
     // The wait for a slot is not bounded: it lasts as long as the suite's earlier servers, and in
@@ -191,7 +201,7 @@ public func withTestServer<Result: Sendable>(
             try await withinBound(testServerLimit, "the test's body on its test server") {
                 try await runTestServer(
                     configuration: configuration, databaseURL: databaseURL, listenerBackoff: listenerBackoff, push: push, clock: clock,
-                    familyWrites: familyWrites, tracer: tracer, body
+                    familyWrites: familyWrites, tracer: tracer, isolation: isolation, body
                 )
             }
         }
@@ -227,9 +237,9 @@ private let testServerSlots = AsyncSemaphore(limit: 32)
 
 private func runTestServer<Result: Sendable>(
     configuration: ServerConfiguration, databaseURL: DatabaseURL?, listenerBackoff: Duration, push: PushSettings?, clock: ManualClock,
-    familyWrites: FamilyWriteQueue.Limits, tracer: (any Tracer)?, _ body: @Sendable (TestServer) async throws -> Result
+    familyWrites: FamilyWriteQueue.Limits, tracer: (any Tracer)?, isolation: TestIsolation, _ body: @Sendable (TestServer) async throws -> Result
 ) async throws -> Result {
-    let url = if let databaseURL { databaseURL } else { try await TestPostgres.shared.makeDatabase() }
+    let url = if let databaseURL { databaseURL } else { try await TestPostgres.shared.makeDatabase(isolation: isolation) }
     var postgresConfiguration = url.clientConfiguration()
     postgresConfiguration.options.maximumConnections = 4
     // The suite runs dozens of servers on two cores against one cluster: at its peak a backend
@@ -254,3 +264,25 @@ public let testMetricsRegistry: PrometheusCollectorRegistry = {
     MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
     return registry
 }()
+
+/// The families named by a test server's traffic: the family in each credential it sent, and in
+/// each credential or pairing token an answer carried. In the Citus pass, where every test shares
+/// one database, a fingerprint reads these families' rows.
+public final class FamiliesSeen: Sendable {
+    private let ids = Mutex<Set<UUID>>([])
+    nonisolated(unsafe) private static let token = try! Regex("f[sp]1\\.([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\\.")
+
+    public var all: Set<UUID> { ids.withLock { $0 } }
+
+    /// Notes a family outside the server's traffic (a family a test made through a store).
+    public func note(_ family: UUID) {
+        _ = ids.withLock { $0.insert(family) }
+    }
+
+    func note(in text: String) {
+        guard text.contains("1.") else { return }
+        let found = text.matches(of: Self.token).compactMap { match in (match.output[1].substring).flatMap { UUID(uuidString: String($0)) } }
+        guard !found.isEmpty else { return }
+        ids.withLock { $0.formUnion(found) }
+    }
+}

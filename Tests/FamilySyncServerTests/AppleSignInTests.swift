@@ -49,7 +49,7 @@ import Testing
                 port: 0, unauthenticatedRateLimit: RateLimit(burst: 100_000, perMinute: 100_000),
                 appleJWKSURL: "http://127.0.0.1:\(client.port!)/keys", appleClientIDs: ["other.app", clientID]
             )
-            try await withTestServer(configuration: configuration) { server in try await body(server, keys) }
+            try await withTestServer(configuration: configuration, isolation: .database) { server in try await body(server, keys) }
         }
     }
 

@@ -72,7 +72,7 @@ extension TestServer {
     /// Heartbeats stop: the detector turns the device stale past 120 s (each device once, however
     /// many instances run it at once), which writes the record and so wakes the parent's poll.
     @Test func aDeviceWhoseHeartbeatsStopTurnsStaleOnce() async throws {
-        try await withTestServer { server in
+        try await withTestServer(isolation: .database) { server in
             let parent = try await server.createFamily()
             let (_, child) = try await server.pair(by: parent)
             let (_, other) = try await server.pair(by: parent)
@@ -101,7 +101,7 @@ extension TestServer {
     /// Sequence numbers: skipped ones are missed, a lower one is a restart; monitoring off is
     /// `inactive`; the error log is kept once per id, the newest 100.
     @Test func notificationsErrorsAndMonitoringOff() async throws {
-        try await withTestServer { server in
+        try await withTestServer(isolation: .database) { server in
             let parent = try await server.createFamily()
             let (_, child) = try await server.pair(by: parent)
             _ = try await server.heartbeat(child, sequence: 10)
@@ -146,7 +146,7 @@ extension TestServer {
     /// Heartbeat gaps past 15 minutes in a day make one tracking alert: from a heartbeat that closes
     /// a gap, or from the detector while heartbeats are still missing; not again that day.
     @Test func trackingAlertsOncePerDeviceDay() async throws {
-        try await withTestServer { server in
+        try await withTestServer(isolation: .database) { server in
             let parent = try await server.createFamily()
             let (_, child) = try await server.pair(by: parent)
             let (_, quiet) = try await server.pair(by: parent)

@@ -85,7 +85,7 @@ import Testing
     /// before every table its keys reference, as the migrated catalog has them.
     @Test func theDeletionsTablesAreEveryJoinedTableChildrenFirst() async throws {
         let order = PostgresFamilyStore.familyTablesChildrenFirst
-        try await withTestDatabase { client, _ in
+        try await withTestDatabase(isolation: .database) { client, _ in
             let rows = try await client.query(
                 """
                 SELECT conrelid::regclass::text, confrelid::regclass::text FROM pg_constraint
@@ -108,7 +108,7 @@ import Testing
     @Test(arguments: CascadeOrder.allCases)
     func aFamilyIsDeletedWhateverOrderItsCascadesFireIn(_ order: CascadeOrder) async throws {
         try await withWebhookReceiver { receiver, webhook in
-            try await withTestServer(push: PushOutboxTests.settings(webhook, receiver)) { server in
+            try await withTestServer(push: PushOutboxTests.settings(webhook, receiver), isolation: .database) { server in
                 let deleted = try await ImmutableUpsertTests.useEverything(server, receiver: receiver)
                 let kept = try await ImmutableUpsertTests.useEverything(server, receiver: receiver)
                 let tables = try await Self.familyTables(server.postgres)

@@ -28,7 +28,7 @@ import Testing
             trustRoots: [apns.certificatePEM], idleInterval: .milliseconds(50)
         )
         do {
-            try await withTestServer(push: settings, clock: clock) { server in try await body(server, apns) }
+            try await withTestServer(push: settings, clock: clock, isolation: .database) { server in try await body(server, apns) }
         } catch {
             try? await apns.shutdown()
             throw error

@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func concurrentClaimsNeverShareARow() async throws {
-        try await withTestServer { server in
+        try await withTestServer(isolation: .database) { server in
             _ = try await Self.queue(300, on: server)
             let claims = PostgresPushClaims(database: server.database, logger: testLogger)
             let now = server.clock.now()
@@ -51,7 +51,7 @@ import Testing
     /// spans families, the earliest due first, and claims at once across families still never
     /// share a row.
     @Test func claimsSpanFamiliesAndNeverShareARow() async throws {
-        try await withTestServer { server in
+        try await withTestServer(isolation: .database) { server in
             for _ in 0..<4 { _ = try await Self.queue(30, on: server) }
             let claims = PostgresPushClaims(database: server.database, logger: testLogger)
             let now = server.clock.now()
@@ -71,7 +71,7 @@ import Testing
     }
 
     @Test func aDeadSendersClaimEndsAndAnotherSendsTheRow() async throws {
-        try await withTestServer { server in
+        try await withTestServer(isolation: .database) { server in
             let parent = try await Self.queue(3, on: server)
             let claims = PostgresPushClaims(database: server.database, logger: testLogger)
             let start = server.clock.now()
@@ -90,7 +90,7 @@ import Testing
     }
 
     @Test func aSentBackgroundRowMergedIntoMeanwhileStaysForTheInterval() async throws {
-        try await withTestServer { server in
+        try await withTestServer(isolation: .database) { server in
             let parent = try await Self.queue(0, on: server)
             let now = server.clock.now()
             try await server.postgres.query(

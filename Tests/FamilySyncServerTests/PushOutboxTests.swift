@@ -60,7 +60,7 @@ import Testing
 
     @Test func aParentsChangeWakesTheChildOnceAndNeverTheWriter() async throws {
         try await withWebhookReceiver { receiver, url in
-            try await withTestServer(push: Self.settings(url, receiver)) { server in
+            try await withTestServer(push: Self.settings(url, receiver), isolation: .database) { server in
                 let parent = try await server.createFamily()
                 let (_, child) = try await server.pair(by: parent)
                 let (_, sibling) = try await server.pair(by: parent)
@@ -85,7 +85,7 @@ import Testing
 
     @Test func changesWithinTheIntervalMergeIntoOnePush() async throws {
         try await withWebhookReceiver { receiver, url in
-            try await withTestServer(push: Self.settings(url, receiver)) { server in
+            try await withTestServer(push: Self.settings(url, receiver), isolation: .database) { server in
                 let (parent, child, zone) = try await Self.registeredChild(2, on: server)
                 try await server.configure(zone, by: parent)
                 _ = try await receiver.waitForPushes(1)
@@ -110,7 +110,7 @@ import Testing
 
     @Test func aDeviceHoldingAPollIsToldByThePollNotAPush() async throws {
         try await withWebhookReceiver { receiver, url in
-            try await withTestServer(push: Self.settings(url, receiver)) { server in
+            try await withTestServer(push: Self.settings(url, receiver), isolation: .database) { server in
                 let (parent, child, zone) = try await Self.registeredChild(2, on: server)
                 let poll = Task { try await server.send(.get, "/v1/poll?timeout=30", credential: child.credential, timeout: .seconds(20)) }
                 try await server.waitForHeldPolls(1)
@@ -131,7 +131,7 @@ import Testing
 
     @Test func anAlertIsOneVisibleNotificationPerParentDevice() async throws {
         try await withWebhookReceiver { receiver, url in
-            try await withTestServer(push: Self.settings(url, receiver)) { server in
+            try await withTestServer(push: Self.settings(url, receiver), isolation: .database) { server in
                 let parent = try await server.createFamily()
                 let (_, otherParent) = try await server.pair(by: parent, role: .parent)
                 let (_, child) = try await server.pair(by: parent)
@@ -161,7 +161,7 @@ import Testing
     @Test func twoInstancesNeverSendTheSamePush() async throws {
         try await withWebhookReceiver { receiver, url in
             // No coalescing: the parent's background pushes go as they come, beside the alerts.
-            try await withTestServer(push: Self.settings(url, receiver, minimumInterval: 0)) { first in
+            try await withTestServer(push: Self.settings(url, receiver, minimumInterval: 0), isolation: .database) { first in
                 try await withTestServer(databaseURL: first.databaseURL, push: Self.settings(url, receiver, minimumInterval: 0)) { second in
                     let parent = try await first.createFamily()
                     let (_, child) = try await first.pair(by: parent)

@@ -102,7 +102,7 @@ import Testing
     /// A deletion stays in the feed for the horizon; then the tombstone is purged and a token from
     /// before it answers 410, after which a fetch without a token gives the live records.
     @Test func tokensOlderThanThePurgedTombstonesExpire() async throws {
-        try await withTestServer { server in
+        try await withTestServer(isolation: .database) { server in
             let parent = try await server.createFamily()
             let (_, child) = try await server.pair(by: parent)
             let zone = "child-\(child.deviceID.lowercased)"

@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test func usagePastTheFamilysDaysGoesFromReadsAndFeedsAndItsSummaryStays() async throws {
-        try await withTestServer { server in
+        try await withTestServer(isolation: .database) { server in
             let parent = try await server.createFamily()
             let (_, child) = try await server.pair(by: parent)
             let now = server.clock.now()

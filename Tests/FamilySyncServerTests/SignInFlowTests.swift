@@ -160,7 +160,7 @@ import Testing
     }
 
     @Test func expiredSignInsArePurgedADayLater() async throws {
-        try await withTestServer { server in
+        try await withTestServer(isolation: .database) { server in
             _ = try await Self.start(server)
             server.clock.advance(by: 600 + 86_400 + 1)
             let kept = try await Self.start(server)

@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test func aWeeksFiguresByPlatformAndAppVersion() async throws {
-        try await withTestServer { server in
+        try await withTestServer(isolation: .database) { server in
             let parent = try await server.createFamily()
             let (_, first) = try await server.pair(by: parent)
             let (_, second) = try await server.pair(by: parent)
@@ -80,7 +80,7 @@ import Testing
     /// A device whose heartbeats stopped counts its silence so far as stale, before any heartbeat
     /// closes it.
     @Test func aSilentDevicesStaleTimeCountsBeforeItComesBack() async throws {
-        try await withTestServer { server in
+        try await withTestServer(isolation: .database) { server in
             let parent = try await server.createFamily()
             let (_, child) = try await server.pair(by: parent)
             try await versionedHeartbeat(server, child, app: "3.0", os: "18.1")

@@ -5,12 +5,13 @@ import PostgresNIO
 /// Runs `body` with a running client of a fresh test database, and stops the client afterwards.
 public func withTestDatabase<Result: Sendable>(
     migrated: Bool = true,
+    isolation: TestIsolation = .families,
     _ body: (PostgresClient, DatabaseURL) async throws -> Result
 ) async throws -> Result {
     // In a full run hundreds of tests ask for a database at once, and each CREATE DATABASE waits
     // for the one before it: minutes on a busy machine, so this wait is named but not a test's.
     let url = try await OpenWaits.during("a fresh test database", limit: .seconds(1_800)) {
-        try await TestPostgres.shared.makeDatabase(migrated: migrated)
+        try await TestPostgres.shared.makeDatabase(migrated: migrated, isolation: isolation)
     }
     var configuration = url.clientConfiguration()
     configuration.options.maximumConnections = 8

@@ -8,7 +8,9 @@ import Glibc
 #endif
 
 /// One throwaway PostgreSQL per test process, started on first use with the same embedded component
-/// `familysync serve` uses, and stopped when the process exits. Each caller gets a fresh database.
+/// `familysync serve` uses, and stopped when the process exits. Each caller gets a fresh database;
+/// in the Citus pass (`TestCitus`), a caller whose isolation is its families gets the pass's one
+/// distributed database.
 public actor TestPostgres {
     public static let shared = TestPostgres()
 
@@ -20,12 +22,22 @@ public actor TestPostgres {
     private var counter = 0
 
     /// A new, empty database; with `migrated`, it already carries every migration of this build.
-    public func makeDatabase(migrated: Bool = true) async throws -> DatabaseURL {
+    public func makeDatabase(migrated: Bool = true, isolation: TestIsolation = .families) async throws -> DatabaseURL {
+        if let citus = TestCitus.shared {
+            if migrated, isolation == .families { return citus.url }
+            return try await citus.makeDatabase(migrated: migrated)
+        }
         let embedded = try await start()
         counter += 1
         let name = "test_\(counter)"
         try await embedded.createDatabaseIfMissing(name, template: migrated ? Self.templateName : "template0")
         return embedded.databaseURL(database: name)
+    }
+
+    /// Whether `url` is shared with other tests (the Citus pass's database): a check over whole
+    /// tables must keep to the test's own families there.
+    public nonisolated static func isShared(_ url: DatabaseURL) -> Bool {
+        TestCitus.shared?.url == url
     }
 
     /// The running cluster, for tests of the embedded component itself.

@@ -15,7 +15,8 @@ extension ReliabilitySuites {
     /// The restore drill of docs/operations.md ("Backups"), as an operator runs it: `pg_dump` of a
     /// live server's database, `pg_restore` into an empty one, a server on the copy. Devices keep
     /// their credentials and their change tokens: nothing to pair again, nothing to fetch again.
-    @Suite struct BackupRestoreTests {
+    @Suite(.notOnCitus("pg_dump and pg_restore of one PostgreSQL; a Citus cluster is backed up node by node (docs/operations.md)"))
+    struct BackupRestoreTests {
         /// Runs one of PostgreSQL's client programs against the test cluster's socket.
         static func run(_ program: String, _ arguments: [String], on url: DatabaseURL) async throws {
             guard case .unixSocket(let path) = url.endpoint else { throw TestFailure("the test cluster listens on a socket") }

@@ -15,7 +15,8 @@ extension ReliabilitySuites {
     /// The pool through Debian's PgBouncer (1.18) in transaction mode, the listener direct
     /// (`--listen-database-url`), the hot reads unprepared (`--prepared-statements off`): what
     /// docs/operations.md tells an operator to run behind such a pooler.
-    @Suite struct PgBouncerTests {
+    @Suite(.notOnCitus("PgBouncer is set up on the embedded PostgreSQL's socket"))
+    struct PgBouncerTests {
         /// PgBouncer on a free loopback port in front of the test cluster, until `body` returns; `body`
         /// gets `database` as reached through it.
         static func withPgBouncer<Result>(database: DatabaseURL, in directory: String, _ body: (DatabaseURL) async throws -> Result) async throws -> Result {

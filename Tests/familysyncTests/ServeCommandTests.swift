@@ -225,16 +225,14 @@ import Glibc
             let database = try await TestPostgres.shared.makeDatabase()
             // A role of its own, so the listener's session can be told from the pool's.
             let role = "fs_listener_\(UInt32.random(in: 0...UInt32.max))"
-            let embedded = try await TestPostgres.shared.embedded()
-            try await embedded.withAdminConnection { connection in
-                _ = try await connection.query(PostgresQuery(unsafeSQL: "CREATE ROLE \(role) LOGIN"), logger: testLogger)
-            }
+            // As the database's owner (on Citus, the coordinator: it sends roles to the workers).
             // The migrations at start run on the listen URL's connection too: its role may check
             // the (already applied) schema.
-            let owner = try await PostgresConnection.connect(configuration: try database.connectionConfiguration(), id: 1, logger: testLogger)
-            _ = try await owner.query(PostgresQuery(unsafeSQL: "GRANT CREATE ON SCHEMA public TO \(role)"), logger: testLogger)
-            _ = try await owner.query(PostgresQuery(unsafeSQL: "GRANT SELECT ON schema_migrations TO \(role)"), logger: testLogger)
-            try await owner.close()
+            try await PostgresConnection.withConnection(try database.connectionConfiguration(), logger: testLogger) { owner in
+                _ = try await owner.query(PostgresQuery(unsafeSQL: "CREATE ROLE \(role) LOGIN"), logger: testLogger)
+                _ = try await owner.query(PostgresQuery(unsafeSQL: "GRANT CREATE ON SCHEMA public TO \(role)"), logger: testLogger)
+                _ = try await owner.query(PostgresQuery(unsafeSQL: "GRANT SELECT ON schema_migrations TO \(role)"), logger: testLogger)
+            }
             var listen = database
             listen.username = role
             let port = try freePort()
@@ -245,7 +243,7 @@ import Glibc
             defer { server.signal(SIGKILL) }
             try await server.waitUntilReady()
 
-            let listening = try await embedded.withAdminConnection { connection in
+            let listening = try await PostgresConnection.withConnection(try database.connectionConfiguration(), logger: testLogger) { connection in
                 let rows = try await connection.query(
                     "SELECT count(*)::int FROM pg_stat_activity WHERE usename = \(role) AND datname = \(database.database) AND query ILIKE 'LISTEN%'", logger: testLogger
                 )

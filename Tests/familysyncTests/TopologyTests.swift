@@ -14,7 +14,8 @@ extension ReliabilitySuites {
     /// docs/operations.md's scale-out on one machine: nginx (deploy/nginx.conf's proxying) in
     /// front of three instances on one PostgreSQL, their pools through PgBouncer in transaction
     /// mode, each instance's LISTEN connection direct. Figures go to the test's output.
-    @Suite(.timeLimit(.minutes(3))) struct TopologyTests {
+    @Suite(.timeLimit(.minutes(3)), .notOnCitus("PgBouncer is set up on the embedded PostgreSQL's socket"))
+    struct TopologyTests {
         /// Three `familysync serve` processes, started at once (their migrations take turns).
         static func startInstances(ports: [Int], pooled: DatabaseURL, direct: DatabaseURL, in directory: String) async throws -> [ServerProcess] {
             var instances: [ServerProcess] = []
