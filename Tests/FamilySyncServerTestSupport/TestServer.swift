@@ -226,6 +226,15 @@ extension ServerConfiguration {
     }
 }
 
+extension ServerConfiguration {
+    /// No stale-device round on a timer: on the Citus pass's shared database it would reach
+    /// other tests' families, on this server's clock (their manual clocks start days back). A test
+    /// runs that job itself (`detectStale`), on a database of its own.
+    public mutating func keepingJobsToTheTest() {
+        healthCheckInterval = .seconds(86_400)
+    }
+}
+
 extension TestServer {
     /// The operator token of the test servers (`ServerConfiguration.forTests`).
     public static let operatorToken = "fso1.operator-token-of-the-test-servers-0123456789"
@@ -240,6 +249,8 @@ private func runTestServer<Result: Sendable>(
     familyWrites: FamilyWriteQueue.Limits, tracer: (any Tracer)?, isolation: TestIsolation, _ body: @Sendable (TestServer) async throws -> Result
 ) async throws -> Result {
     let url = if let databaseURL { databaseURL } else { try await TestPostgres.shared.makeDatabase(isolation: isolation) }
+    var configuration = configuration
+    if TestPostgres.isShared(url) { configuration.keepingJobsToTheTest() }
     var postgresConfiguration = url.clientConfiguration()
     postgresConfiguration.options.maximumConnections = 4
     // The suite runs dozens of servers on two cores against one cluster: at its peak a backend

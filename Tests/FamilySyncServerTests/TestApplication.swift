@@ -30,7 +30,9 @@ func withTestApplication<Result: Sendable>(
     let dependencies = ServerDependencies(
         postgres: client, listener: try url!.connectionConfiguration(), metricsRegistry: testMetricsRegistry, logger: testLogger, migrateOnStart: databaseURL == nil
     )
-    let app = buildApplication(configuration: ServerConfiguration(host: "127.0.0.1", port: 0, limits: limits), dependencies: dependencies, routes: { router in
+    var serverConfiguration = ServerConfiguration(host: "127.0.0.1", port: 0, limits: limits)
+    if TestPostgres.isShared(url!) { serverConfiguration.keepingJobsToTheTest() }
+    let app = buildApplication(configuration: serverConfiguration, dependencies: dependencies, routes: { router in
         extraRoutes(router, client)
     })
     return try await body(app)

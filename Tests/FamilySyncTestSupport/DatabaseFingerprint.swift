@@ -16,15 +16,22 @@ public func databaseFingerprint(_ client: PostgresClient, families: Set<UUID>? =
         logger: testLogger
     ).decode((String, Bool).self).reduce(into: [(String, Bool)]()) { $0.append($1) }
     for (table, byFamily) in tables {
-        var query = PostgresQuery(unsafeSQL: "SELECT md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) FROM \"\(table)\" t")
-        if let families, byFamily {
-            query = PostgresQuery(unsafeSQL: query.sql + " WHERE t.family_id = ANY($1)", binds: {
-                var binds = PostgresBindings()
-                binds.append(Array(families))
-                return binds
-            }())
+        let digest = "SELECT md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) FROM \"\(table)\" t"
+        guard let families, byFamily else {
+            digests[table] = try await client.query(PostgresQuery(unsafeSQL: digest), logger: testLogger).decode(String.self).first { _ in true }
+            continue
         }
-        digests[table] = try await client.query(query, logger: testLogger).decode(String.self).first { _ in true }
+        // One family a statement: Citus routes `family_id = $1` to the family's one shard, where
+        // `= ANY($1)` would read every shard of the table.
+        var perFamily: [String] = []
+        for family in families.sorted(by: { $0.uuidString < $1.uuidString }) {
+            var binds = PostgresBindings()
+            binds.append(family)
+            let value = try await client.query(PostgresQuery(unsafeSQL: digest + " WHERE t.family_id = $1", binds: binds), logger: testLogger)
+                .decode(String.self).first { _ in true }
+            perFamily.append("\(family): \(value ?? "")")
+        }
+        digests[table] = perFamily.joined(separator: ", ")
     }
     return digests
 }

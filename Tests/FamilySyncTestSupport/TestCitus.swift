@@ -37,10 +37,10 @@ public actor TestCitus {
     /// The pass's shared database.
     public let url: DatabaseURL
     private var counter = 0
-    /// One database made at a time: adding a node to two databases at once updates the same role
-    /// on the worker, and one of them fails ("tuple concurrently updated").
-    private static let making = AsyncSemaphore(limit: 1)
     private var nodes: Task<[(host: String, port: Int)], any Error>?
+    /// The two templates a test's database is copied from, made once: with the extension and the
+    /// topology only, and migrated and distributed too.
+    private var templates: Task<Void, any Error>?
 
     init(url: DatabaseURL) {
         self.url = url
@@ -49,22 +49,42 @@ public actor TestCitus {
     /// A fresh database on every node of the cluster, with the extension and the topology; with
     /// `migrated`, also the schema, distributed by deploy/citus.sql (4 shards a table, where the
     /// shared database has the production 32: a test's few families need no more, and each shard
-    /// costs a table on a worker).
+    /// costs a table on a worker). Each node copies its own template (`CREATE DATABASE …
+    /// TEMPLATE`): about a second, where making one takes several and cannot run two at once.
     func makeDatabase(migrated: Bool) async throws -> DatabaseURL {
         counter += 1
         let name = "test_\(getpid())_\(counter)"
         let nodes = try await clusterNodes()
-        try await Self.make(name, migrated: migrated, nodes: nodes, user: url.username)
+        if templates == nil {
+            templates = Task { [url] in
+                try await Self.makeTemplate(Self.template(migrated: false), migrated: false, nodes: nodes, user: url.username)
+                try await Self.makeTemplate(Self.template(migrated: true), migrated: true, nodes: nodes, user: url.username)
+            }
+        }
+        try await templates!.value
+        let template = Self.template(migrated: migrated)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for node in nodes {
+                group.addTask { [url] in
+                    try await Self.withConnection(host: node.host, port: node.port, database: "postgres", user: url.username) { connection in
+                        try await connection.run(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name) TEMPLATE \(template)"), logger: testLogger)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
         var made = url
         made.database = name
         return made
     }
 
-    private nonisolated static func make(_ name: String, migrated: Bool, nodes: [(host: String, port: Int)], user: String) async throws {
-        try await making.withPermit { try await makeNow(name, migrated: migrated, nodes: nodes, user: user) }
+    private static func template(migrated: Bool) -> String {
+        "template_\(getpid())_\(migrated ? "migrated" : "bare")"
     }
 
-    private nonisolated static func makeNow(_ name: String, migrated: Bool, nodes: [(host: String, port: Int)], user: String) async throws {
+    /// Makes `name` on every node as an operator makes a database (docs/operations.md), then closes
+    /// it to connections, Citus's maintenance daemon's included: a database being copied must have none.
+    private static func makeTemplate(_ name: String, migrated: Bool, nodes: [(host: String, port: Int)], user: String) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for node in nodes {
                 group.addTask {
@@ -91,6 +111,19 @@ public actor TestCitus {
             try await connection.run("SET citus.shard_count = 4", logger: testLogger)
             for statement in try Self.distributionStatements() {
                 try await connection.run(PostgresQuery(unsafeSQL: statement), logger: testLogger)
+            }
+        }
+        for node in nodes {
+            try await Self.withConnection(host: node.host, port: node.port, database: "postgres", user: user) { connection in
+                try await connection.run(PostgresQuery(unsafeSQL: "ALTER DATABASE \(name) ALLOW_CONNECTIONS false"), logger: testLogger)
+                // Until no session is left (the maintenance daemon may be starting as this runs).
+                for _ in 0..<100 {
+                    let left = try await connection.rows(
+                        "SELECT count(pg_terminate_backend(pid))::int FROM pg_stat_activity WHERE datname = \(name)", logger: testLogger
+                    ).decode(Int.self).first { _ in true } ?? 0
+                    if left == 0 { break }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
             }
         }
     }

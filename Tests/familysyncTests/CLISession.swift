@@ -89,10 +89,12 @@ struct CLISession {
 }
 
 /// A server process over a fresh database of the test cluster, and a session against it.
-/// `serverArguments` are added to `familysync serve`'s.
+/// `serverArguments` are added to `familysync serve`'s. A database of its own in the Citus pass
+/// too: the process runs the periodic jobs (stale devices, retention, tombstones) over every
+/// family, on the real clock.
 func withCLISession<Result>(serverArguments: [String] = [], _ body: (CLISession) async throws -> Result) async throws -> Result {
     try await withTemporaryDirectory { directory in
-        let database = try await TestPostgres.shared.makeDatabase()
+        let database = try await TestPostgres.shared.makeDatabase(isolation: .database)
         let port = try freePort()
         // The longest retention, so that the fixed dates of the tests' usage files stay inside it
         // in any year they run.

@@ -28,7 +28,7 @@ extension ReliabilitySuites {
 
         @Test func eachGetsItsClientErrorAndTheServerStaysUp() async throws {
             try await withTemporaryDirectory { directory in
-                let database = try await TestPostgres.shared.makeDatabase()
+                let database = try await TestPostgres.shared.makeDatabase(isolation: .database)
                 let port = try freePort()
                 let server = try await ServerProcess.start(
                     ["serve", "--port", "\(port)"], port: port, environment: ["DATABASE_URL": database.connectionString], workingDirectory: directory

@@ -97,7 +97,7 @@ extension ReliabilitySuites {
 
         @Test func fortyEightClientsForTwentySecondsWithoutOneFailure() async throws {
             try await withTemporaryDirectory { directory in
-                let database = try await TestPostgres.shared.makeDatabase()
+                let database = try await TestPostgres.shared.makeDatabase(isolation: .database)
                 let port = try freePort()
                 let server = try await ServerProcess.start(
                     ["serve", "--port", "\(port)", "--unauthenticated-rate-limit", "1000"], port: port,

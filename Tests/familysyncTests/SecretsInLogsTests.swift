@@ -31,7 +31,7 @@ import Glibc
 
     @Test func noSecretInAnyLineAndNoChildsDataAtInfo() async throws {
         try await withTemporaryDirectory { directory in
-            let database = try await TestPostgres.shared.makeDatabase()
+            let database = try await TestPostgres.shared.makeDatabase(isolation: .database)
             let port = try freePort()
             // Apple's keys from a port nobody listens on: a token is taken in and refused there.
             let server = try await ServerProcess.start(

@@ -130,7 +130,7 @@ import Glibc
     /// Tracing to a collector that is not there: the spans are dropped (a warning in the log),
     /// and the server goes on serving.
     @Test func aCollectorThatIsAwayCostsNoRequest() async throws {
-        let database = try await TestPostgres.shared.makeDatabase()
+        let database = try await TestPostgres.shared.makeDatabase(isolation: .database)
         let port = try freePort(), collector = try freePort()
         let server = try await ServerProcess.start(
             ["serve", "--port", "\(port)", "--otlp-endpoint", "http://127.0.0.1:\(collector)"], port: port,
@@ -185,7 +185,7 @@ import Glibc
     @Test func portInUseExits2() async throws {
         let holder = try PortHolder()
         defer { holder.close() }
-        let database = try await TestPostgres.shared.makeDatabase()
+        let database = try await TestPostgres.shared.makeDatabase(isolation: .database)
         let process = try await ServerProcess.start(["serve", "--port", "\(holder.port)"], environment: ["DATABASE_URL": database.connectionString])
         #expect(try await process.waitForExit() == .exited(2))
         #expect(process.stderr.contains("familysync: error: port \(holder.port) on 127.0.0.1 is already in use"), "stderr: \(process.stderr)")
@@ -194,7 +194,7 @@ import Glibc
     /// Configuration from the environment, JSON logs, and a body refused on its headers alone.
     @Test func environmentJSONLogsAndEarly413() async throws {
         let port = try freePort()
-        let database = try await TestPostgres.shared.makeDatabase()
+        let database = try await TestPostgres.shared.makeDatabase(isolation: .database)
         let process = try await ServerProcess.start(
             ["serve"], port: port,
             environment: ["FAMILYSYNC_PORT": "\(port)", "DATABASE_URL": database.connectionString, "FAMILYSYNC_LOG_FORMAT": "json", "FAMILYSYNC_LOG_LEVEL": "debug"]
@@ -222,7 +222,7 @@ import Glibc
 @Suite struct ListenDatabaseURLTests {
     @Test func theListenerConnectsWhereItIsToldAndPollsStillWake() async throws {
         try await withTemporaryDirectory { directory in
-            let database = try await TestPostgres.shared.makeDatabase()
+            let database = try await TestPostgres.shared.makeDatabase(isolation: .database)
             // A role of its own, so the listener's session can be told from the pool's.
             let role = "fs_listener_\(UInt32.random(in: 0...UInt32.max))"
             // As the database's owner (on Citus, the coordinator: it sends roles to the workers).
