@@ -54,17 +54,23 @@ public struct Migrator: Sendable {
     }
 
     private func migrateHoldingLock(_ connection: PostgresConnection) async throws -> [Int] {
-        _ = try await connection.rows(
-            """
-            CREATE TABLE IF NOT EXISTS schema_migrations (
-                version    integer     NOT NULL PRIMARY KEY,
-                name       text        NOT NULL,
-                checksum   text        NOT NULL,
-                applied_at timestamptz NOT NULL DEFAULT now()
+        // Made only where it is missing (the lock keeps another migrator out meanwhile): on Citus,
+        // `CREATE TABLE IF NOT EXISTS` over an existing table wants its owner, and a server whose
+        // listener has a role of its own (`--listen-database-url`) migrates as that role.
+        let exists = try await connection.rows("SELECT to_regclass('schema_migrations') IS NOT NULL", logger: logger).decode(Bool.self).first ?? false
+        if !exists {
+            _ = try await connection.rows(
+                """
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    version    integer     NOT NULL PRIMARY KEY,
+                    name       text        NOT NULL,
+                    checksum   text        NOT NULL,
+                    applied_at timestamptz NOT NULL DEFAULT now()
+                )
+                """,
+                logger: logger
             )
-            """,
-            logger: logger
-        )
+        }
         var recorded: [Int: (name: String, checksum: String)] = [:]
         let rows = try await connection.rows("SELECT version, name, checksum FROM schema_migrations", logger: logger)
         for (version, name, checksum) in try rows.decode((Int, String, String).self) {

@@ -72,7 +72,10 @@ import Testing
         try await withTestServer { server in
             let parent = try await server.createFamily()
             let (_, child) = try await server.pair(by: parent)
-            #expect(try await server.send(.put, "/v1/devices/me/push", credential: child.credential, json: Self.body(token: String(repeating: "cd", count: 32))).status == .noContent)
+            // A token of this case's own: registering a token takes it from any other device, of any
+            // family (on the Citus pass's shared database, another case's).
+            let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+            #expect(try await server.send(.put, "/v1/devices/me/push", credential: child.credential, json: Self.body(token: token)).status == .noContent)
             let before = try await server.fingerprint()
             let reply = try await server.send(.put, "/v1/devices/me/push", credential: child.credential, json: json.isEmpty ? nil : json)
             #expect(reply.status == .badRequest && reply.errorCode == "BAD_REQUEST", "\(description): \(String(buffer: reply.body))")

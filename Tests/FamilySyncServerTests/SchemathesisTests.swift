@@ -23,8 +23,9 @@ import Glibc
     /// Where ensure-test-packages.sh installs the pinned packages.
     static let python = TestPaths.packageRoot.appendingPathComponent(".build/test-python").path
     static let document = TestPaths.packageRoot.appendingPathComponent("docs/openapi.yaml").path
-    /// Far above a run's half a minute on a busy machine: a bound on a hang, not a measure.
-    static let hardLimit: Duration = .seconds(200)
+    /// A bound on a hang, not a measure: the parent's run took half a minute alone, up to 148 s in
+    /// full runs beside a busy core, and over 200 s in the full Citus pass (27 s there alone).
+    static let hardLimit: Duration = .seconds(600)
 
     @Test func asAParent() async throws {
         try await withTestServer { server in
