@@ -26,8 +26,10 @@ public struct TestServer: Sendable {
     public let port: Int
     public let databaseURL: DatabaseURL
     let dependencies: ServerDependencies
-    /// The families this server's requests and answers named (`FamiliesSeen`).
+    /// The families this server's requests and answers named (`FamiliesSeen`), noted only where
+    /// the database is shared (the Citus pass): elsewhere a fingerprint reads the whole database.
     public let families = FamiliesSeen()
+    var sharesItsDatabase: Bool { TestPostgres.isShared(databaseURL) }
 
     /// The server's pool as its stores use it, with the families' turns for writing.
     public var database: Database { dependencies.database }
@@ -123,7 +125,7 @@ public struct TestServer: Sendable {
         request.method = .init(rawValue: method.rawValue)
         if let credential {
             request.headers.add(name: "Authorization", value: "Bearer \(credential)")
-            families.note(in: credential)
+            if sharesItsDatabase { families.note(in: credential) }
         }
         if let json {
             request.headers.add(name: "Content-Type", value: "application/json")
@@ -132,7 +134,7 @@ public struct TestServer: Sendable {
         request.headers.add(contentsOf: extra)
         let response = try await Self.http.execute(request, timeout: .init(timeout))
         let body = try await response.body.collect(upTo: 64 << 20)
-        families.note(in: String(buffer: body))
+        if sharesItsDatabase { families.note(in: body) }
         var headers = HTTPFields()
         for (name, value) in response.headers { if let name = HTTPField.Name(name) { headers.append(HTTPField(name: name, value: value)) } }
         return Reply(status: HTTPResponse.Status(code: Int(response.status.code)), headers: headers, body: body)
@@ -169,7 +171,7 @@ public struct TestServer: Sendable {
     /// Every row of the database; in the Citus pass's shared database, the rows of the families
     /// this server has seen (other tests write there meanwhile).
     public func fingerprint() async throws -> [String: String] {
-        try await databaseFingerprint(postgres, families: TestPostgres.isShared(databaseURL) ? families.all : nil)
+        try await databaseFingerprint(postgres, families: sharesItsDatabase ? families.all : nil)
     }
 
     /// Makes the push sender look at the outbox now (after the test moved the clock).
@@ -281,7 +283,6 @@ public let testMetricsRegistry: PrometheusCollectorRegistry = {
 /// one database, a fingerprint reads these families' rows.
 public final class FamiliesSeen: Sendable {
     private let ids = Mutex<Set<UUID>>([])
-    nonisolated(unsafe) private static let token = try! Regex("f[sp]1\\.([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\\.")
 
     public var all: Set<UUID> { ids.withLock { $0 } }
 
@@ -290,9 +291,25 @@ public final class FamiliesSeen: Sendable {
         _ = ids.withLock { $0.insert(family) }
     }
 
+    /// Every `fs1.<family>.` and `fp1.<family>.` in `text`.
     func note(in text: String) {
-        guard text.contains("1.") else { return }
-        let found = text.matches(of: Self.token).compactMap { match in (match.output[1].substring).flatMap { UUID(uuidString: String($0)) } }
+        note(in: ByteBuffer(string: text))
+    }
+
+    func note(in buffer: ByteBuffer) {
+        let bytes = buffer.readableBytesView
+        var found: [UUID] = []
+        var index = bytes.startIndex
+        // "fs1." or "fp1.", then 36 characters of a UUID and a dot.
+        while let f = bytes[index...].firstIndex(of: UInt8(ascii: "f")) {
+            index = f + 1
+            let end = f + 4 + 36
+            guard end < bytes.endIndex, bytes[f + 2] == UInt8(ascii: "1"), bytes[f + 3] == UInt8(ascii: "."), bytes[end] == UInt8(ascii: "."),
+                bytes[f + 1] == UInt8(ascii: "s") || bytes[f + 1] == UInt8(ascii: "p"),
+                let family = UUID(uuidString: String(decoding: bytes[(f + 4)..<end], as: UTF8.self))
+            else { continue }
+            found.append(family)
+        }
         guard !found.isEmpty else { return }
         ids.withLock { $0.formUnion(found) }
     }
