@@ -69,7 +69,8 @@ public enum DatabaseErrorTranslation {
     /// say). An ERROR leaves it open in a failed transaction, whatever its SQLSTATE: Citus's
     /// coordinator reports a worker it cannot reach as an ERROR 08006 ("connection to the remote
     /// node … failed"), and its connection to us is well. Taken for lost, it skipped the ROLLBACK
-    /// and went back to the pool aborted, and the next request on it, any family's, failed 25P02.
+    /// and went back to the pool aborted, and the next request on it, any family's, would fail
+    /// 25P02 (its BEGIN does, tried by hand on the cluster).
     static func isConnectionLost(_ error: any Error) -> Bool {
         guard let error = error as? PSQLError else { return false }
         switch error.code {
