@@ -65,10 +65,10 @@ func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }
 
-/// The server in this process, on a loopback port, over an embedded PostgreSQL (fsync on, as in
-/// production) in /tmp: what the in-process harnesses measure.
+/// The server in this process, on a loopback port, over the harness's database (`BenchDatabase`:
+/// an embedded PostgreSQL in /tmp unless told otherwise): what the in-process harnesses measure.
 struct InProcessServer {
-    let embedded: EmbeddedPostgres
+    let database: BenchDatabase
     let postgres: PostgresClient
     let group: ServiceGroup
     let running: Task<Void, any Error>
@@ -80,8 +80,8 @@ struct InProcessServer {
         var logger = Logger(label: "familysync.bench")
         logger.logLevel = .warning
         let directory = "/tmp/familysync-bench-\(getpid())"
-        let embedded = EmbeddedPostgres(configuration: .init(dataDirectory: directory, durability: .durable), binaries: try PostgresBinaries.find(), logger: logger)
-        let url = try await embedded.start()
+        let database = try await BenchDatabase.start(directory: directory, logger: logger)
+        let url = database.url
         let postgres = PostgresClient(configuration: url.servingPoolConfiguration(), backgroundLogger: logger)
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = buildApplication(
@@ -95,7 +95,7 @@ struct InProcessServer {
         let running = Task { try await group.run() }
         var portIterator = ports.makeAsyncIterator()
         let port = await portIterator.next()!
-        return InProcessServer(embedded: embedded, postgres: postgres, group: group, running: running, port: port, directory: directory, logger: logger)
+        return InProcessServer(database: database, postgres: postgres, group: group, running: running, port: port, directory: directory, logger: logger)
     }
 
     var base: String { "http://127.0.0.1:\(port)" }
@@ -103,15 +103,14 @@ struct InProcessServer {
     func stop() async throws {
         await group.triggerGracefulShutdown()
         _ = try? await running.value
-        try await embedded.stop()
-        try? FileManager.default.removeItem(atPath: directory)
+        try await database.stop()
     }
 }
 
-/// For harnesses whose server runs in a process of its own (`BenchServer.launch`): an embedded
-/// PostgreSQL in `/tmp` and an HTTP client for `connections` requests at once.
+/// For harnesses whose server runs in a process of its own (`BenchServer.launch`): the harness's
+/// database (`BenchDatabase`) and an HTTP client for `connections` requests at once.
 struct SeparateServerBench {
-    let embedded: EmbeddedPostgres
+    let database: BenchDatabase
     let url: DatabaseURL
     let client: HTTPClient
     let directory: String
@@ -120,19 +119,16 @@ struct SeparateServerBench {
         var logger = Logger(label: "familysync.bench")
         logger.logLevel = .warning
         let directory = "/tmp/familysync-bench-\(getpid())"
-        let embedded = EmbeddedPostgres(
-            configuration: .init(dataDirectory: directory, durability: .durable, maxConnections: 200), binaries: try PostgresBinaries.find(), logger: logger
-        )
-        let url = try await embedded.start()
+        let database = try await BenchDatabase.start(directory: directory, maxConnections: 200, logger: logger)
+        let url = database.url
         var http = HTTPClient.Configuration(timeout: .init(connect: .seconds(30), read: .seconds(120)))
         http.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connections + 4
-        return SeparateServerBench(embedded: embedded, url: url, client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: http), directory: directory)
+        return SeparateServerBench(database: database, url: url, client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: http), directory: directory)
     }
 
     func stop() async throws {
         try await client.shutdown()
-        try await embedded.stop()
-        try? FileManager.default.removeItem(atPath: directory)
+        try await database.stop()
     }
 }
 

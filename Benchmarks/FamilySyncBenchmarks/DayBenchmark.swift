@@ -29,12 +29,9 @@ enum DayBenchmark {
             return logger
         }()
         PollBenchmark.raiseOpenFileLimit()
-        let directory = "/tmp/familysync-bench-day-\(getpid())"
-        let embedded = EmbeddedPostgres(
-            configuration: .init(dataDirectory: directory, durability: .durable, maxConnections: 200), binaries: try PostgresBinaries.find(), logger: logger
-        )
-        let url = try await embedded.start()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let database = try await BenchDatabase.start(directory: "/tmp/familysync-bench-day-\(getpid())", maxConnections: 200, logger: logger)
+        let url = database.url
+        defer { try? FileManager.default.removeItem(atPath: database.directory) }
         let (server, port) = try BenchServer.launch(databaseURL: url)
         defer { server.terminate() }
         var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(10)))
@@ -69,7 +66,7 @@ enum DayBenchmark {
             let children = families.flatMap(\.children)
             try await Task.sleep(for: .seconds(2))
             let idle = try ProcessSample(pid: server.processIdentifier)
-            let before = try await DatabaseCounters.read(postgres, directory: directory, logger: logger)
+            let before = try await DatabaseCounters.read(postgres, pidFiles: database.postmasterPIDFiles, logger: logger)
             let start = ContinuousClock.now
             let end = start + .seconds(hours * 3600 / speed)
             print("device-day: \(children.count) child devices in \(families.count) families, \(Int(speed))× real time, \(hours) simulated hours (\(String(format: "%.1f", hours * 60 / speed)) real minutes)")
@@ -92,7 +89,7 @@ enum DayBenchmark {
             let peakResident = await sampling.value
             let ran = seconds(ContinuousClock.now - start)
             try await Task.sleep(for: .seconds(1.5))  // the statistics collector's interval
-            let after = try await DatabaseCounters.read(postgres, directory: directory, logger: logger)
+            let after = try await DatabaseCounters.read(postgres, pidFiles: database.postmasterPIDFiles, logger: logger)
             let busy = try ProcessSample(pid: server.processIdentifier)
 
             // Per child device and simulated day, from the simulated time the run took.
@@ -123,22 +120,24 @@ enum DayBenchmark {
     }
 }
 
-/// The database's side: committed transactions, WAL written, and the CPU of the embedded cluster's
-/// processes (the postmaster's own and its ended children's, and the live backends').
+/// The database's side: committed transactions, WAL written, and the CPU of the database's
+/// clusters' processes (each postmaster's own and its ended children's, and the live backends').
+/// On a Citus cluster the transactions and WAL are the coordinator's only; the CPU is every node's
+/// named in `FAMILYSYNC_BENCH_DATABASE_DIRS`.
 struct DatabaseCounters {
     var transactions: Int64
     var walBytes: Int64
     var databaseCPU: Double
 
-    static func read(_ postgres: PostgresClient, directory: String, logger: Logger) async throws -> DatabaseCounters {
+    static func read(_ postgres: PostgresClient, pidFiles: [String], logger: Logger) async throws -> DatabaseCounters {
         let transactions = try await postgres.query("SELECT (xact_commit + xact_rollback)::bigint FROM pg_stat_database WHERE datname = current_database()", logger: logger)
             .decode(Int64.self).first { _ in true } ?? 0
         let wal = try await postgres.query("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint", logger: logger).decode(Int64.self).first { _ in true } ?? 0
-        return DatabaseCounters(transactions: transactions, walBytes: wal, databaseCPU: try clusterCPU(directory: directory))
+        return DatabaseCounters(transactions: transactions, walBytes: wal, databaseCPU: try pidFiles.reduce(0) { $0 + (try clusterCPU(pidFile: $1)) })
     }
 
-    static func clusterCPU(directory: String) throws -> Double {
-        let pidFile = try String(contentsOfFile: directory + "/pgdata/postmaster.pid", encoding: .utf8)
+    static func clusterCPU(pidFile: String) throws -> Double {
+        let pidFile = try String(contentsOfFile: pidFile, encoding: .utf8)
         guard let postmaster = pidFile.split(separator: "\n").first.flatMap({ Int32($0) }) else { throw BenchFailure("no postmaster.pid") }
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         func fields(_ pid: String) -> [Substring]? {

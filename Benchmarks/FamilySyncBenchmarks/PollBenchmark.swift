@@ -23,12 +23,8 @@ enum PollBenchmark {
         logger.logLevel = .warning
         raiseOpenFileLimit()
 
-        let directory = "/tmp/familysync-bench-\(getpid())"
-        let embedded = EmbeddedPostgres(
-            configuration: .init(dataDirectory: directory, durability: .durable, maxConnections: 200), binaries: try PostgresBinaries.find(), logger: logger
-        )
-        let url = try await embedded.start()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let database = try await BenchDatabase.start(directory: "/tmp/familysync-bench-\(getpid())", maxConnections: 200, logger: logger)
+        let url = database.url
         // Migrated by a first server run; the measured server then starts on a ready database.
         var (server, port) = try BenchServer.launch(databaseURL: url)
         var http = HTTPClient.Configuration(timeout: .init(connect: .seconds(30), read: .seconds(120)))
@@ -59,7 +55,7 @@ enum PollBenchmark {
             server.waitUntilExit()
         }
         try await client.shutdown()
-        try await embedded.stop()
+        try await database.stop()
     }
 
     struct Family: Sendable {

@@ -17,6 +17,7 @@ import Foundation
 //   familysync-bench export [usage records]
 //   familysync-bench day [child devices] [speed] [simulated hours]
 //   familysync-bench tracing [seconds a phase] [clients] [rounds]
+//   familysync-bench cluster-ops <database url> <cluster dir> [families] [seconds a phase] [seconds stopped]
 var arguments = Array(CommandLine.arguments.dropFirst())
 var harness = "records"
 if let first = arguments.first, Int(first) == nil {
@@ -56,10 +57,12 @@ case "day":
     try await DayBenchmark.run(arguments)
 case "tracing":
     try await TracingBenchmark.run(arguments)
+case "cluster-ops":
+    try await ClusterOpsBenchmark.run(arguments)
 case "serve":
     // The server in a process of its own, so that its memory and CPU are measured alone.
     try await BenchServer.run(arguments)
 default:
-    print("usage: familysync-bench [records|polls|usage|sync|recovery|soak|health|pin|push|afterload|concurrency|dashboard|neighbours|export|day|tracing] [sizes…]")
+    print("usage: familysync-bench [records|polls|usage|sync|recovery|soak|health|pin|push|afterload|concurrency|dashboard|neighbours|export|day|tracing|cluster-ops] [sizes…]")
     exit(2)
 }

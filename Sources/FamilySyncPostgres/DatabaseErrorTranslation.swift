@@ -6,7 +6,19 @@ import _ConnectionPoolModule
 public enum DatabaseErrorTranslation {
     /// SQLSTATE classes that mean "the database is not available now", not "your request is wrong":
     /// 08 connection exception, 53 insufficient resources, 57P01–57P03 shutdown/cannot connect now.
+    /// On Citus, 08006 is also the coordinator's word for a worker it cannot reach: the families
+    /// whose shards are there get 503 until it is back (docs/operations.md, "Losing a worker").
     static let unavailableStates: Set<String> = ["57P01", "57P02", "57P03"]
+
+    /// Citus's coordinator relays a worker lost in the middle of a transaction as XX000 (internal
+    /// error), told apart only by its message (in English, as Citus writes them; PostgreSQL's own
+    /// in the relayed ones too, with `lc_messages` left at C). Seen on Citus 13.2.2 with a worker
+    /// stopped under load: "failure on connection marked as essential: host:port" and the
+    /// worker's "terminating connection due to administrator command" (its "connection to the
+    /// remote node … failed" comes as 08006, above, but is listed in case another path raises it).
+    static let remoteNodeLost = [
+        "failure on connection marked as essential", "terminating connection due to administrator command", "connection to the remote node",
+    ]
 
     /// `TRY_AGAIN_LATER` for a database that cannot be reached or is going away, or a transaction
     /// that collided with another (40001, 40P01); `CONFLICT` for a unique key taken by a concurrent
@@ -36,6 +48,9 @@ public enum DatabaseErrorTranslation {
             if state.hasPrefix("08") || state.hasPrefix("53") || unavailableStates.contains(state) {
                 return TryAgainReason.databaseUnavailable.error
             }
+            if state == "XX000", let message = error.serverInfo?[.message], remoteNodeLost.contains(where: message.hasPrefix) {
+                return TryAgainReason.databaseUnavailable.error
+            }
             if state == "40001" || state == "40P01" {
                 return .unavailable("The request collided with another; retry it.", retryAfter: 1)
             }
@@ -50,11 +65,17 @@ public enum DatabaseErrorTranslation {
     }
 
     /// Whether `error` says the connection itself is gone (closed by either side, or never made).
+    /// Of the server's errors, only one at FATAL or PANIC ends the session (57P01 on a shutdown,
+    /// say). An ERROR leaves it open in a failed transaction, whatever its SQLSTATE: Citus's
+    /// coordinator reports a worker it cannot reach as an ERROR 08006 ("connection to the remote
+    /// node … failed"), and its connection to us is well. Taken for lost, it skipped the ROLLBACK
+    /// and went back to the pool aborted, and the next request on it, any family's, would fail
+    /// 25P02 (its BEGIN does, tried by hand on the cluster).
     static func isConnectionLost(_ error: any Error) -> Bool {
         guard let error = error as? PSQLError else { return false }
         switch error.code {
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown: return true
-        default: return error.serverInfo?[.sqlState].map { $0.hasPrefix("08") || $0.hasPrefix("57P0") } ?? false
+        default: return ["FATAL", "PANIC"].contains(error.serverInfo?[.severity] ?? "")
         }
     }
 

@@ -109,11 +109,13 @@ public struct PostgresHealthIntake: Sendable {
                            AND extract(epoch FROM \(quiet.now) - h.last_heartbeat_at) <= \(HealthTally.gapBounds[1]))::int, \(top)),
                     pending_gaps_300 = least(h.pending_gaps_300::bigint
                         + (h.monitoring_active AND extract(epoch FROM \(quiet.now) - h.last_heartbeat_at) > \(HealthTally.gapBounds[1]))::int, \(top))
-                FROM before WHERE h.family_id = before.family_id AND h.device_id = before.device_id
+                -- The family by value, here and in the join below (docs/operations.md, Citus rule 2):
+                -- joined only to the CTE, Citus ran this on every shard of device_health.
+                FROM before WHERE h.family_id = \(device.familyID) AND h.device_id = \(device.deviceID) AND before.device_id = h.device_id
                 RETURNING h.family_id, h.memory_usage_mb, before.last_heartbeat_at AS previous
             )
             SELECT u.previous, u.memory_usage_mb, r.fields FROM updated u
-            JOIN records r ON r.family_id = u.family_id AND r.zone_name = \(zone) AND r.record_name = \(DeviceHealth.recordName) AND NOT r.deleted
+            JOIN records r ON r.family_id = \(device.familyID) AND r.zone_name = \(zone) AND r.record_name = \(DeviceHealth.recordName) AND NOT r.deleted
             """,
             logger: logger
         )

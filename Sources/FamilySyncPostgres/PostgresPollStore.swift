@@ -38,41 +38,46 @@ public struct PostgresPollStore: Sendable {
     ///
     /// One statement, so one snapshot and one round trip: a woken poll answers sooner, and ten
     /// thousand of them woken at once (the listener reconnected) cost ten thousand single reads.
+    /// A poll that marks a push registration (`holdUntil`, only with push on, on its first read)
+    /// sends the mark before it, on the same connection: two round trips then.
     ///
     /// `holdUntil` marks the caller's push registration, if it has one, as held by a poll until
     /// then (§12: nothing is pushed to a device a poll will tell); `release` ends the mark.
     public func check(_ caller: AuthenticatedDevice, after: Int64?, holdUntil: Date? = nil) async throws -> Check {
-        let statement = PollCheckStatement(holdUntil: holdUntil, familyID: caller.familyID, deviceID: caller.deviceID, since: after ?? Int64.max)
+        let statement = PollCheckStatement(familyID: caller.familyID, deviceID: caller.deviceID, since: after ?? Int64.max)
+        let hold = holdUntil.map { PushHoldStatement(holdUntil: $0, familyID: caller.familyID, deviceID: caller.deviceID) }
         let (logger, prepared) = (logger, preparedStatements)
-        let rows = try await database.leasing { connection in
+        let (holding, rows) = try await database.leasing { connection in
+            var held = false
+            if let hold { try await hold.forEachRow(on: connection, prepared: prepared, logger: logger) { _ in held = true } }
             var rows: [PostgresRow] = []
             try await statement.forEachRow(on: connection, prepared: prepared, logger: logger) { rows.append($0) }
-            return rows
+            return (held, rows)
         }
-        typealias Row = (Bool, String, String, Int64, Int64, Int64, [String], [String], [Bool], [String], UUID?, Bool, [UUID])
+        typealias Row = (String, String, Int64, Int64, Int64, [String], [String], [Bool], [String], UUID?, Bool, [UUID])
         guard let row = try rows.first.map({ try $0.decode(Row.self) }),
-            let role = DeviceRole(rawValue: row.1), let status = DeviceStatus(rawValue: row.2), status != .revoked
+            let role = DeviceRole(rawValue: row.0), let status = DeviceStatus(rawValue: row.1), status != .revoked
         else {
             throw FamilySyncError(.authenticationRequired, "This device's credential is no longer valid.")
         }
         guard status == .active else {
-            return Check(status: status, sequence: 0, zones: [], devices: [], holding: row.0)
+            return Check(status: status, sequence: 0, zones: [], devices: [], holding: holding)
         }
-        let family = ChangeLogPosition(sequence: row.4, horizon: row.5)
+        let family = ChangeLogPosition(sequence: row.3, horizon: row.4)
         guard let after else {
-            return Check(status: status, sequence: family.sequence, zones: [], devices: [], holding: row.0)
+            return Check(status: status, sequence: family.sequence, zones: [], devices: [], holding: holding)
         }
         try family.checkDatabaseToken(after)
-        let access = ZoneAccess(AuthenticatedDevice(familyID: caller.familyID, deviceID: caller.deviceID, role: role, status: status, memberID: row.10, tracked: row.11))
+        let access = ZoneAccess(AuthenticatedDevice(familyID: caller.familyID, deviceID: caller.deviceID, role: role, status: status, memberID: row.9, tracked: row.10))
         var zones: [String] = []
-        for index in row.6.indices {
-            let (name, deleted) = (row.6[index], row.8[index])
-            if access.canRead(zone: name, childDeviceID: UUID(uuidString: row.7[index]), memberID: UUID(uuidString: row.9[index])) || (deleted && access.isParent) {
+        for index in row.5.indices {
+            let (name, deleted) = (row.5[index], row.7[index])
+            if access.canRead(zone: name, childDeviceID: UUID(uuidString: row.6[index]), memberID: UUID(uuidString: row.8[index])) || (deleted && access.isParent) {
                 zones.append(name)
             }
         }
-        let devices = role == .parent ? row.12 : (row.3 > after ? [caller.deviceID] : [])
-        return Check(status: status, sequence: family.sequence, zones: zones, devices: devices, holding: row.0)
+        let devices = role == .parent ? row.11 : (row.2 > after ? [caller.deviceID] : [])
+        return Check(status: status, sequence: family.sequence, zones: zones, devices: devices, holding: holding)
     }
 
     /// Ends a poll's mark on the caller's push registration, unless a newer poll marked it since.
