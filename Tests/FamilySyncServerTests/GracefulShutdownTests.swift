@@ -14,7 +14,8 @@ import Testing
     @Test func aRequestInFlightFinishesAfterShutdownBegins() async throws {
         let url = try await TestPostgres.shared.makeDatabase()
         let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: testLogger)
-        let server = ServerConfiguration(host: "127.0.0.1", port: 0)
+        var server = ServerConfiguration(host: "127.0.0.1", port: 0)
+        if TestPostgres.isShared(url) { server.keepingJobsToTheTest() }
         let (started, requestArrived) = AsyncStream.makeStream(of: Void.self)
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let dependencies = ServerDependencies(postgres: client, listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, logger: testLogger)
