@@ -27,9 +27,9 @@ import Glibc
                 var iterator = rows.makeAsyncIterator()
                 _ = try await iterator.next()
                 // The consumer pauses: the stream fills its buffer and parks, asking for nothing,
-                // and the backend goes then. (Killed on a timer from the start instead, a busy
-                // machine's slow first row met the kill before the stream existed: no trap.)
-                try await Task.sleep(for: .seconds(1))
+                // and the backend goes then. `kill` waits for that: the backend blocked writing to
+                // a client that reads nothing. (Killed on a timer instead, a busy machine's stream
+                // was still reading when the kill came, in the Citus pass after a second: no trap.)
                 try await kill()
                 try await Task.sleep(for: .seconds(1))
                 while try await iterator.next() != nil {}
@@ -69,8 +69,8 @@ import Glibc
     /// Runs `read` on a connection of its own to the database named by the environment variable
     /// `urlIn` (a child process inherits the environment; an exit test captures nothing) and has
     /// PostgreSQL end that connection's backend (`pg_terminate_backend`), as a database that dies
-    /// does: `killingAfter` the read started, or when `read` calls the `kill` it is handed.
-    /// `read`'s error comes out.
+    /// does: `killingAfter` the read started, or, when `read` calls the `kill` it is handed, once
+    /// the backend waits for the client to read (its stream parked). `read`'s error comes out.
     static func killMidStream(
         urlIn variable: String, killingAfter delay: Duration? = .milliseconds(300),
         _ read: @escaping @Sendable (PostgresConnection, _ kill: @escaping @Sendable () async throws -> Void) async throws -> Void
@@ -83,7 +83,20 @@ import Glibc
         do {
             let pid = try await reader.rows("SELECT pg_backend_pid()", logger: logger).decode(Int32.self)[0]
             let kill: @Sendable () async throws -> Void = { try await killer.run("SELECT pg_terminate_backend(\(pid))", logger: logger) }
-            let reading = Task { try await read(reader, kill) }
+            let killWhenParked: @Sendable () async throws -> Void = {
+                // Blocked for half a second on end: a client that still reads drains the socket
+                // sooner, even on a busy machine.
+                var blocked = 0
+                for _ in 0..<600 where blocked < 10 {
+                    let waiting = try await killer.rows(
+                        "SELECT wait_event = 'ClientWrite' FROM pg_stat_activity WHERE pid = \(pid)", logger: logger
+                    ).decode(Bool?.self)
+                    blocked = waiting.first == true ? blocked + 1 : 0
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                try await kill()
+            }
+            let reading = Task { try await read(reader, killWhenParked) }
             if let delay {
                 try await Task.sleep(for: delay)
                 try await kill()
