@@ -61,28 +61,45 @@ extension LockedFamily {
                 targets[device]?.formUnion(zones.compactMap { if case .string(let zone) = $0 { zone } else { nil } })
             }
             let contents = devices.map { RecordFields(["zones": .array(targets[$0]!.sorted().map(JSONValue.string))]) }
-            try await connection.rows(
-                """
-                INSERT INTO push_outbox (family_id, device_id, kind, payload, created_at, not_before, expires_at)
-                SELECT \(id), device, 'background', content, \(now), \(now), \(now.addingTimeInterval(BackgroundPush.lifetime))
-                FROM unnest(\(devices)::uuid[], \(contents)::jsonb[]) AS u(device, content)
-                ON CONFLICT (family_id, device_id) WHERE kind = 'background' DO UPDATE SET
-                    payload = EXCLUDED.payload, expires_at = EXCLUDED.expires_at, version = push_outbox.version + 1
-                """,
-                logger: logger
-            )
+            try await insertOutbox(zip(devices, contents).map { $0 }, kind: .background, now: now)
         }
         if !alerts.isEmpty && !parents.isEmpty {
             let pairs = parents.flatMap { parent in alerts.map { (parent, RecordFields(AlertPush.content(of: $0))) } }
-            try await connection.rows(
-                """
-                INSERT INTO push_outbox (family_id, device_id, kind, payload, created_at, not_before, expires_at)
-                SELECT \(id), device, 'alert', content, \(now), \(now), \(now.addingTimeInterval(AlertPush.lifetime))
-                FROM unnest(\(pairs.map(\.0))::uuid[], \(pairs.map(\.1))::jsonb[]) AS u(device, content)
-                """,
-                logger: logger
-            )
+            try await insertOutbox(pairs, kind: .alert, now: now)
         }
         try await connection.rows("SELECT pg_notify(\(PushOutbox.channel), \(ChangeNotice.family(id).payload))", logger: logger)
+    }
+
+    /// Outbox rows, one per device and payload, in one statement of `VALUES`: Citus routes it to
+    /// the family's shard. Read from `unnest`, even joined to the family's row (rule 8), it pulled
+    /// the rows through the coordinator and committed in two phases, because `push_id` comes from
+    /// a sequence (docs/operations.md, Citus rule 8). A background push replaces the one waiting
+    /// for its device (merged by the caller); alerts each wait on their own.
+    private func insertOutbox(_ rows: [(device: UUID, payload: RecordFields)], kind: PushDelivery.Kind, now: Date) async throws {
+        var bindings = PostgresBindings()
+        bindings.append(id)
+        bindings.append(kind.rawValue)
+        bindings.append(now)
+        bindings.append(now.addingTimeInterval(kind == .background ? BackgroundPush.lifetime : AlertPush.lifetime))
+        var values: [String] = []
+        for row in rows {
+            bindings.append(row.device)
+            try bindings.append(row.payload)
+            values.append("($1, $\(bindings.count - 1), $2, $\(bindings.count), $3, $3, $4)")
+        }
+        try await connection.rows(
+            PostgresQuery(
+                unsafeSQL: """
+                    INSERT INTO push_outbox (family_id, device_id, kind, payload, created_at, not_before, expires_at)
+                    VALUES \(values.joined(separator: ", "))
+                    \(kind == .background ? """
+                        ON CONFLICT (family_id, device_id) WHERE kind = 'background' DO UPDATE SET
+                            payload = EXCLUDED.payload, expires_at = EXCLUDED.expires_at, version = push_outbox.version + 1
+                        """ : "")
+                    """,
+                binds: bindings
+            ),
+            logger: logger
+        )
     }
 }

@@ -112,19 +112,21 @@ public struct LockedFamily: Sendable {
     }
 
     /// Records in one statement (one round trip for a whole batch), inserting new ones and
-    /// overwriting stored ones and tombstones.
+    /// overwriting stored ones and tombstones. The rows come from `unnest` joined to the family's
+    /// own row (docs/operations.md, Citus rule 8).
     func write(_ records: [(record: Record, sequence: Int64)], into zoneName: String) async throws {
         let list = records.map(\.record)
         try await connection.rows(
             """
             INSERT INTO records (family_id, zone_name, record_name, record_type, fields, change_tag, deleted, created_at, created_by,
                                  modified_at, modified_by, modified_role, client_modified_at, seq)
-            SELECT \(id), \(zoneName), name, type, body, tag, gone, created, creator, modified, modifier, role, client, seq
-            FROM unnest(\(list.map(\.recordName))::text[], \(list.map(\.recordType))::text[], \(list.map { RecordFields($0.fields) })::jsonb[],
+            SELECT f.family_id, \(zoneName), name, type, body, tag, gone, created, creator, modified, modifier, role, client, seq
+            FROM families f CROSS JOIN unnest(\(list.map(\.recordName))::text[], \(list.map(\.recordType))::text[], \(list.map { RecordFields($0.fields) })::jsonb[],
                         \(list.map(\.changeTag))::text[], \(list.map(\.deleted))::bool[], \(list.map(\.createdAt))::timestamptz[],
                         \(list.map(\.createdBy))::uuid[], \(list.map(\.modifiedAt))::timestamptz[], \(list.map(\.modifiedBy))::uuid[],
                         \(list.map(\.modifiedRole.rawValue))::text[], \(list.map(\.clientModifiedAt))::timestamptz[], \(records.map(\.sequence))::bigint[])
                 AS u(name, type, body, tag, gone, created, creator, modified, modifier, role, client, seq)
+            WHERE f.family_id = \(id)
             ON CONFLICT (family_id, zone_name, record_name) DO UPDATE SET
                 record_type = EXCLUDED.record_type, fields = EXCLUDED.fields, change_tag = EXCLUDED.change_tag, deleted = EXCLUDED.deleted,
                 created_at = EXCLUDED.created_at, created_by = EXCLUDED.created_by, modified_at = EXCLUDED.modified_at,
