@@ -109,6 +109,13 @@ enum DayBenchmark {
             }
             print(String(format: "  radio wake-ups (a request after 10 s of quiet, simulated time): %@", perDay(Double(ledger.wakeUps))))
             print(String(format: "  server CPU: %.3f s; database CPU: %.3f s", (busy.cpuSeconds - idle.cpuSeconds) * scale, (after.databaseCPU - before.databaseCPU) * scale))
+            if after.nodeCPU.count > 1 {
+                // A cluster's nodes in the order named (scripts/citus: the coordinator first).
+                let nodes = zip(database.postmasterPIDFiles, zip(after.nodeCPU, before.nodeCPU)).map { file, cpu in
+                    String(format: "%@ %.3f s", URL(fileURLWithPath: file).deletingLastPathComponent().lastPathComponent, (cpu.0 - cpu.1) * scale)
+                }
+                print("  database CPU by node: " + nodes.joined(separator: ", "))
+            }
             print(String(format: "  database: %.0f transactions, %.1f KB of WAL", Double(after.transactions - before.transactions) * scale, Double(after.walBytes - before.walBytes) * scale / 1000))
             print(String(format: "memory per connected device: %.1f KiB (server RSS %.1f MiB idle after set-up, %.1f MiB at its peak with every device connected)",
                          Double(max(0, peakResident - idle.residentBytes)) / 1024 / Double(children.count), Double(idle.residentBytes) / 1048576, Double(peakResident) / 1048576))
@@ -127,13 +134,15 @@ enum DayBenchmark {
 struct DatabaseCounters {
     var transactions: Int64
     var walBytes: Int64
-    var databaseCPU: Double
+    /// Each node's, in the order of `pidFiles`.
+    var nodeCPU: [Double]
+    var databaseCPU: Double { nodeCPU.reduce(0, +) }
 
     static func read(_ postgres: PostgresClient, pidFiles: [String], logger: Logger) async throws -> DatabaseCounters {
         let transactions = try await postgres.query("SELECT (xact_commit + xact_rollback)::bigint FROM pg_stat_database WHERE datname = current_database()", logger: logger)
             .decode(Int64.self).first { _ in true } ?? 0
         let wal = try await postgres.query("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint", logger: logger).decode(Int64.self).first { _ in true } ?? 0
-        return DatabaseCounters(transactions: transactions, walBytes: wal, databaseCPU: try pidFiles.reduce(0) { $0 + (try clusterCPU(pidFile: $1)) })
+        return DatabaseCounters(transactions: transactions, walBytes: wal, nodeCPU: try pidFiles.map { try clusterCPU(pidFile: $0) })
     }
 
     static func clusterCPU(pidFile: String) throws -> Double {

@@ -142,8 +142,10 @@ public struct PostgresHealthIntake: Sendable {
         let stored = try await connection.rows(
             """
             INSERT INTO device_errors (family_id, device_id, error_id, occurred_at, event_name, action, success, description, memory_usage_mb)
-            SELECT \(device.familyID), \(device.deviceID), e.id, e.at, e.name, e.action, e.success, e.description, e.memory
-            FROM jsonb_to_recordset(\(rows)) AS e(id uuid, at timestamptz, name text, action text, success boolean, description text, memory double precision)
+            SELECT f.family_id, \(device.deviceID), e.id, e.at, e.name, e.action, e.success, e.description, e.memory
+            FROM families f
+            CROSS JOIN jsonb_to_recordset(\(rows)) AS e(id uuid, at timestamptz, name text, action text, success boolean, description text, memory double precision)
+            WHERE f.family_id = \(device.familyID)
             ON CONFLICT DO NOTHING
             RETURNING error_id
             """,

@@ -32,9 +32,10 @@ enum ZoneRows {
 
     /// The zone of a tracked device of the family (a child's, or a tracked parent's for reading),
     /// if `use` may name it (`ChildZoneUse.check`).
+    /// The subquery names the family by value (docs/operations.md, Citus rule 2).
     static func childZone(_ childID: UUID, of familyID: UUID, for use: ChildZoneUse, on connection: PostgresConnection, logger: Logger) async throws -> String {
         let rows = try await connection.rows(
-            "SELECT role, status, EXISTS (SELECT 1 FROM zones z WHERE z.family_id = d.family_id AND z.child_device_id = d.device_id) FROM devices d WHERE family_id = \(familyID) AND device_id = \(childID)",
+            "SELECT role, status, EXISTS (SELECT 1 FROM zones z WHERE z.family_id = \(familyID) AND z.child_device_id = d.device_id) FROM devices d WHERE family_id = \(familyID) AND device_id = \(childID)",
             logger: logger
         )
         let device = try rows.decode((String, String, Bool).self).first

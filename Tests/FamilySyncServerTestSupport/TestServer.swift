@@ -192,6 +192,7 @@ public func withTestServer<Result: Sendable>(
     familyWrites: FamilyWriteQueue.Limits = .init(),
     tracer: (any Tracer)? = nil,
     isolation: TestIsolation = .families,
+    databaseSession: [(String, String)] = [],
     _ body: @Sendable (TestServer) async throws -> Result
 ) async throws -> Result {
     // The wait for a slot is not bounded: it lasts as long as the suite's earlier servers, and in
@@ -203,7 +204,7 @@ public func withTestServer<Result: Sendable>(
             try await withinBound(testServerLimit, "the test's body on its test server") {
                 try await runTestServer(
                     configuration: configuration, databaseURL: databaseURL, listenerBackoff: listenerBackoff, push: push, clock: clock,
-                    familyWrites: familyWrites, tracer: tracer, isolation: isolation, body
+                    familyWrites: familyWrites, tracer: tracer, isolation: isolation, databaseSession: databaseSession, body
                 )
             }
         }
@@ -248,7 +249,8 @@ private let testServerSlots = AsyncSemaphore(limit: 32)
 
 private func runTestServer<Result: Sendable>(
     configuration: ServerConfiguration, databaseURL: DatabaseURL?, listenerBackoff: Duration, push: PushSettings?, clock: ManualClock,
-    familyWrites: FamilyWriteQueue.Limits, tracer: (any Tracer)?, isolation: TestIsolation, _ body: @Sendable (TestServer) async throws -> Result
+    familyWrites: FamilyWriteQueue.Limits, tracer: (any Tracer)?, isolation: TestIsolation, databaseSession: [(String, String)],
+    _ body: @Sendable (TestServer) async throws -> Result
 ) async throws -> Result {
     let url = if let databaseURL { databaseURL } else { try await TestPostgres.shared.makeDatabase(isolation: isolation) }
     var configuration = configuration
@@ -258,6 +260,8 @@ private func runTestServer<Result: Sendable>(
     // The suite runs dozens of servers on two cores against one cluster: at its peak a backend
     // has taken longer than PostgresNIO's 10 s to start, and the pool then failed whole requests.
     postgresConfiguration.options.connectTimeout = .seconds(30)
+    // Settings of the pool's sessions (not the listener's), sent in each connection's startup.
+    postgresConfiguration.options.additionalStartupParameters += databaseSession
     let postgres = PostgresClient(configuration: postgresConfiguration, backgroundLogger: testLogger)
     let dependencies = ServerDependencies(
         postgres: postgres, listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, clock: clock, logger: testLogger,

@@ -34,6 +34,14 @@ public actor TestCitus {
     /// Whether this run is the Citus pass.
     public static var isActive: Bool { shared != nil }
 
+    /// Session settings under which a statement that Citus would run on more than one shard fails
+    /// (`citus.multi_task_query_log_level`): docs/operations.md's rule 2 made a check. A
+    /// statement that crosses shards passes on the cluster, only slower, and fails every family's
+    /// requests while any worker is down. Nothing outside the Citus pass.
+    public static var oneShardOnly: [(String, String)] {
+        isActive ? [("citus.multi_task_query_log_level", "error")] : []
+    }
+
     /// The pass's shared database.
     public let url: DatabaseURL
     private var counter = 0
