@@ -61,6 +61,10 @@ extension FamilySyncError {
         .init(.tryAgainLater, reason, retryAfter: retryAfter)
     }
 
+    /// A transaction the database rolled back as colliding with another (a deadlock, a
+    /// serialization failure): nothing of it happened, and sent again it goes through.
+    public static let collided = unavailable("The request collided with another; retry it.", retryAfter: 1)
+
     /// A bug. The reason shown to clients is fixed so that nothing internal leaks.
     public static let internalError = Self(.internalError, "An internal error occurred.")
 }

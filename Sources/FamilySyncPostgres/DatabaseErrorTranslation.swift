@@ -52,7 +52,7 @@ public enum DatabaseErrorTranslation {
                 return TryAgainReason.databaseUnavailable.error
             }
             if state == "40001" || state == "40P01" {
-                return .unavailable("The request collided with another; retry it.", retryAfter: 1)
+                return .collided
             }
             // A unique key taken by a concurrent writer: the domain's conflict, not a bug.
             if state == "23505" {

@@ -91,17 +91,21 @@ public struct TestServer: Sendable {
         /// Seconds to wait before sending again, when this answer shed the request before it did
         /// anything (`TryAgainReason.familyBusy` or `.poolExhausted`).
         public var shedRetryAfter: Int? {
-            guard status == .serviceUnavailable, let error = try? decode(ErrorResponse.self).familySyncError,
-                let reason = TryAgainReason(error), reason != .databaseUnavailable
-            else { return nil }
+            guard status == .serviceUnavailable, let error = try? decode(ErrorResponse.self).familySyncError else { return nil }
+            // A transaction the database cancelled as colliding with another (a deadlock, say)
+            // changed nothing either: on Citus a family's deletion clears lookup tables over every
+            // shard, and met another test's there as a distributed deadlock.
+            if error.reason == FamilySyncError.collided.reason { return error.retryAfter ?? 1 }
+            guard let reason = TryAgainReason(error), reason != .databaseUnavailable else { return nil }
             return reason.retryAfter
         }
     }
 
     /// `timeout` bounds the whole exchange: a test that expects an answer before a held poll's
     /// own timeout sets it shorter, so that a poll that was not released fails the test. A request
-    /// shed before it did anything (a busy family or pool, §1.1) goes again after its
-    /// `Retry-After`, as the SDK sends it, unless `retryingShed` is false.
+    /// shed before it did anything (a busy family or pool, §1.1), or rolled back as colliding with
+    /// another, goes again after its `Retry-After`, as the SDK sends it, unless `retryingShed` is
+    /// false.
     public func send(
         _ method: HTTPRequest.Method, _ uri: String, credential: String? = nil, json: String? = nil, headers extra: [(String, String)] = [],
         timeout: Duration = .seconds(90), retryingShed: Bool = true
