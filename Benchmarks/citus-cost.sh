@@ -12,14 +12,9 @@ dir=${2:-/tmp/familysync-citus-cost}
 harnesses=("records" "usage" "polls 100 100 400" "day 30 30 0.25")
 swift build -c release
 bench=.build/release/familysync-bench
-if [ -e "$dir" ]; then
-  scripts/citus stop "$dir" >/dev/null
-  rm -rf "$dir"
-fi
-mkdir -p "$dir"
-chmod 755 "$dir"
-url=$(FAMILYSYNC_BINARY=.build/release/familysync scripts/citus start "$dir" | sed -n 's/^DATABASE_URL=//p')
-trap 'scripts/citus stop "$dir" >/dev/null' EXIT
+# shellcheck source=Benchmarks/citus-fresh-cluster.bash
+. Benchmarks/citus-fresh-cluster.bash
+fresh_citus_cluster "$dir"
 nodes=$(ls -d "$dir"/coordinator "$dir"/worker* | paste -sd:)
 out=benchmark-results/citus-cost-$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$out"

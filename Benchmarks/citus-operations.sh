@@ -11,14 +11,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-/tmp/familysync-citus-operations}
 swift build -c release
-if [ -e "$dir" ]; then
-  scripts/citus stop "$dir" >/dev/null
-  rm -rf "$dir"
-fi
-mkdir -p "$dir"
-chmod 755 "$dir"
-url=$(FAMILYSYNC_BINARY=.build/release/familysync scripts/citus start "$dir" | sed -n 's/^DATABASE_URL=//p')
-trap 'scripts/citus stop "$dir" >/dev/null' EXIT
+# shellcheck source=Benchmarks/citus-fresh-cluster.bash
+. Benchmarks/citus-fresh-cluster.bash
+fresh_citus_cluster "$dir"
 out=benchmark-results/citus-operations-$(date -u +%Y%m%dT%H%M%SZ).txt
 mkdir -p benchmark-results
 .build/release/familysync-bench cluster-ops "$url" "$dir" "${2:-40}" "${3:-45}" "${4:-30}" | tee "$out"
