@@ -31,6 +31,7 @@ SELECT create_distributed_table('push_outbox', 'family_id', colocate_with => 'fa
 SELECT create_distributed_table('family_retention', 'family_id', colocate_with => 'families');
 SELECT create_distributed_table('audit_events', 'family_id', colocate_with => 'families');
 SELECT create_distributed_table('audit_reads', 'family_id', colocate_with => 'families');
+SELECT create_distributed_table('idempotency_keys', 'family_id', colocate_with => 'families');
 
 -- Lookups from something else to a family, each by its own key.
 SELECT create_distributed_table('recovery_codes', 'code_hash', colocate_with => 'none');

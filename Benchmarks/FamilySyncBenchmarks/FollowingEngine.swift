@@ -53,6 +53,8 @@ final class FollowingEngine: Sendable {
                         seen.waits[error.code.rawValue, default: 0] += 1
                     case .stopped:
                         seen.stopped = true
+                    case .sent:
+                        break
                     }
                 }
             }

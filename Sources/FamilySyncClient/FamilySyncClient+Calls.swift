@@ -112,11 +112,14 @@ extension FamilySyncClient {
         _ = try await send(.DELETE, "/v1/zones/\(name)", as: EmptyResponse.self)
     }
 
-    public func modify(_ zone: String, _ request: ModifyRecordsRequest) async throws(FamilySyncError) -> ModifyRecordsResponse {
+    /// `idempotencyKey` (§1.2.1): the same key sent again with the same request gets the first
+    /// answer again, so an answer lost on the way may be asked for again safely.
+    public func modify(_ zone: String, _ request: ModifyRecordsRequest, idempotencyKey: String? = nil) async throws(FamilySyncError) -> ModifyRecordsResponse {
         // Forced saves and deletes end in the same state however often they arrive.
         try await send(
             .POST, "/v1/zones/\(zone)/records/modify", body: request,
-            replayable: request.operations.allSatisfy { [.forceReplace, .forceUpdate, .forceDelete].contains($0.operationType) }, as: ModifyRecordsResponse.self
+            replayable: request.operations.allSatisfy { [.forceReplace, .forceUpdate, .forceDelete].contains($0.operationType) }, idempotencyKey: idempotencyKey,
+            as: ModifyRecordsResponse.self
         )
     }
 
@@ -153,8 +156,9 @@ extension FamilySyncClient {
 
     // MARK: Monitoring (§7)
 
-    public func sendCommand(to child: UUID, _ request: CreateCommandRequest) async throws(FamilySyncError) -> CommandBody {
-        try await send(.POST, "/v1/devices/\(child.lowercased)/commands", body: request, as: CommandBody.self)
+    /// `idempotencyKey` (§1.2.1): sent again with the same key, the command is made once.
+    public func sendCommand(to child: UUID, _ request: CreateCommandRequest, idempotencyKey: String? = nil) async throws(FamilySyncError) -> CommandBody {
+        try await send(.POST, "/v1/devices/\(child.lowercased)/commands", body: request, idempotencyKey: idempotencyKey, as: CommandBody.self)
     }
 
     /// The child's commands; when the child itself asks, its pending ones become delivered.

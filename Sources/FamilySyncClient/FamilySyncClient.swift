@@ -58,9 +58,11 @@ public struct FamilySyncClient: Sendable {
     /// connection closed before any answer (`ConnectionLoss`).
     func send<Body: Encodable, Response: Decodable>(
         _ method: RequestMethod, _ path: String, query: [(String, String?)] = [], body: Body?, accept: String = "application/json",
-        replayable: Bool? = nil, as type: Response.Type
+        replayable: Bool? = nil, idempotencyKey: String? = nil, as type: Response.Type
     ) async throws(FamilySyncError) -> Response {
-        let bytes = try await exchange(method, path, query: query, body: body, accept: accept, replayable: replayable ?? [.GET, .HEAD, .PUT, .DELETE].contains(method))
+        // A keyed request is answered once however often it arrives (§1.2.1).
+        let replayable = idempotencyKey != nil || (replayable ?? [.GET, .HEAD, .PUT, .DELETE].contains(method))
+        let bytes = try await exchange(method, path, query: query, body: body, accept: accept, replayable: replayable, idempotencyKey: idempotencyKey)
         if Response.self == EmptyResponse.self { return EmptyResponse() as! Response }
         if Response.self == String.self { return String(decoding: bytes, as: UTF8.self) as! Response }
         do {
@@ -71,9 +73,10 @@ public struct FamilySyncClient: Sendable {
     }
 
     func exchange<Body: Encodable>(
-        _ method: RequestMethod, _ path: String, query: [(String, String?)], body: Body?, accept: String, replayable: Bool = false
+        _ method: RequestMethod, _ path: String, query: [(String, String?)], body: Body?, accept: String, replayable: Bool = false, idempotencyKey: String? = nil
     ) async throws(FamilySyncError) -> Data {
-        let request = try makeRequest(method, path, query: query, body: body, accept: accept, timeout: Self.requestTimeout)
+        var request = try makeRequest(method, path, query: query, body: body, accept: accept, timeout: Self.requestTimeout)
+        if let idempotencyKey { request.headers.append((IdempotencyKey.header, idempotencyKey)) }
         return try await answer(request, method: method, path: path, replayable: replayable) { request throws(TransportFailure) in
             try await self.send(request, replayable: replayable)
         }.body

@@ -15,8 +15,8 @@ public enum RecordSaveOutcome: Sendable, Equatable {
 extension FamilySyncClient {
     /// Sends the operations with `atomic: false`, so that each record stands alone and a conflict
     /// on one does not hold back the others, and answers one outcome per operation, in order.
-    public func save(_ operations: [RecordOperation], in zone: String) async throws(FamilySyncError) -> [RecordSaveOutcome] {
-        let answer = try await modify(zone, ModifyRecordsRequest(operations: operations, atomic: false))
+    public func save(_ operations: [RecordOperation], in zone: String, idempotencyKey: String? = nil) async throws(FamilySyncError) -> [RecordSaveOutcome] {
+        let answer = try await modify(zone, ModifyRecordsRequest(operations: operations, atomic: false), idempotencyKey: idempotencyKey)
         return answer.records.map { result in
             if let record = result.record { return .saved(record) }
             let error = result.error.map { ErrorResponse(error: $0).familySyncError }

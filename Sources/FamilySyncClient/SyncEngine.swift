@@ -18,6 +18,11 @@ public enum SyncEvent: Sendable, Equatable {
     /// The engine stopped for good: the credential no longer works (the device was revoked, or
     /// its family deleted). The app must pair again.
     case stopped(FamilySyncError)
+    /// Changes the app added were answered: each saved, lost to another writer (with the server's
+    /// record), a command made, or failed for good. `stillPending` is how many wait to be sent.
+    /// Once the app asks for the next event they leave the state; an app killed before that is
+    /// told again on its next launch (the server answers the resent request as the first time).
+    case sent([SentChange], stillPending: Int)
 }
 
 /// A device's sync loop in the spirit of CKSyncEngine: it fetches the database's changes, then the
@@ -32,13 +37,13 @@ public actor SyncEngine {
     let pollTimeout: Int
     let backoff: UsageUploadQueue.Backoff
     let sleep: @Sendable (Duration) async throws -> Void
-    private let handoff = EventHandoff()
+    let handoff = EventHandoff()
     /// The run loop's state, for pushes (§12): whether it runs, the poll it holds, the fetches it
     /// completed, and those waiting for one.
-    private var running = false
+    var running = false
     private var fetching = false
-    private var pushPending = false
-    private var heldPoll: Task<PollResponse, any Error>?
+    var pushPending = false
+    var heldPoll: Task<PollResponse, any Error>?
     private var fetchesDone = 0
     private var fetchWaiters: [(fetch: Int, continuation: CheckedContinuation<Void, Never>)] = []
     /// The events, for one consumer. The engine waits for the consumer: it goes on, and saves the
@@ -77,6 +82,7 @@ public actor SyncEngine {
         while !Task.isCancelled {
             let failure: (any Error)?
             do {
+                try await sendPendingChanges()
                 try await fetchRound(after: woken)
                 woken = nil
                 woken = try await holdPoll()
@@ -91,6 +97,7 @@ public actor SyncEngine {
             let error = failure as? FamilySyncError
             switch error?.code {
             case .authenticationRequired?:
+                try? await failEveryPendingChange(error!)
                 handoff.finish(with: .stopped(error!))
                 return
             case .tryAgainLater?, .throttled?:
@@ -263,7 +270,11 @@ public actor SyncEngine {
                     let zone = answer.zoneName
                     switch answer.outcome {
                     case .success(let page):
-                        if !page.records.isEmpty { await handoff.send(.changes(zone: zone, records: page.records)) }
+                        // A record the app changed and has not sent yet keeps the app's version:
+                        // what it sends is answered with the server's, saved or in conflict.
+                        let unsent = try unsentRecords(in: zone)
+                        let records = unsent.isEmpty ? page.records : page.records.filter { !unsent.contains($0.recordName) }
+                        if !records.isEmpty { await handoff.send(.changes(zone: zone, records: records)) }
                         fetched[zone] = .some(page.changeToken)
                         tokens[zone] = page.changeToken
                         if page.moreComing { pending.append(zone) }
@@ -303,7 +314,11 @@ public actor SyncEngine {
     private func startOver() async throws {
         for zone in try store.load().zoneTokens.keys.sorted() { await handoff.send(.zoneReset(zone)) }
         try store.update { state in
-            state = SyncState(credentialReference: credentialReference ?? state.credentialReference, pendingUsage: state.pendingUsage)
+            // What the app made and has not been told about is still to send.
+            state = SyncState(
+                credentialReference: credentialReference ?? state.credentialReference, pendingUsage: state.pendingUsage,
+                pendingHealthErrors: state.pendingHealthErrors, pendingChanges: state.pendingChanges, sending: state.sending
+            )
         }
     }
 }

@@ -63,6 +63,11 @@ final class EventHandoff: Sendable {
         state.withLock { $0.held != nil }
     }
 
+    /// Whether the events have ended (`finish`): what is sent now reaches nobody.
+    var isFinished: Bool {
+        state.withLock { $0.finished }
+    }
+
     func next() async -> SyncEvent? {
         state.withLock { state in
             defer { state.held = nil }

@@ -20,19 +20,31 @@ public struct SyncState: Codable, Sendable, Equatable {
     public var pendingUsage: [UsageRecordBody]
     /// The monitoring extension's errors not yet delivered (§10), oldest first.
     public var pendingHealthErrors: [ExtensionErrorBody]
+    /// The app's changes not yet sent (`SyncEngine.add`), in the order it made them, merged per
+    /// record (`Outbox`).
+    public var pendingChanges: [PendingChange]
+    /// The request on its way, with its idempotency key: sent again as it is until answered.
+    public var sending: SendingBatch?
 
     public init(
         credentialReference: String? = nil, databaseToken: String? = nil, zoneTokens: [String: String] = [:], pendingUsage: [UsageRecordBody] = [],
-        pendingHealthErrors: [ExtensionErrorBody] = []
+        pendingHealthErrors: [ExtensionErrorBody] = [], pendingChanges: [PendingChange] = [], sending: SendingBatch? = nil
     ) {
         self.credentialReference = credentialReference
         self.databaseToken = databaseToken
         self.zoneTokens = zoneTokens
         self.pendingUsage = pendingUsage
         self.pendingHealthErrors = pendingHealthErrors
+        self.pendingChanges = pendingChanges
+        self.sending = sending
     }
 
-    enum CodingKeys: String, CodingKey { case credentialReference, databaseToken, zoneTokens, pendingUsage, pendingHealthErrors }
+    /// Every change not yet answered: the one on its way first.
+    public var unsentChanges: [PendingChange] {
+        (sending?.changes ?? []) + pendingChanges
+    }
+
+    enum CodingKeys: String, CodingKey { case credentialReference, databaseToken, zoneTokens, pendingUsage, pendingHealthErrors, pendingChanges, sending }
 
     /// State saved before a member existed reads with it empty.
     public init(from decoder: any Decoder) throws {
@@ -42,6 +54,8 @@ public struct SyncState: Codable, Sendable, Equatable {
         zoneTokens = try container.decodeIfPresent([String: String].self, forKey: .zoneTokens) ?? [:]
         pendingUsage = try container.decodeIfPresent([UsageRecordBody].self, forKey: .pendingUsage) ?? []
         pendingHealthErrors = try container.decodeIfPresent([ExtensionErrorBody].self, forKey: .pendingHealthErrors) ?? []
+        pendingChanges = try container.decodeIfPresent([PendingChange].self, forKey: .pendingChanges) ?? []
+        sending = try container.decodeIfPresent(SendingBatch.self, forKey: .sending)
     }
 }
 

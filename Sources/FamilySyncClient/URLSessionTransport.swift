@@ -67,20 +67,39 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     /// `URLSession.data(for:)`, cancelled with the calling task: FoundationNetworking's own
-    /// `data(for:)` is not, and a stopped `SyncEngine` would wait out its held poll.
+    /// `data(for:)` is not, and a stopped `SyncEngine` would wait out its held poll. It also ends
+    /// by itself `answerDeadline` after the request's own timeout: FoundationNetworking has been
+    /// seen, on a loaded machine, never to call a task's completion at all (neither the answer nor
+    /// its own timeout), which would hold the caller for ever.
     static func data(for request: URLRequest, in session: URLSession) async throws -> (Data, URLResponse) {
-        let running = Mutex<(task: URLSessionDataTask?, cancelled: Bool)>((nil, false))
+        typealias Answer = CheckedContinuation<(Data, URLResponse), any Error>
+        let running = Mutex<(task: URLSessionDataTask?, cancelled: Bool, waiting: Answer?)>((nil, false, nil))
+        // The one place the continuation is resumed: whichever comes first takes it.
+        let finish: @Sendable (Result<(Data, URLResponse), any Error>) -> Void = { result in
+            running.withLock { state -> Answer? in
+                defer { state.waiting = nil }
+                return state.waiting
+            }?.resume(with: result)
+        }
+        let limit = Duration.milliseconds(Int64(request.timeoutInterval * 1000)) + answerDeadline
+        let watchdog = Task {
+            try await Task.sleep(for: limit)
+            running.withLock { $0.task }?.cancel()
+            finish(.failure(URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: "no completion came \(limit) after the request was sent"])))
+        }
+        defer { watchdog.cancel() }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+            try await withCheckedThrowingContinuation { (continuation: Answer) in
                 let task = session.dataTask(with: request) { data, response, error in
                     if let data, let response {
-                        continuation.resume(returning: (data, response))
+                        finish(.success((data, response)))
                     } else {
-                        continuation.resume(throwing: error ?? URLError(.badServerResponse))
+                        finish(.failure(error ?? URLError(.badServerResponse)))
                     }
                 }
                 let cancelled = running.withLock { running in
                     running.task = task
+                    running.waiting = continuation
                     return running.cancelled
                 }
                 task.resume()
@@ -94,9 +113,13 @@ public final class URLSessionTransport: HTTPTransport {
         }
     }
 
+    /// How long past a request's timeout the transport stops waiting for FoundationNetworking.
+    static let answerDeadline: Duration = .seconds(10)
+
     /// A connection lost mid-exchange may have carried the request; anything else reached nobody.
     static func kind(of error: any Error) -> TransportFailure.Kind {
         guard let error = error as? URLError else { return .unreachable }
-        return error.code == .networkConnectionLost ? .noAnswer : .unreachable
+        // A request that timed out may have reached the server as well.
+        return [.networkConnectionLost, .timedOut].contains(error.code) ? .noAnswer : .unreachable
     }
 }

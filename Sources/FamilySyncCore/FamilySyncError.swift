@@ -16,6 +16,8 @@ public struct FamilySyncError: Error, Sendable, Equatable, CustomStringConvertib
         case changeTokenExpired = "CHANGE_TOKEN_EXPIRED"
         case pairingExpired = "PAIRING_EXPIRED"
         case limitExceeded = "LIMIT_EXCEEDED"
+        /// An `Idempotency-Key` sent again with another request (§1.2.1).
+        case idempotencyKeyReused = "IDEMPOTENCY_KEY_REUSED"
         case throttled = "THROTTLED"
         case tryAgainLater = "TRY_AGAIN_LATER"
         case internalError = "INTERNAL_ERROR"

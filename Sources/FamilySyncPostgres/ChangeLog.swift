@@ -40,9 +40,17 @@ public struct ChangeLog: Sendable {
                 try await database.inTransaction(logger: logger) { connection in
                     let family = try await LockedFamily.lock(familyID, on: connection, logger: logger, outbox: outbox, published: published)
                     locking?.end()
-                    let result = try await body(family)
-                    try await family.queuePushes()
-                    return result
+                    // The request's idempotency key commits with its first write, or not at all.
+                    let claim = IdempotencyClaim.current.flatMap { $0.take(for: familyID) ? $0 : nil }
+                    do {
+                        if let claim { try await family.writeIdempotencyKey(claim) }
+                        let result = try await body(family)
+                        try await family.queuePushes()
+                        return result
+                    } catch {
+                        claim?.release()
+                        throw error
+                    }
                 }
             }
         }

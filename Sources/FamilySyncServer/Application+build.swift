@@ -63,6 +63,9 @@ package func buildApplication(
             // A day after they ended: long enough to tell a late claim that it expired.
             try await dependencies.signIns.purgeExpired(before: clock.now().addingTimeInterval(-86_400))
         },
+        PeriodicJobService(name: "expired idempotency keys", interval: .seconds(3600), logger: logger) {
+            try await dependencies.idempotencyKeys.purge(before: clock.now().addingTimeInterval(-IdempotencyKey.lifetime))
+        },
         PeriodicJobService(name: "expired records and rows past retention", interval: .seconds(3600), logger: logger) {
             try await dependencies.retention.expire(maximumDays: configuration.retentionDays)
         },
@@ -139,6 +142,7 @@ func buildRouter(
     FleetController(reports: dependencies.trackingReports, token: configuration.operatorToken, clock: clock).addRoutes(to: open)
     let authenticated = v1.group().add(middleware: AuthenticationMiddleware(devices: dependencies.devices))
         .add(middleware: ReadCountMiddleware(tally: dependencies.readTally, clock: clock))
+        .add(middleware: IdempotencyMiddleware(keys: dependencies.idempotencyKeys, keyring: keyring, clock: clock))
     families.addAuthenticatedRoutes(to: authenticated)
     DeviceController(devices: dependencies.devices).addRoutes(to: authenticated)
     MemberController(members: dependencies.members).addRoutes(to: authenticated)

@@ -16,6 +16,7 @@ extension FamilySyncError.Code {
         case .conflict, .exists: .conflict
         case .changeTokenExpired, .pairingExpired: .gone
         case .limitExceeded: .contentTooLarge
+        case .idempotencyKeyReused: .unprocessableContent
         case .throttled: .tooManyRequests
         case .tryAgainLater: .serviceUnavailable
         case .internalError: .internalServerError

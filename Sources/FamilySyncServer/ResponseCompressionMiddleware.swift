@@ -29,15 +29,3 @@ struct ResponseCompressionMiddleware<Context: RequestContext>: RouterMiddleware 
         return response
     }
 }
-
-/// Gathers a body of known, bounded length (the answers this server encodes itself).
-private final class CollectedBody: ResponseBodyWriter {
-    var buffer = ByteBuffer()
-
-    func write(_ buffer: ByteBuffer) async throws {
-        var buffer = buffer
-        self.buffer.writeBuffer(&buffer)
-    }
-
-    func finish(_ trailingHeaders: HTTPFields?) async throws {}
-}

@@ -63,6 +63,8 @@ public struct ServerDependencies: Sendable {
     let shields: PostgresShieldStore
     let parentPINs: PostgresParentPINStore
     let pushes: PostgresPushStore
+    /// The devices' idempotency keys and their answers (§1.2.1).
+    public let idempotencyKeys: PostgresIdempotencyKeys
     /// Push (§12), when configured: its settings, the outbox's claims, what wakes the sender, and
     /// the LISTEN connection on the outbox channel.
     public let push: PushSettings?
@@ -137,6 +139,7 @@ public struct ServerDependencies: Sendable {
         shields = PostgresShieldStore(database: database, logger: logger)
         parentPINs = PostgresParentPINStore(changeLog: changeLog, clock: clock, logger: logger)
         pushes = PostgresPushStore(database: database, clock: clock, logger: logger)
+        idempotencyKeys = PostgresIdempotencyKeys(database: database, logger: logger)
         self.push = push
         pushClaims = PostgresPushClaims(database: database, logger: logger)
         pushMetrics = PushMetrics(registry: metricsRegistry)

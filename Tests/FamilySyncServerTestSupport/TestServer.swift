@@ -161,6 +161,12 @@ public struct TestServer: Sendable {
         try await dependencies.signIns.purgeExpired(before: cutoff)
     }
 
+    /// The hourly purge of idempotency keys (§1.2.1), on demand.
+    @discardableResult
+    public func purgeIdempotencyKeys(before cutoff: Date) async throws -> Int {
+        try await dependencies.idempotencyKeys.purge(before: cutoff)
+    }
+
     /// Writes the reads this instance counted (`ReadTally`), as its 30-second job does.
     public func flushReadCounts() async {
         await dependencies.flushReadCounts()

@@ -59,10 +59,16 @@ struct BudgetsCommand: AsyncParsableCommand {
         var disable = false
         @Option(help: "The budget's id. Default: the category (all for *).")
         var id: String?
+        @Flag(help: "Do not send it now: keep it with the profile's pending changes ('familysync pending send' sends them). The member is then given by id.")
+        var queue = false
 
         func run() async throws {
             let context = try options.context()
             let (_, client) = try context.device(as: .parent, for: "setting a budget")
+            if queue {
+                let change = try PendingChange.budget(try fields(), of: try MemberOption.id(member))
+                return try await PendingCommand.queue(change, context: context)
+            }
             let target = try await MemberOption.find(member, client)
             let saved = try await client.setBudget(of: target.id, try fields())
             let budget = saved.fields.flatMap(Budget.init(fields:))

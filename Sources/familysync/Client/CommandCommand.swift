@@ -23,6 +23,8 @@ struct CommandCommand: AsyncParsableCommand {
         var payload: String?
         @Option(help: "Seconds until the command expires, 1-2592000. Default: 86400.")
         var expiresIn: Int?
+        @Flag(help: "Do not send it now: keep it with the profile's pending changes ('familysync pending send' sends them). The child is then given by device id.")
+        var queue = false
 
         func run() async throws {
             let context = try options.context()
@@ -33,8 +35,15 @@ struct CommandCommand: AsyncParsableCommand {
                 }
                 return object
             }
+            let request = CreateCommandRequest(commandType: type, payload: body, expiresInSeconds: expiresIn)
+            if queue {
+                guard let id = child.child.flatMap(UUID.init(uuidString:)) else {
+                    throw OperatorError.configuration("a queued command names its child by device id (--child <id>): the server is not asked")
+                }
+                return try await PendingCommand.queue(.command(request, to: id), context: context)
+            }
             let target = try await child.resolve(profile, client)
-            let command = try await client.sendCommand(to: target.id, CreateCommandRequest(commandType: type, payload: body, expiresInSeconds: expiresIn))
+            let command = try await client.sendCommand(to: target.id, request)
             try context.output.result(command, "Sent \(command.commandType) command \(command.commandId) to \(target.name); it expires \(Human.instant(command.expiresAt)).")
         }
     }

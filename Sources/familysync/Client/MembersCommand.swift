@@ -133,6 +133,14 @@ struct MembersCommand: AsyncParsableCommand {
 
 /// Finds a member by id or name (any case).
 enum MemberOption {
+    /// A member named by id, for a change made without asking the server (`--queue`).
+    static func id(_ selector: String) throws -> UUID {
+        guard let id = UUID(uuidString: selector) else {
+            throw OperatorError.configuration("a queued change names its member by id (--member <id>): the server is not asked")
+        }
+        return id
+    }
+
     static func find(_ selector: String, _ client: FamilySyncClient) async throws -> MemberBody {
         let members = try await client.members()
         let matching = members.filter { member in

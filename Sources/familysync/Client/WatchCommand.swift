@@ -69,6 +69,9 @@ struct WatchCommand: AsyncParsableCommand {
         case .waiting(let reason, let wait):
             // Not a change: said on standard error, so that standard output stays the changes.
             FileHandle.standardError.write(Data("familysync: \(reason); trying again in \(Human.seconds(wait))\n".utf8))
+        case .sent(let changes, let pending):
+            for sent in changes { output.line("\(now)  \(PendingCommand.line(sent))") }
+            if pending > 0 { output.line("\(now)  \(pending) change\(pending == 1 ? "" : "s") still to send") }
         case .stopped:
             break
         }
@@ -112,6 +115,8 @@ struct WatchLine: Encodable {
     var records: [RecordBody]?
     var error: ErrorResponse.Body?
     var retryIn: Double?
+    var sent: [SentLine]?
+    var stillPending: Int?
 
     init(_ event: SyncEvent) {
         switch event {
@@ -120,6 +125,7 @@ struct WatchLine: Encodable {
         case .zoneReset(let zone): self.event = "zoneReset"; self.zone = zone
         case .stopped(let reason): self.event = "stopped"; error = ErrorResponse(reason).error
         case .waiting(let reason, let wait): self.event = "waiting"; error = ErrorResponse(reason).error; retryIn = Human.secondsValue(wait)
+        case .sent(let changes, let pending): self.event = "sent"; sent = changes.map(SentLine.init); stillPending = pending
         }
     }
 }
