@@ -17,6 +17,7 @@ import Foundation
 //   familysync-bench export [usage records]
 //   familysync-bench day [child devices] [speed] [simulated hours]
 //   familysync-bench tracing [seconds a phase] [clients] [rounds]
+//   familysync-bench outbox [changes] [rounds]
 //   familysync-bench cluster-ops <database url> <cluster dir> [families] [seconds a phase] [seconds stopped]
 var arguments = Array(CommandLine.arguments.dropFirst())
 var harness = "records"
@@ -57,6 +58,8 @@ case "day":
     try await DayBenchmark.run(arguments)
 case "tracing":
     try await TracingBenchmark.run(arguments)
+case "outbox":
+    try await OutboxBenchmark.run(arguments)
 case "cluster-ops":
     try await ClusterOpsBenchmark.run(arguments)
 case "serve":
