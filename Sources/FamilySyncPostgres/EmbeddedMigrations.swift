@@ -647,6 +647,9 @@ CREATE TABLE idempotency_keys (
     -- HMAC-SHA-256 of the method, path and body under a key derived from the server's secret:
     -- a request body (a PIN) cannot be guessed back from it.
     request_hash    bytea       NOT NULL CHECK (octet_length(request_hash) = 32),
+    -- The request's path (no query, no body): an erasure (§15.3) removes the keys of requests on
+    -- what it erases, whose answers may hold its data.
+    request_path    text        NOT NULL,
     created_at      timestamptz NOT NULL,
     -- The answer, once kept: NULL while the write is in progress, or if its instance stopped
     -- between the commit and keeping the answer.

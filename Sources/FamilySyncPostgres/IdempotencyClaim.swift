@@ -12,15 +12,17 @@ public final class IdempotencyClaim: Sendable {
     public let deviceID: UUID
     public let key: String
     public let requestHash: [UInt8]
+    public let requestPath: String
     public let now: Date
     /// Whether a transaction of this request holds or committed the key.
     private let written = Atomic<Bool>(false)
 
-    public init(familyID: UUID, deviceID: UUID, key: String, requestHash: [UInt8], now: Date) {
+    public init(familyID: UUID, deviceID: UUID, key: String, requestHash: [UInt8], requestPath: String, now: Date) {
         self.familyID = familyID
         self.deviceID = deviceID
         self.key = key
         self.requestHash = requestHash
+        self.requestPath = requestPath
         self.now = now
     }
 

@@ -122,10 +122,17 @@ extension LockedFamily {
             """
             WITH outbox AS (
                 DELETE FROM push_outbox WHERE family_id = \(id) AND (device_id = ANY(\(devices)) OR lower(payload::text) ~ \(pattern)) RETURNING 1
+            ), answers AS (
+                -- Other devices' idempotency keys (§1.2.1) of requests on them or whose kept
+                -- answers name them (sent again, such a request finds nothing to act on); their
+                -- own keys go with the devices, by cascade.
+                DELETE FROM idempotency_keys
+                WHERE family_id = \(id) AND (lower(request_path) ~ \(pattern) OR lower(convert_from(coalesce(body, ''::bytea), 'UTF8')) ~ \(pattern))
+                RETURNING 1
             ), gone AS (
                 DELETE FROM devices WHERE family_id = \(id) AND device_id = ANY(\(devices)) RETURNING 1
             )
-            SELECT (SELECT count(*) FROM outbox)::int + (SELECT count(*) FROM gone)::int
+            SELECT (SELECT count(*) FROM outbox)::int + (SELECT count(*) FROM answers)::int + (SELECT count(*) FROM gone)::int
             """
         )
         if let member {

@@ -10,10 +10,11 @@ extension LockedFamily {
         let expired = claim.now.addingTimeInterval(-IdempotencyKey.lifetime)
         let rows = try await connection.rows(
             """
-            INSERT INTO idempotency_keys (family_id, device_id, idempotency_key, request_hash, created_at)
-            VALUES (\(id), \(claim.deviceID), \(claim.key), \(ByteBuffer(bytes: claim.requestHash)), \(claim.now))
+            INSERT INTO idempotency_keys (family_id, device_id, idempotency_key, request_hash, request_path, created_at)
+            VALUES (\(id), \(claim.deviceID), \(claim.key), \(ByteBuffer(bytes: claim.requestHash)), \(claim.requestPath), \(claim.now))
             ON CONFLICT (family_id, device_id, idempotency_key) DO UPDATE SET
-                request_hash = EXCLUDED.request_hash, created_at = EXCLUDED.created_at, status = NULL, content_type = NULL, body = NULL
+                request_hash = EXCLUDED.request_hash, request_path = EXCLUDED.request_path, created_at = EXCLUDED.created_at,
+                status = NULL, content_type = NULL, body = NULL
             WHERE idempotency_keys.created_at <= \(expired)
             RETURNING 1
             """,

@@ -35,11 +35,11 @@ public struct PostgresIdempotencyKeys: Sendable {
         let expired = claim.now.addingTimeInterval(-IdempotencyKey.lifetime)
         try await database.rows(
             """
-            INSERT INTO idempotency_keys (family_id, device_id, idempotency_key, request_hash, created_at, status, content_type, body)
-            VALUES (\(claim.familyID), \(claim.deviceID), \(claim.key), \(ByteBuffer(bytes: claim.requestHash)), \(claim.now),
+            INSERT INTO idempotency_keys (family_id, device_id, idempotency_key, request_hash, request_path, created_at, status, content_type, body)
+            VALUES (\(claim.familyID), \(claim.deviceID), \(claim.key), \(ByteBuffer(bytes: claim.requestHash)), \(claim.requestPath), \(claim.now),
                     \(answer.status), \(answer.contentType), \(ByteBuffer(bytes: answer.body)))
             ON CONFLICT (family_id, device_id, idempotency_key) DO UPDATE SET
-                request_hash = EXCLUDED.request_hash, created_at = EXCLUDED.created_at,
+                request_hash = EXCLUDED.request_hash, request_path = EXCLUDED.request_path, created_at = EXCLUDED.created_at,
                 status = EXCLUDED.status, content_type = EXCLUDED.content_type, body = EXCLUDED.body
             WHERE (idempotency_keys.status IS NULL AND idempotency_keys.request_hash = EXCLUDED.request_hash)
                OR idempotency_keys.created_at <= \(expired)

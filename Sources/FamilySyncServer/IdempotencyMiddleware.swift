@@ -31,7 +31,8 @@ struct IdempotencyMiddleware: RouterMiddleware {
         var request = request
         let body = try await request.collectBody(upTo: context.maxUploadSize)
         let claim = IdempotencyClaim(
-            familyID: device.familyID, deviceID: device.deviceID, key: key, requestHash: try requestHash(request, body: body), now: clock.now()
+            familyID: device.familyID, deviceID: device.deviceID, key: key, requestHash: try requestHash(request, body: body), requestPath: request.uri.path,
+            now: clock.now()
         )
         if let earlier = try await earlierAnswer(claim) { return earlier }
         let response: Response

@@ -33,11 +33,22 @@ import Testing
             let before = try await parent.databaseChanges(since: nil).changeToken
             _ = try await coParent.setBudget(of: johnny.id, ["budgetID": .string("games"), "category": .string("gaming"), "period": .string("daily"), "dailyMinutes": .number(30), "enabled": .bool(true)])
             let kept = try #require(try await parent.members().first { $0.name == "Grandma" })
+            // Keyed writes (§1.2.1) about them, whose kept answers and paths name them: the parent's
+            // command to Johnny's Mac and a save in his zone, and one of the co-parent's own.
+            _ = try await parent.sendCommand(to: accepted.device.id, CreateCommandRequest(commandType: "block"), idempotencyKey: UUID().uuidString)
+            _ = try await parent.save(
+                [RecordOperation(operationType: .forceReplace, record: RecordInput(recordName: "note", recordType: "x-note", fields: ["for": .string("Johnny")]))],
+                in: Member.zoneName(of: johnny.id), idempotencyKey: UUID().uuidString
+            )
+            _ = try await coParent.save(
+                [RecordOperation(operationType: .forceReplace, record: RecordInput(recordName: "dads-note", recordType: "x-note", fields: ["text": .string("hi")]))],
+                in: "family", idempotencyKey: UUID().uuidString
+            )
 
             let erased = [johnny.id] + johnny.deviceIds + [accepted.device.id, coAccepted.device.id]
             let tables = try await FamilyDeletionCatalogTests.tables(server.postgres)
             let naming = try await FamilyDeletionCatalogTests.tablesNaming(erased, in: tables, server.postgres)
-            #expect(naming.isSuperset(of: ["devices", "members", "zones", "records", "pairings", "device_health", "device_errors", "device_push_tokens", "audit_events"]), "\(naming.sorted())")
+            #expect(naming.isSuperset(of: ["devices", "members", "zones", "records", "pairings", "device_health", "device_errors", "device_push_tokens", "audit_events", "idempotency_keys"]), "\(naming.sorted())")
             // The scan is live: the rest of the family (its parent, another member) is where it was.
             let me = try await parent.me()
             let rest = [kept.id, me.id, try #require(me.memberId)]

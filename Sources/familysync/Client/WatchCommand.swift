@@ -102,6 +102,9 @@ struct WatchCommand: AsyncParsableCommand {
             return "\(text("status")), last heartbeat \(Human.instant(last)), errors today \(text("errorsToday")), heartbeat gaps \(text("gapMinutesToday")) min"
         case "Alert":
             return "\(text("kind")): \(text("message"))"
+        case "Budget":
+            guard let budget = Budget(fields: fields) else { return "\(fields.count) fields" }
+            return "\(budget.categoryText), \(budget.allowanceText)"
         default:
             return "\(fields.count) field\(fields.count == 1 ? "" : "s")"
         }
