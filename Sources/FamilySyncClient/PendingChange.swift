@@ -86,25 +86,38 @@ extension PendingChange {
 /// The engine's outbox rules, without I/O: how a change joins what is pending, and what goes in
 /// the next request.
 public enum Outbox {
-    /// `change` added to `pending`: a record's later change replaces its earlier one still waiting
-    /// (two saves send the last; a save then a delete sends the delete) and takes its place at the
-    /// end, since it was made last; a delete of a record only ever created here cancels both.
-    /// Commands are never merged.
-    public static func adding(_ change: PendingChange, to pending: [PendingChange]) -> [PendingChange] {
-        guard let key = change.record else { return pending + [change] }
-        var pending = pending
-        let earlier = pending.firstIndex { $0.record == key }
-        if let earlier {
-            let wasCreate = if case .record(_, let operation) = pending[earlier].kind { operation.operationType == .create } else { false }
-            pending.remove(at: earlier)
-            if wasCreate, case .record(_, let operation) = change.kind, operation.operationType.isDelete { return pending }
-            if wasCreate, case .record(let zone, var operation) = change.kind, !operation.operationType.isDelete, operation.record.recordChangeTag == nil {
-                // Still new to the server: a create, whatever the later save said.
-                operation.operationType = .create
-                return pending + [PendingChange(id: change.id, .record(zone: zone, operation: operation), madeAt: change.madeAt)]
+    /// `changes` added to `pending`, in order: a record's later change replaces its earlier one
+    /// still waiting (two saves send the last; a save then a delete sends the delete) and takes
+    /// its place at the end, since it was made last; a delete of a record only ever created here
+    /// cancels both. Commands are never merged. Linear in the changes: an app may add thousands.
+    public static func adding(_ changes: [PendingChange], to pending: [PendingChange]) -> [PendingChange] {
+        var records: [PendingChange.RecordKey: (change: PendingChange?, position: Int)] = [:]
+        var commands: [(change: PendingChange, position: Int)] = []
+        for (position, change) in (pending + changes).enumerated() {
+            guard let key = change.record else {
+                commands.append((change, position))
+                continue
             }
+            records[key] = (merged(records[key]?.change, then: change), position)
         }
-        return pending + [change]
+        let kept = commands + records.values.compactMap { entry in entry.change.map { ($0, entry.position) } }
+        return kept.sorted { $0.position < $1.position }.map(\.change)
+    }
+
+    public static func adding(_ change: PendingChange, to pending: [PendingChange]) -> [PendingChange] {
+        adding([change], to: pending)
+    }
+
+    /// One record's earlier change waiting (if any) and its later one, as one (nil: nothing to send).
+    static func merged(_ earlier: PendingChange?, then later: PendingChange) -> PendingChange? {
+        guard let earlier, case .record(_, let first) = earlier.kind, first.operationType == .create,
+            case .record(let zone, var operation) = later.kind
+        else { return later }
+        // Never sent: deleting it leaves nothing to send; saving it again is still a create.
+        if operation.operationType.isDelete { return nil }
+        guard operation.record.recordChangeTag == nil else { return later }
+        operation.operationType = .create
+        return PendingChange(id: later.id, .record(zone: zone, operation: operation), madeAt: later.madeAt)
     }
 
     /// The next request: the first pending change's zone, with that zone's record changes up to

@@ -12,7 +12,7 @@ extension SyncEngine {
     /// `run()` or `sendPendingChanges()`.
     public func add(_ changes: [PendingChange]) throws {
         try store.update { state in
-            for change in changes { state.pendingChanges = Outbox.adding(change, to: state.pendingChanges) }
+            state.pendingChanges = Outbox.adding(changes, to: state.pendingChanges)
         }
         if running {
             pushPending = true
@@ -36,8 +36,12 @@ extension SyncEngine {
     /// answered request is a `sent` event, and leaves the state once the app asks for the next.
     public func sendPendingChanges() async throws {
         do {
-            while let batch = try nextRequest() {
-                try await send(batch)
+            // The request the app was last told about leaves the state in the same write that
+            // takes the next one: one durable write a request.
+            var told: String?
+            while let (batch, pending) = try nextRequest(after: told) {
+                try await send(batch, pending: pending)
+                told = batch.idempotencyKey
             }
         } catch let error as FamilySyncError where error.code == .authenticationRequired {
             try await failEveryPendingChange(error)
@@ -46,22 +50,30 @@ extension SyncEngine {
     }
 
     /// The request on its way (after a restart: again, as it was), else the next one made from
-    /// the pending changes and kept in the state before it goes.
-    private func nextRequest() throws -> SendingBatch? {
-        try store.update { state in
-            if let sending = state.sending { return sending }
+    /// the pending changes and kept in the state before it goes; with how many wait after it.
+    /// `told`: the request whose answer the app has taken, which leaves the state first.
+    private func nextRequest(after told: String?) throws -> (SendingBatch, Int)? {
+        // Nothing to send, nothing to clear: no write (the run loop asks before every fetch).
+        if told == nil {
+            let state = try store.load()
+            if state.sending == nil, state.pendingChanges.isEmpty { return nil }
+        }
+        return try store.update { state in
+            if let told, state.sending?.idempotencyKey == told { state.sending = nil }
+            if let sending = state.sending { return (sending, state.pendingChanges.count) }
             let changes = Outbox.nextBatch(of: state.pendingChanges)
             guard let first = changes.first else { return nil }
             let sent = Set(changes.map(\.id))
             state.pendingChanges.removeAll { sent.contains($0.id) }
             // A command's key is its own id; a batch of records gets one of its own.
             let key = (first.record == nil ? first.id : UUID()).uuidString.lowercased()
-            state.sending = SendingBatch(idempotencyKey: key, changes: changes)
-            return state.sending
+            let batch = SendingBatch(idempotencyKey: key, changes: changes)
+            state.sending = batch
+            return (batch, state.pendingChanges.count)
         }
     }
 
-    private func send(_ batch: SendingBatch) async throws {
+    private func send(_ batch: SendingBatch, pending: Int) async throws {
         let results: [SentChange]
         do {
             results = try await answer(batch)
@@ -71,13 +83,9 @@ extension SyncEngine {
             // Refused whole for good (a zone gone, a role that may not, a body refused).
             results = batch.changes.map { SentChange(change: $0, outcome: .failed(error)) }
         }
-        let pending = try store.load().pendingChanges.count
         await handoff.send(.sent(results, stillPending: pending))
         // Events ended before the app took this one: it is told again on the next launch.
         guard !handoff.isFinished else { throw CancellationError() }
-        try store.update { state in
-            if state.sending?.idempotencyKey == batch.idempotencyKey { state.sending = nil }
-        }
     }
 
     /// The server's answer to one request, per change.
