@@ -43,6 +43,11 @@ import Testing
         try await Self.outboxDrained(of: child, server)
         try await server.configure(zone, by: parent, name: "app-2")
         try await server.configure("family", by: parent, name: "note-\(UUID().lowercased)")
+        // A keyed write (§1.2.1): the key's upsert with the write, then the answer's.
+        let keyed = try await server.send(
+            .post, "/v1/zones/family/records/modify", credential: parent.credential, json: TestServer.write("family", "keyed"), headers: [(IdempotencyKey.header, "immutable")]
+        )
+        #expect(keyed.status == .ok, "\(String(buffer: keyed.body))")
 
         #expect(try await server.send(.post, "/v1/zones", credential: parent.credential, json: #"{"zoneName":"notes"}"#).status == .created)
         #expect(try await server.send(.delete, "/v1/zones/notes", credential: parent.credential).status == .noContent)
