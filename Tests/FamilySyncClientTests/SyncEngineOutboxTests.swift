@@ -187,6 +187,32 @@ import Testing
         }
     }
 
+    /// A running engine holding its poll sends a change the app adds at once: it lets go of the
+    /// poll (which, through this hop, would never answer), sends, and the app hears of it, then of
+    /// the change coming back through the fetch it does next.
+    @Test func aRunningEngineSendsAChangeAtOnce() async throws {
+        try await withTestServer { server in
+            try await withTemporaryDirectory { directory in
+                let parent = try await server.createFamily()
+                try await withStalledPolls(to: server.port) { port, held in
+                    let client = FamilySyncClient(serverURL: Self.url(port), credential: parent.credential)
+                    let engine = SyncEngine(client: client, store: Self.store(directory, "parent"))
+                    let running = Task { await engine.run() }
+                    var events = engine.events.makeAsyncIterator()
+                    try await SyncEnginePushTests.until("a poll held at the hop") { held() == 1 }
+                    try await engine.add(.save(RecordInput(recordName: "note", recordType: "x-note", fields: ["text": .string("now")]), in: "family"))
+                    let told = try #require(await events.next("the sent event"))
+                    guard case .sent(let changes, 0) = told, case .saved(let saved)? = changes.first?.outcome else { Issue.record("got \(told)"); return }
+                    #expect(saved.recordName == "note")
+                    let fetched = try #require(await events.next("the fetch after it"))
+                    #expect(fetched.changedRecordNames == ["note"])
+                    running.cancel()
+                    await running.value
+                }
+            }
+        }
+    }
+
     /// 1,000 pending changes go as requests of 400, 400 and 200 operations, in the order made.
     @Test func aThousandChangesGoInBatchesOfFourHundredInOrder() async throws {
         try await withTestServer { server in
