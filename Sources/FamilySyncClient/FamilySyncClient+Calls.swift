@@ -322,32 +322,32 @@ extension FamilySyncClient {
     /// (`Budget.rules`); the record is `budget-<budgetID>` in the member's zone.
     public func setBudget(of member: UUID, _ fields: [String: JSONValue]) async throws(FamilySyncError) -> RecordBody {
         guard case .string(let id)? = fields["budgetID"] else { throw .badRequest("A budget needs its budgetID.", field: "budgetID") }
-        return try await replace(Budget.recordName(id), type: "Budget", fields: fields, in: Member.zoneName(of: member))
+        return try await replace(Budget.recordName(id), type: RecordTypeName.budget, fields: fields, in: Member.zoneName(of: member))
     }
 
     /// Deletes a member's budget (`NOT_FOUND` for none of that id); its alerts stay.
     public func deleteBudget(_ id: String, of member: UUID) async throws(FamilySyncError) {
         _ = try await modify(Member.zoneName(of: member), ModifyRecordsRequest(operations: [RecordOperation(
-            operationType: .forceDelete, record: RecordInput(recordName: Budget.recordName(id), recordType: "Budget")
+            operationType: .forceDelete, record: RecordInput(recordName: Budget.recordName(id), recordType: RecordTypeName.budget)
         )]))
     }
 
     /// §11: writes a member's `Schedule` record (`schedule-<scheduleID>`), replacing one of that id.
     public func setSchedule(of member: UUID, _ fields: [String: JSONValue]) async throws(FamilySyncError) -> RecordBody {
         guard case .string(let id)? = fields["scheduleID"] else { throw .badRequest("A schedule needs its scheduleID.", field: "scheduleID") }
-        return try await replace(Schedule.recordName(id), type: "Schedule", fields: fields, in: Member.zoneName(of: member))
+        return try await replace(Schedule.recordName(id), type: RecordTypeName.schedule, fields: fields, in: Member.zoneName(of: member))
     }
 
     /// The member's `Schedule` records, as stored.
     public func schedules(of member: UUID) async throws(FamilySyncError) -> [Schedule] {
-        let page = try await query(Member.zoneName(of: member), QueryRecordsRequest(recordType: "Schedule", resultsLimit: 200))
+        let page = try await query(Member.zoneName(of: member), QueryRecordsRequest(recordType: RecordTypeName.schedule, resultsLimit: 200))
         return page.records.compactMap { $0.fields.flatMap(Schedule.init(fields:)) }
     }
 
     /// Deletes a member's schedule (`NOT_FOUND` for none of that id).
     public func deleteSchedule(_ id: String, of member: UUID) async throws(FamilySyncError) {
         _ = try await modify(Member.zoneName(of: member), ModifyRecordsRequest(operations: [RecordOperation(
-            operationType: .forceDelete, record: RecordInput(recordName: Schedule.recordName(id), recordType: "Schedule")
+            operationType: .forceDelete, record: RecordInput(recordName: Schedule.recordName(id), recordType: RecordTypeName.schedule)
         )]))
     }
 
@@ -356,7 +356,7 @@ extension FamilySyncClient {
         guard case .string(let id)? = fields["shieldConfigurationID"] else {
             throw .badRequest("A shield configuration needs its shieldConfigurationID.", field: "shieldConfigurationID")
         }
-        return try await replace(ShieldConfigurationFields.recordName(id), type: "ShieldConfiguration", fields: fields, in: Member.zoneName(of: member))
+        return try await replace(ShieldConfigurationFields.recordName(id), type: RecordTypeName.shieldConfiguration, fields: fields, in: Member.zoneName(of: member))
     }
 
     /// §11, the child's own app list: a tracked device writes an `AppConfiguration` into its own
@@ -368,7 +368,7 @@ extension FamilySyncClient {
     ) async throws(FamilySyncError) -> RecordSaveOutcome {
         let operation = RecordOperation(
             operationType: changeTag == nil ? .create : .replace,
-            record: RecordInput(recordName: recordName, recordType: "AppConfiguration", fields: fields, recordChangeTag: changeTag, clientModifiedAt: clientModifiedAt)
+            record: RecordInput(recordName: recordName, recordType: RecordTypeName.appConfiguration, fields: fields, recordChangeTag: changeTag, clientModifiedAt: clientModifiedAt)
         )
         guard let outcome = try await save([operation], in: zone).first else { throw .internalError }
         return outcome
@@ -438,7 +438,7 @@ extension FamilySyncClient {
 
     /// The member's `Budget` records, as stored.
     public func budgets(of member: UUID) async throws(FamilySyncError) -> [Budget] {
-        let page = try await query(Member.zoneName(of: member), QueryRecordsRequest(recordType: "Budget", resultsLimit: 200))
+        let page = try await query(Member.zoneName(of: member), QueryRecordsRequest(recordType: RecordTypeName.budget, resultsLimit: 200))
         return page.records.compactMap { $0.fields.flatMap(Budget.init(fields:)) }
     }
 
@@ -470,7 +470,7 @@ extension FamilySyncClient {
 
     /// The family's `Category` records (a family's own categories, and renamed built-ins).
     public func categories() async throws(FamilySyncError) -> [[String: JSONValue]] {
-        try await query("family", QueryRecordsRequest(recordType: "Category", resultsLimit: 1000)).records.compactMap(\.fields)
+        try await query("family", QueryRecordsRequest(recordType: RecordTypeName.category, resultsLimit: 1000)).records.compactMap(\.fields)
     }
 
     /// Writes a `Category` record (parents): a family's own `x-…` category, or a built-in's name,
@@ -480,7 +480,7 @@ extension FamilySyncClient {
             throw .badRequest("A category needs a valid id.", field: "id")
         }
         let response = try await modify("family", ModifyRecordsRequest(operations: [RecordOperation(
-            operationType: .forceReplace, record: RecordInput(recordName: CategoryFields.recordName(id), recordType: "Category", fields: fields)
+            operationType: .forceReplace, record: RecordInput(recordName: CategoryFields.recordName(id), recordType: RecordTypeName.category, fields: fields)
         )]))
         guard let saved = response.records.first?.record else { throw .internalError }
         return saved

@@ -64,18 +64,18 @@ extension PendingChange {
     /// it replaces whatever is stored.
     public static func budget(_ fields: [String: JSONValue], of member: UUID, changeTag: String? = nil, at now: Date = Date()) throws(FamilySyncError) -> PendingChange {
         guard case .string(let id)? = fields["budgetID"] else { throw .badRequest("A budget needs its budgetID.", field: "budgetID") }
-        return typed(Budget.recordName(id), "Budget", fields, Member.zoneName(of: member), changeTag, now)
+        return typed(Budget.recordName(id), RecordTypeName.budget, fields, Member.zoneName(of: member), changeTag, now)
     }
 
     /// A member's `Schedule` (§11), as `FamilySyncClient.setSchedule` writes it.
     public static func schedule(_ fields: [String: JSONValue], of member: UUID, changeTag: String? = nil, at now: Date = Date()) throws(FamilySyncError) -> PendingChange {
         guard case .string(let id)? = fields["scheduleID"] else { throw .badRequest("A schedule needs its scheduleID.", field: "scheduleID") }
-        return typed(Schedule.recordName(id), "Schedule", fields, Member.zoneName(of: member), changeTag, now)
+        return typed(Schedule.recordName(id), RecordTypeName.schedule, fields, Member.zoneName(of: member), changeTag, now)
     }
 
     /// An `AppConfiguration` record in a zone (a child's own, or its member's).
     public static func appConfiguration(_ fields: [String: JSONValue], named recordName: String, in zone: String, changeTag: String? = nil, at now: Date = Date()) -> PendingChange {
-        typed(recordName, "AppConfiguration", fields, zone, changeTag, now)
+        typed(recordName, RecordTypeName.appConfiguration, fields, zone, changeTag, now)
     }
 
     private static func typed(_ name: String, _ type: String, _ fields: [String: JSONValue], _ zone: String, _ changeTag: String?, _ now: Date) -> PendingChange {

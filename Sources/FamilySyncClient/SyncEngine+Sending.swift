@@ -135,6 +135,8 @@ extension SyncEngine {
         let unsent = try store.load().unsentChanges
         guard !unsent.isEmpty else { return }
         await handoff.send(.sent(unsent.map { SentChange(change: $0, outcome: .failed(error)) }, stillPending: 0))
+        // Events ended before the app took this one: they stay, to be told on the next launch.
+        guard !handoff.isFinished else { return }
         let told = Set(unsent.map(\.id))
         try store.update { state in
             state.pendingChanges.removeAll { told.contains($0.id) }

@@ -35,7 +35,7 @@ public actor SyncEngine {
     let store: any SyncStateStore
     let credentialReference: String?
     let pollTimeout: Int
-    let backoff: UsageUploadQueue.Backoff
+    let backoff: RetryBackoff
     let sleep: @Sendable (Duration) async throws -> Void
     let handoff = EventHandoff()
     /// The run loop's state, for pushes (§12): whether it runs, the poll it holds, the fetches it
@@ -58,7 +58,7 @@ public actor SyncEngine {
     /// under another reference is started over.
     public init(
         client: FamilySyncClient, store: any SyncStateStore, credentialReference: String? = nil, pollTimeout: Int = 30,
-        backoff: UsageUploadQueue.Backoff = .init(), sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+        backoff: RetryBackoff = .init(), sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) {
         self.client = client
         self.store = store
@@ -101,10 +101,10 @@ public actor SyncEngine {
                 handoff.finish(with: .stopped(error!))
                 return
             case .tryAgainLater?, .throttled?:
-                let wait = error!.retryAfter.map { Duration.seconds($0) } ?? delay * Double.random(in: 0.5...1.0)
+                let (wait, next) = backoff.wait(after: error!, delay: delay)
                 await handoff.send(.waiting(error!, retryIn: wait))
                 try? await sleep(wait)
-                delay = min(delay * 2, backoff.maximum)
+                delay = next
             default:
                 // A bug on one side or the other, or local storage failing: waiting is all it can do.
                 let reason = error ?? FamilySyncError(.internalError, "The sync state could not be read or saved: \(failure)")

@@ -6,17 +6,8 @@ import Foundation
 /// and dropped only once the server has them. Uploads are idempotent by `recordID`, so a batch
 /// that reached the server before a crash is simply counted as duplicates when it is sent again.
 public actor UsageUploadQueue {
-    public struct Backoff: Sendable {
-        public var initial: Duration
-        public var maximum: Duration
-        public var attempts: Int
-
-        public init(initial: Duration = .seconds(1), maximum: Duration = .seconds(60), attempts: Int = 6) {
-            self.initial = initial
-            self.maximum = maximum
-            self.attempts = attempts
-        }
-    }
+    /// The queue's waits, and the engine's (`RetryBackoff`).
+    public typealias Backoff = RetryBackoff
 
     let store: any SyncStateStore
     let backoff: Backoff
@@ -107,9 +98,9 @@ public actor UsageUploadQueue {
                 return answer
             case .failure(let error):
                 guard error.code == .tryAgainLater || error.code == .throttled, attempt < backoff.attempts else { throw error }
-                let wait = error.retryAfter.map { Duration.seconds($0) } ?? delay * Double.random(in: 0.5...1.0)
+                let (wait, next) = backoff.wait(after: error, delay: delay)
                 try await sleep(wait)
-                delay = min(delay * 2, backoff.maximum)
+                delay = next
                 attempt += 1
             }
         }

@@ -3,7 +3,7 @@ import Foundation
 /// `AppConfiguration` (PROTOCOL §5.2): an app of a child's device as a parent configured it, or
 /// as the device published it (§11).
 public enum AppConfiguration {
-    public static let rules = FieldRules("AppConfiguration", [
+    public static let rules = FieldRules(RecordTypeName.appConfiguration, [
         "logicalID": (.string(1...255), true),
         "tokenHash": (.string(0...1024), false),
         "bundleIdentifier": (.string(0...255), false),

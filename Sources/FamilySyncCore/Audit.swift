@@ -114,6 +114,14 @@ public struct AuditReads: Sendable, Equatable {
 
 /// What a parent's read is counted under: the family, the day (UTC), the reading member, the route.
 public struct AuditReadsKey: Hashable, Sendable {
+    /// The routes whose answers are a member's or a child device's data, as the router names them.
+    public static let countedRoutes: Set<String> = [
+        "GET /v1/devices/{id}/commands", "GET /v1/devices/{id}/health", "GET /v1/devices/{id}/report", "GET /v1/devices/{id}/shield-state",
+        "GET /v1/devices/{id}/summaries", "GET /v1/devices/{id}/usage", "GET /v1/members/{id}/alerts", "GET /v1/members/{id}/budget-status",
+        "GET /v1/members/{id}/report", "GET /v1/members/{id}/summaries", "GET /v1/zones/{zone}/changes", "POST /v1/zones/{zone}/records/lookup",
+        "POST /v1/zones/{zone}/records/query", "POST /v1/changes/zones", "GET /v1/families/me/export", "GET /v1/members/{id}/export",
+    ]
+
     public var familyID: UUID
     public var date: String
     public var readerMemberID: UUID

@@ -86,7 +86,7 @@ public struct Budget: Sendable, Equatable {
 
 extension Budget {
     /// The record's members (§9.3).
-    public static let rules = FieldRules("Budget", [
+    public static let rules = FieldRules(RecordTypeName.budget, [
         "budgetID": (.text(RecordNames.isRecordNameTail, "1–200 of A–Z, a–z, 0–9, '.', '_', ':' and '-'"), true),
         "category": (.text({ $0 == "*" || CategoryID(rawValue: $0) != nil }, "\"*\" or " + CategoryID.describedForErrors), true),
         "period": (.oneOf(Set(Period.allCases.map(\.rawValue))), true),

@@ -16,14 +16,14 @@ extension Alert {
             ? owner.memberDevices : owner.memberDevices + [ZoneOwner.MemberDevice(deviceID: owner.deviceID, platform: .other, zoneName: context.zone.name)]
         let others = devices.filter { $0.deviceID != owner.deviceID }
         let reads: [StoredRecordQuery] = [
-            .ofType("Budget", zone: memberZone),
+            .ofType(RecordTypeName.budget, zone: memberZone),
             .namedIn(zones: others.map(\.zoneName), names: dates.map(DailySummary.recordName)),
         ]
         return Derivation.Plan(reads: reads) { stored in
-            let budgets = stored.filter { $0.recordType == "Budget" }.compactMap { Budget(fields: $0.fields) }.filter(\.enabled)
+            let budgets = stored.filter { $0.recordType == RecordTypeName.budget }.compactMap { Budget(fields: $0.fields) }.filter(\.enabled)
             guard !budgets.isEmpty else { return .derived([]) }
             var summaries: [String: [String: DailySummary]] = [context.zone.name: Dictionary(fresh.map { ($0.date, $0) }, uniquingKeysWith: { $1 })]
-            for record in stored where record.recordType == "DailySummary" {
+            for record in stored where record.recordType == RecordTypeName.dailySummary {
                 if let summary = DailySummary(fields: record.fields) { summaries[record.zoneName, default: [:]][summary.date] = summary }
             }
             let days = dates.map { date in
@@ -50,7 +50,7 @@ extension Alert {
     /// The alert as the server writes it for `device`, new.
     public func record(by device: UUID, role: WriterRole = .server) -> Record {
         Record(
-            recordName: recordName, recordType: "Alert", fields: fields, changeTag: "", deleted: false, createdAt: createdAt,
+            recordName: recordName, recordType: RecordTypeName.alert, fields: fields, changeTag: "", deleted: false, createdAt: createdAt,
             createdBy: device, modifiedAt: createdAt, modifiedBy: device, modifiedRole: role, clientModifiedAt: createdAt
         )
     }

@@ -127,7 +127,7 @@ public enum CategoryMember: Sendable, Equatable {
 
 /// The `Category` record (§9.1), `category-<id>` in the `family` zone, written by parents.
 public enum CategoryFields {
-    public static let rules = FieldRules("Category", [
+    public static let rules = FieldRules(RecordTypeName.category, [
         "id": (.text({ CategoryID(rawValue: $0) != nil }, CategoryID.describedForErrors), true),
         "displayName": (.string(1...255), true),
         "sfSymbolName": (.string(0...255), false),

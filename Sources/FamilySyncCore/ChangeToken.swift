@@ -27,6 +27,23 @@ public struct ChangeToken: Sendable, Equatable {
         self.sequence = sequence
     }
 
+    /// The database's token for `caller` at `sequence` (§5.5: `GET /v1/changes` and the poll).
+    public init(database caller: AuthenticatedDevice, at sequence: Int64) {
+        self.init(familyID: caller.familyID, deviceID: caller.deviceID, scope: .database, sequence: sequence)
+    }
+
+    /// §5.5: the database's changes and the poll take the database's token, never a zone's.
+    public func checkDatabaseScope(field: String = "since") throws(FamilySyncError) {
+        guard scope == .database else {
+            throw FamilySyncError(.badChangeToken, "This is a zone's change token; the database's changes and the poll take the database's.", field: field)
+        }
+    }
+
+    /// The token of `zone` for `caller` at `sequence`: what a write's or a page's answer hands back.
+    public init(of zone: Zone, for caller: AuthenticatedDevice, at sequence: Int64) {
+        self.init(familyID: caller.familyID, deviceID: caller.deviceID, scope: .zone(name: zone.name, incarnation: zone.incarnation), sequence: sequence)
+    }
+
     static let version: UInt8 = 1
     static let macLength = 16
 

@@ -13,7 +13,7 @@ extension Command {
             }
             let stored = existing[id]
             return Record(
-                recordName: stored?.recordName ?? "config-\(UUID().lowercased)", recordType: "AppConfiguration", fields: fields, changeTag: "",
+                recordName: stored?.recordName ?? "config-\(UUID().lowercased)", recordType: RecordTypeName.appConfiguration, fields: fields, changeTag: "",
                 deleted: false, createdAt: stored.map { $0.deleted ? now : $0.createdAt } ?? now, createdBy: stored?.createdBy ?? parent.deviceID,
                 modifiedAt: now, modifiedBy: parent.deviceID, modifiedRole: WriterRole(parent.role), clientModifiedAt: now
             )

@@ -20,7 +20,7 @@ extension Command {
     /// is the stored record's (the command's own when it is new).
     public func record(by device: UUID, role: WriterRole, createdAt: Date, at now: Date) -> Record {
         Record(
-            recordName: recordName, recordType: "ConfigurationCommand", fields: fields, changeTag: "", deleted: false,
+            recordName: recordName, recordType: RecordTypeName.configurationCommand, fields: fields, changeTag: "", deleted: false,
             createdAt: createdAt, createdBy: createdBy, modifiedAt: now, modifiedBy: device, modifiedRole: role, clientModifiedAt: now
         )
     }

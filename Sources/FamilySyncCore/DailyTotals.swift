@@ -118,7 +118,7 @@ public struct DailyTotals: Sendable, Equatable {
 
     /// A live `DailyTotals` record's totals; nil for other records and tombstones.
     public init?(record: Record) {
-        guard record.recordType == "DailyTotals", !record.deleted else { return nil }
+        guard record.recordType == RecordTypeName.dailyTotals, !record.deleted else { return nil }
         self.init(fields: record.fields)
     }
 

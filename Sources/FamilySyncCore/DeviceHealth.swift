@@ -48,6 +48,11 @@ public struct ExtensionError: Sendable, Equatable {
 /// A device's tracking health on one local day (§10): what the `health` record in its zone holds,
 /// and what `GET /v1/devices/{id}/health` answers.
 public struct DeviceHealth: Sendable, Equatable {
+    /// The day's errors a device's `DeviceHealth` record lists (its devices read it), newest
+    /// first; the parent's read of the day (`GET /v1/devices/{id}/health`) lists more.
+    public static let errorsInRecord = 10
+    public static let errorsInRead = 20
+
     public var deviceID: UUID
     public var date: String
     public var status: TrackingStatus

@@ -37,7 +37,7 @@ extension DeviceHealth {
         return Derivation.Plan(reads: [.named([recordName])], into: context.zone.name) { stored in
             let before = stored.first { $0.recordName == recordName }
             return [Record(
-                recordName: recordName, recordType: "DeviceHealth", fields: health.fields, changeTag: "", deleted: false,
+                recordName: recordName, recordType: RecordTypeName.deviceHealth, fields: health.fields, changeTag: "", deleted: false,
                 createdAt: before?.createdAt ?? context.now, createdBy: health.deviceID, modifiedAt: context.now, modifiedBy: health.deviceID,
                 modifiedRole: .server, clientModifiedAt: context.now
             )]

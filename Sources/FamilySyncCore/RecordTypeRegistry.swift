@@ -60,30 +60,30 @@ public enum RecordTypeRegistry {
     public static let types: [String: RecordType] = Dictionary(uniqueKeysWithValues: [
         // A tracked device publishes the apps it picked (§11; only it can see them), but does not
         // force past §5.4 nor delete what a parent configured.
-        RecordType("AppConfiguration", zones: [.child], route: .modify(writers: [.parent, .child], childOperations: [.create, .update, .replace]), validate: AppConfiguration.validate, categoryMembers: [.single("category")], audited: true),
-        RecordType("DeviceSettings", zones: [.child, .member, .family], route: .modify(writers: [.parent]), reservedNames: [ParentPIN.recordName: "PUT /v1/members/{id}/pin"], audited: true),
-        RecordType("ConfigurationCommand", zones: [.child], route: .endpoint("POST /v1/devices/{id}/commands and POST /v1/commands/{id}/result"), audited: true, retention: .init(.commands)),
-        RecordType("UsageRecord", zones: [.child], route: .endpoint("POST /v1/usage"), retention: .init(.usageSessions, from: .instantField("sessionEnd"))),
-        RecordType("DailyTotals", zones: [.child], route: .endpoint("POST /v1/usage/totals"), retention: .init(.dailyTotals, from: .dayField("date"))),
+        RecordType(RecordTypeName.appConfiguration, zones: [.child], route: .modify(writers: [.parent, .child], childOperations: [.create, .update, .replace]), validate: AppConfiguration.validate, categoryMembers: [.single("category")], audited: true),
+        RecordType(RecordTypeName.deviceSettings, zones: [.child, .member, .family], route: .modify(writers: [.parent]), reservedNames: [ParentPIN.recordName: "PUT /v1/members/{id}/pin"], audited: true),
+        RecordType(RecordTypeName.configurationCommand, zones: [.child], route: .endpoint("POST /v1/devices/{id}/commands and POST /v1/commands/{id}/result"), audited: true, retention: .init(.commands)),
+        RecordType(RecordTypeName.usageRecord, zones: [.child], route: .endpoint("POST /v1/usage"), retention: .init(.usageSessions, from: .instantField("sessionEnd"))),
+        RecordType(RecordTypeName.dailyTotals, zones: [.child], route: .endpoint("POST /v1/usage/totals"), retention: .init(.dailyTotals, from: .dayField("date"))),
         RecordType(
-            "DailySummary", zones: [.child], route: .endpoint("the server (it derives them from usage and daily totals)"),
-            derivedFrom: [("UsageRecord", DailySummary.derivation), ("DailyTotals", DailySummary.totalsDerivation)], retention: .init(.summaries)
+            RecordTypeName.dailySummary, zones: [.child], route: .endpoint("the server (it derives them from usage and daily totals)"),
+            derivedFrom: [(RecordTypeName.usageRecord, DailySummary.derivation), (RecordTypeName.dailyTotals, DailySummary.totalsDerivation)], retention: .init(.summaries)
         ),
         RecordType(
-            "WeeklySummary", zones: [.child], route: .endpoint("the server (it derives them from daily summaries)"),
-            derivedFrom: [("DailySummary", WeeklySummary.derivation)], retention: .init(.summaries)
+            RecordTypeName.weeklySummary, zones: [.child], route: .endpoint("the server (it derives them from daily summaries)"),
+            derivedFrom: [(RecordTypeName.dailySummary, WeeklySummary.derivation)], retention: .init(.summaries)
         ),
         RecordType(
-            "DeviceHealth", zones: [.child], route: .endpoint("the server (from POST /v1/devices/me/health and its stale detector, §10)"),
+            RecordTypeName.deviceHealth, zones: [.child], route: .endpoint("the server (from POST /v1/devices/me/health and its stale detector, §10)"),
             derivedFrom: [(HealthDay.source, DeviceHealth.derivation)]
         ),
-        RecordType("Category", zones: [.family], route: .modify(writers: [.parent]), validate: CategoryFields.validate, audited: true),
-        RecordType("Schedule", zones: [.member], route: .modify(writers: [.parent]), validate: Schedule.validate, maximumPerZone: Limits.schedulesPerMember, categoryMembers: [.list("categories")], audited: true),
-        RecordType("ShieldConfiguration", zones: [.member], route: .modify(writers: [.parent]), validate: ShieldConfigurationFields.validate, maximumPerZone: 100, audited: true),
-        RecordType("Budget", zones: [.member], route: .modify(writers: [.parent]), validate: Budget.validate, maximumPerZone: 100, categoryMembers: [.single("category")], audited: true),
+        RecordType(RecordTypeName.category, zones: [.family], route: .modify(writers: [.parent]), validate: CategoryFields.validate, audited: true),
+        RecordType(RecordTypeName.schedule, zones: [.member], route: .modify(writers: [.parent]), validate: Schedule.validate, maximumPerZone: Limits.schedulesPerMember, categoryMembers: [.list("categories")], audited: true),
+        RecordType(RecordTypeName.shieldConfiguration, zones: [.member], route: .modify(writers: [.parent]), validate: ShieldConfigurationFields.validate, maximumPerZone: 100, audited: true),
+        RecordType(RecordTypeName.budget, zones: [.member], route: .modify(writers: [.parent]), validate: Budget.validate, maximumPerZone: 100, categoryMembers: [.single("category")], audited: true),
         RecordType(
-            "Alert", zones: [.member], route: .endpoint("the server (§9.4: when an upload reaches a budget's percent), and POST /v1/alerts/{id}/dismiss"),
-            derivedFrom: [("DailySummary", Alert.budgetDerivation), (HealthDay.source, Alert.trackingDerivation)], retention: .init(.alerts)
+            RecordTypeName.alert, zones: [.member], route: .endpoint("the server (§9.4: when an upload reaches a budget's percent), and POST /v1/alerts/{id}/dismiss"),
+            derivedFrom: [(RecordTypeName.dailySummary, Alert.budgetDerivation), (HealthDay.source, Alert.trackingDerivation)], retention: .init(.alerts)
         ),
     ].map { ($0.name, $0) })
 
@@ -283,16 +283,16 @@ extension DailySummary {
             let last = changing.last.flatMap({ DailySummaryCalculator.interval(of: $0, in: context.timeZone) })
         else { return .none }
         let reads: [StoredRecordQuery] = [
-            .overlapping(type: "UsageRecord", startField: "sessionStart", endField: "sessionEnd", interval: DateInterval(start: first.start, end: last.end)),
+            .overlapping(type: RecordTypeName.usageRecord, startField: "sessionStart", endField: "sessionEnd", interval: DateInterval(start: first.start, end: last.end)),
             .named(changing.map(recordName) + changing.map(DailyTotals.recordName)),
         ]
         return Derivation.Plan(reads: reads, into: context.zone.name) { stored in
             let names = Set(written.map(\.recordName))
             let unchanged = stored.filter { !names.contains($0.recordName) }
-            let sessions = unchanged.filter { $0.recordType == "UsageRecord" }.compactMap { UsageSession(fields: $0.fields) } + fresh
-            let totals = unchanged.filter { $0.recordType == "DailyTotals" }.compactMap { DailyTotals(fields: $0.fields) } + freshTotals
+            let sessions = unchanged.filter { $0.recordType == RecordTypeName.usageRecord }.compactMap { UsageSession(fields: $0.fields) } + fresh
+            let totals = unchanged.filter { $0.recordType == RecordTypeName.dailyTotals }.compactMap { DailyTotals(fields: $0.fields) } + freshTotals
             var previous: [String: StoredRecord] = [:]
-            for record in stored where record.recordType == "DailySummary" { previous[record.recordName] = record }
+            for record in stored where record.recordType == RecordTypeName.dailySummary { previous[record.recordName] = record }
             let computed = DailySummaryCalculator.summaries(
                 of: sessions, totals: totals, days: changing, deviceID: child, timeZone: context.timeZone, at: context.now, kinds: context.categoryKinds
             )
@@ -301,7 +301,7 @@ extension DailySummary {
                 if let before, let stored = DailySummary(fields: before.fields), stored.sameContent(as: summary) { return nil }
                 if before == nil, summary.byApp.isEmpty { return nil }  // nothing stored, nothing to store
                 return Record(
-                    recordName: summary.recordName, recordType: "DailySummary", fields: summary.fields, changeTag: "", deleted: false,
+                    recordName: summary.recordName, recordType: RecordTypeName.dailySummary, fields: summary.fields, changeTag: "", deleted: false,
                     createdAt: before?.createdAt ?? context.now, createdBy: context.writer, modifiedAt: context.now, modifiedBy: context.writer,
                     modifiedRole: .server, clientModifiedAt: context.now
                 )
@@ -320,7 +320,7 @@ extension DailySummary {
 extension UsageSession {
     /// A live `UsageRecord`'s session; nil for other records and tombstones.
     public init?(record: Record) {
-        guard record.recordType == "UsageRecord", !record.deleted else { return nil }
+        guard record.recordType == RecordTypeName.usageRecord, !record.deleted else { return nil }
         self.init(fields: record.fields)
     }
 }

@@ -64,7 +64,7 @@ public struct Schedule: Sendable, Equatable {
         (1...64).contains(text.utf8.count) && text.utf8.allSatisfy { (0x61...0x7a).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5f || $0 == 0x2d }
     }
 
-    static let rules = FieldRules("Schedule", [
+    static let rules = FieldRules(RecordTypeName.schedule, [
         "scheduleID": (.text(isIdentifier, "1–64 of a-z, 0-9, _ and -"), true),
         "name": (.string(1...100), true),
         "enabled": (.bool, true),

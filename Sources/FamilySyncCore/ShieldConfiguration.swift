@@ -23,7 +23,7 @@ public enum ShieldConfigurationFields {
 
     static let colour = FieldRules.Kind.text(isColour, "a colour, #RRGGBB or #RRGGBBAA")
 
-    static let rules = FieldRules("ShieldConfiguration", [
+    static let rules = FieldRules(RecordTypeName.shieldConfiguration, [
         "shieldConfigurationID": (.text(Schedule.isIdentifier, "1–64 of a-z, 0-9, _ and -"), true),
         "title": (.string(1...100), true),
         "subtitle": (.string(0...300), false),

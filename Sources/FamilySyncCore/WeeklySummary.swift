@@ -90,13 +90,13 @@ public struct WeeklySummary: Sendable, Equatable {
         let days = weeks.flatMap(dates(ofWeek:))
         return Derivation.Plan(reads: [.named(days.map(DailySummary.recordName) + weeks.map(recordName))], into: context.zone.name) { stored in
             let freshDates = Set(fresh.map(\.date))
-            let summaries = fresh + stored.filter { $0.recordType == "DailySummary" }.compactMap { DailySummary(fields: $0.fields) }.filter { !freshDates.contains($0.date) }
+            let summaries = fresh + stored.filter { $0.recordType == RecordTypeName.dailySummary }.compactMap { DailySummary(fields: $0.fields) }.filter { !freshDates.contains($0.date) }
             return weeks.compactMap { monday in
                 let week = WeeklySummary(weekStart: monday, days: summaries)
                 let before = stored.first { $0.recordName == week.recordName }
                 if let before, WeeklySummary(fields: before.fields) == week { return nil }
                 return Record(
-                    recordName: week.recordName, recordType: "WeeklySummary", fields: week.fields, changeTag: "", deleted: false,
+                    recordName: week.recordName, recordType: RecordTypeName.weeklySummary, fields: week.fields, changeTag: "", deleted: false,
                     createdAt: before?.createdAt ?? context.now, createdBy: context.writer, modifiedAt: context.now, modifiedBy: context.writer,
                     modifiedRole: .server, clientModifiedAt: context.now
                 )

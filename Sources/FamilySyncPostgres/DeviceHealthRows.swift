@@ -90,7 +90,7 @@ enum DeviceHealthRows {
         var sessions: [UsageSession] = []
         if let zone = owner.zoneName {
             sessions = try await RecordRow.overlapping(
-                "UsageRecord", startField: "sessionStart", endField: "sessionEnd", interval: bounds, inZone: zone, family: familyID, on: connection, logger: logger
+                RecordTypeName.usageRecord, startField: "sessionStart", endField: "sessionEnd", interval: bounds, inZone: zone, family: familyID, on: connection, logger: logger
             ).map { try $0.makeRandomAccess()["fields"].decode(RecordFields.self).value }.compactMap(UsageSession.init(fields:))
         }
         let errors = try await connection.rows(

@@ -24,6 +24,6 @@ extension LockedFamily {
                 logger: logger
             )
         }
-        return commit.derived.filter { $0.recordType == "Alert" }.compactMap { Alert(fields: $0.fields) }
+        return commit.derived.filter { $0.recordType == RecordTypeName.alert }.compactMap { Alert(fields: $0.fields) }
     }
 }

@@ -71,4 +71,34 @@ extension LockedFamily {
         }
         return device
     }
+
+    /// A confirmed device joins its member and is active: its member's zone, when the member was
+    /// there before, shows the change (`touchingMemberZone`).
+    func activateDevice(_ deviceID: UUID, joining memberID: UUID, touchingMemberZone: Bool) async throws {
+        try await connection.rows(
+            "UPDATE devices SET status = 'active', member_id = \(memberID) WHERE family_id = \(id) AND device_id = \(deviceID)", logger: logger
+        )
+        if touchingMemberZone { try await touchZone(Member.zoneName(of: memberID)) }
+        try await deviceChanged(deviceID)
+    }
+
+    /// The device moved from one member to another: both members' zones show it.
+    func moveDevice(_ deviceID: UUID, from previous: UUID, to member: Member) async throws {
+        try await connection.rows("UPDATE devices SET member_id = \(member.id) WHERE family_id = \(id) AND device_id = \(deviceID)", logger: logger)
+        try await deviceChanged(deviceID)
+        try await touchZone(member.zoneName)
+        try await touchZone(Member.zoneName(of: previous))
+    }
+
+    /// What a device's own settings say now (its names, time zone, whether it is tracked).
+    func updateDevice(_ device: Device) async throws {
+        try await connection.rows(
+            """
+            UPDATE devices SET name = \(device.name), child_name = \(device.childName), time_zone = \(device.timeZone), tracked = \(device.tracked)
+            WHERE family_id = \(id) AND device_id = \(device.id)
+            """,
+            logger: logger
+        )
+        try await deviceChanged(device.id)
+    }
 }

@@ -30,4 +30,13 @@ extension LockedFamily {
         guard let member = try rows.map(MemberRows.decode).first else { throw FamilySyncError.notFound("No such member.") }
         return member
     }
+
+    /// The member renamed; those who see its zone learn of it there.
+    func renameMember(_ member: Member, to name: String) async throws -> Member {
+        try await connection.rows("UPDATE members SET name = \(name) WHERE family_id = \(id) AND member_id = \(member.id)", logger: logger)
+        try await touchZone(member.zoneName)
+        var renamed = member
+        renamed.name = name
+        return renamed
+    }
 }

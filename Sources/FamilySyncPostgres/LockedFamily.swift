@@ -79,7 +79,7 @@ public struct LockedFamily: Sendable {
     /// The kinds of the family's categories: the built-ins, and its own from the `Category`
     /// records of its `family` zone (§9.1).
     public func categoryKinds() async throws -> CategoryKinds {
-        CategoryKinds(records: try await RecordRow.fields(ofType: "Category", inZone: "family", family: id, on: connection, logger: logger))
+        CategoryKinds(records: try await RecordRow.fields(ofType: RecordTypeName.category, inZone: "family", family: id, on: connection, logger: logger))
     }
 
     /// Refuses a family's own category without its record (§9.1), the first of `named`: 400

@@ -25,7 +25,7 @@ public struct PostgresAlertStore: Sendable {
         let logger = logger
         return try await database.inSnapshot(logger: logger) { connection in
             try await MemberRows.checkLive(memberID, of: familyID, on: connection, logger: logger)
-            let budgets = try await RecordRow.fields(ofType: "Budget", inZone: Member.zoneName(of: memberID), family: familyID, on: connection, logger: logger)
+            let budgets = try await RecordRow.fields(ofType: RecordTypeName.budget, inZone: Member.zoneName(of: memberID), family: familyID, on: connection, logger: logger)
                 .compactMap(Budget.init(fields:))
             let day = try await MemberRows.days(familyID: familyID, memberID: memberID, dates: [date], on: connection, logger: logger)
             return BudgetEvaluation.status(of: budgets, date: date, byCategory: day.first?.secondsByCategory ?? [:])

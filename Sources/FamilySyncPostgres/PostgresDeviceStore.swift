@@ -116,14 +116,7 @@ public struct PostgresDeviceStore: Sendable {
                 }
                 device.tracked = tracked
             }
-            try await connection.rows(
-                """
-                UPDATE devices SET name = \(device.name), child_name = \(device.childName), time_zone = \(device.timeZone), tracked = \(device.tracked)
-                WHERE family_id = \(familyID) AND device_id = \(deviceID)
-                """,
-                logger: logger
-            )
-            try await family.deviceChanged(deviceID)
+            try await family.updateDevice(device)
             return device
         }
     }

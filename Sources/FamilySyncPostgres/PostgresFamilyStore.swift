@@ -169,30 +169,11 @@ public struct PostgresFamilyStore: Sendable {
         }
     }
 
-    /// Deletes the family and every device, pairing, zone and record of it. Its held polls wake
-    /// and find their devices gone.
-    ///
-    /// Each table is emptied of the family by name, every child before its parents, so that no
-    /// deletion waits on a foreign key's cascade: on Citus each shard fires its cascade triggers
-    /// in an order of its own, and a member deleted by cascade was checked against a pairing
-    /// naming it (`pairings_member_fkey`) before the cascade from `devices` had removed that
-    /// pairing (`FamilyDeletionOrderTests`, which runs this with every cascade removed). The
-    /// cascades stay, for a table added without a line here.
+    /// Deletes the family and every device, pairing, zone and record of it
+    /// (`LockedFamily.deleteFamily`). Its held polls wake and find their devices gone.
     public func delete(familyID: UUID) async throws {
-        let logger = logger
         try await changeLog.write(family: familyID) { family in
-            for table in Self.familyTablesChildrenFirst {
-                var binds = PostgresBindings()
-                binds.append(familyID)
-                try await family.connection.rows(PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE family_id = $1", binds: binds), logger: logger)
-            }
-            // The lookup tables hold no foreign key to the family (they are keyed by what is looked up).
-            try await family.connection.rows("DELETE FROM recovery_codes WHERE family_id = \(familyID)", logger: logger)
-            try await family.connection.rows("DELETE FROM apple_subjects WHERE family_id = \(familyID)", logger: logger)
-            // A sign-in a parent of the family took names its pairing and device until the hourly
-            // purge: it goes with the family, not a day later.
-            try await family.connection.rows("DELETE FROM sign_ins WHERE family_id = \(familyID)", logger: logger)
-            try await family.publish([.family(familyID)])
+            try await family.deleteFamily(tablesChildrenFirst: Self.familyTablesChildrenFirst)
         }
     }
 

@@ -54,7 +54,7 @@ public struct PostgresHealthIntake: Sendable {
             let tallies = HeartbeatRules.tallies(before: before, pending: stored?.pending ?? HealthTally(), newErrors: fresh, in: owner.timeZone, now: now)
             let versions = (app: report.appVersion ?? stored?.appVersion, os: report.osVersion ?? stored?.osVersion)
             try await Self.store(decision, tallies: tallies, versions: versions, of: device, on: connection, logger: logger)
-            let health = try await DeviceHealthRows.day(decision.date, of: owner, on: connection, errorLimit: 10, now: now, logger: logger)
+            let health = try await DeviceHealthRows.day(decision.date, of: owner, on: connection, errorLimit: DeviceHealth.errorsInRecord, now: now, logger: logger)
             // The day's record when due, and each day a closed gap touched, whose gaps may have
             // passed the day's 15 minutes (its tracking alert).
             var days: [(health: DeviceHealth, recordDue: Bool, checksTracking: Bool)] = []

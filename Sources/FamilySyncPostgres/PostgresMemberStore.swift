@@ -47,14 +47,8 @@ public struct PostgresMemberStore: Sendable {
     }
 
     public func rename(familyID: UUID, memberID: UUID, name: String) async throws -> Member {
-        let logger = logger
-        return try await changeLog.write(family: familyID) { family in
-            var member = try await family.lockedMember(memberID)
-            try await family.connection.rows("UPDATE members SET name = \(name) WHERE family_id = \(familyID) AND member_id = \(memberID)", logger: logger)
-            member.name = name
-            // Those who see the member's zone learn of it there.
-            try await family.touchZone(member.zoneName)
-            return member
+        try await changeLog.write(family: familyID) { family in
+            try await family.renameMember(try await family.lockedMember(memberID), to: name)
         }
     }
 
@@ -88,8 +82,7 @@ public struct PostgresMemberStore: Sendable {
     /// Moves a confirmed device to another member of its role. Its new member's zone shows up in
     /// its database changes; its old one is no longer visible to it.
     public func move(familyID: UUID, deviceID: UUID, to memberID: UUID) async throws -> Device {
-        let logger = logger
-        return try await changeLog.write(family: familyID) { family in
+        try await changeLog.write(family: familyID) { family in
             var device = try await family.lockedDevice(deviceID)
             let member = try await family.lockedMember(memberID)
             guard device.status != .revoked else { throw FamilySyncError(.conflict, "The device is revoked.") }
@@ -98,13 +91,8 @@ public struct PostgresMemberStore: Sendable {
             }
             try Member.checkMove(device: device.role, to: member)
             guard previous != memberID else { return device }
-            try await family.connection.rows(
-                "UPDATE devices SET member_id = \(memberID) WHERE family_id = \(familyID) AND device_id = \(deviceID)", logger: logger
-            )
+            try await family.moveDevice(deviceID, from: previous, to: member)
             device.memberID = memberID
-            try await family.deviceChanged(deviceID)
-            try await family.touchZone(member.zoneName)
-            try await family.touchZone(Member.zoneName(of: previous))
             try await family.audit(.deviceMoved, member: memberID, subjectType: "device", subject: deviceID.lowercased, at: clock.now())
             return device
         }

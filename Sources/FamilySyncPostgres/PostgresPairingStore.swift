@@ -165,13 +165,8 @@ public struct PostgresPairingStore: Sendable {
                     let device = try await family.lockedDevice(deviceID)
                     try await family.createMember(memberID, name: pairing.childName ?? device.name, role: pairing.role, now: now)
                 }
-                try await connection.rows(
-                    "UPDATE devices SET status = 'active', member_id = \(memberID) WHERE family_id = \(familyID) AND device_id = \(deviceID)",
-                    logger: logger
-                )
-                if pairing.memberID != nil { try await family.touchZone(Member.zoneName(of: memberID)) }
+                try await family.activateDevice(deviceID, joining: memberID, touchingMemberZone: pairing.memberID != nil)
                 try await family.audit(.pairingConfirmed, member: memberID, subjectType: "pairing", subject: pairingID.lowercased, at: now)
-                try await family.deviceChanged(deviceID)
                 // A change of the database: parents' feeds must show the new zone.
                 if pairing.role == .child { try await family.createChildZone(for: deviceID, now: now) }
             case .reject, .revoke:

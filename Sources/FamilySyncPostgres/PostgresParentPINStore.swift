@@ -28,7 +28,7 @@ public struct PostgresParentPINStore: Sendable {
             let member = try await family.lockedMember(memberID)
             let stored = try await RecordRow.record(named: ParentPIN.recordName, inZone: member.zoneName, family: family.id, on: family.connection, logger: logger)
             let record = Record(
-                recordName: ParentPIN.recordName, recordType: "DeviceSettings", fields: pin.fields, changeTag: "", deleted: false,
+                recordName: ParentPIN.recordName, recordType: RecordTypeName.deviceSettings, fields: pin.fields, changeTag: "", deleted: false,
                 createdAt: stored?.createdAt ?? now, createdBy: stored?.createdBy ?? caller.deviceID, modifiedAt: now, modifiedBy: caller.deviceID,
                 modifiedRole: WriterRole(caller.role), clientModifiedAt: now
             )
@@ -50,7 +50,7 @@ public struct PostgresParentPINStore: Sendable {
                 !stored.deleted
             else { throw FamilySyncError.notFound("This member has no PIN.") }
             let tombstone = Record(
-                recordName: ParentPIN.recordName, recordType: "DeviceSettings", fields: [:], changeTag: "", deleted: true, createdAt: stored.createdAt,
+                recordName: ParentPIN.recordName, recordType: RecordTypeName.deviceSettings, fields: [:], changeTag: "", deleted: true, createdAt: stored.createdAt,
                 createdBy: stored.createdBy, modifiedAt: now, modifiedBy: caller.deviceID, modifiedRole: WriterRole(caller.role), clientModifiedAt: now
             )
             try await family.commit([tombstone], into: member.zoneName)
@@ -91,7 +91,7 @@ public struct PostgresParentPINStore: Sendable {
                 throw FamilySyncError(.throttled, refusal.reason, retryAfter: refusal.retryAfter)
             }
             let record = try await RecordRow.record(named: ParentPIN.recordName, inZone: Member.zoneName(of: memberID), family: familyID, on: connection, logger: logger)
-            guard let record, record.recordType == "DeviceSettings", let pin = ParentPIN(fields: record.fields) else {
+            guard let record, record.recordType == RecordTypeName.deviceSettings, let pin = ParentPIN(fields: record.fields) else {
                 throw FamilySyncError.notFound("No PIN is set for this member; a parent sets one with PUT /v1/members/{id}/pin.")
             }
             try await Self.store(attempts.admitting(at: now), memberID: memberID, familyID: familyID, on: connection, logger: logger)

@@ -24,9 +24,9 @@ public struct PostgresShieldStore: Sendable {
             guard let (zoneName, member) = try rows.decode((String, UUID?).self).first else { throw FamilySyncError.notFound("No such child device.") }
             var schedules: [[String: JSONValue]] = []
             if let member {
-                schedules = try await RecordRow.fields(ofType: "Schedule", inZone: Member.zoneName(of: member), family: familyID, on: connection, logger: logger)
+                schedules = try await RecordRow.fields(ofType: RecordTypeName.schedule, inZone: Member.zoneName(of: member), family: familyID, on: connection, logger: logger)
             }
-            let configured = try await RecordRow.fields(ofType: "AppConfiguration", inZone: zone, family: familyID, on: connection, logger: logger)
+            let configured = try await RecordRow.fields(ofType: RecordTypeName.appConfiguration, inZone: zone, family: familyID, on: connection, logger: logger)
                 .filter { $0["blockingEnabled"] == .bool(true) }
                 .compactMap { if case .string(let id)? = $0["logicalID"] { id } else { nil } }
             let commands = try await connection.rows(

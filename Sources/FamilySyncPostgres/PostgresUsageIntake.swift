@@ -79,10 +79,10 @@ public struct PostgresUsageIntake: Sendable {
             var sequence = zone.changedSequence
             if !fresh.isEmpty {
                 let commit = try await family.commit(fresh.map { Self.record($0, by: child.deviceID, now: now) }, into: zone, derivingIn: tz, categoryKinds: kinds)
-                for record in commit.derived where record.recordType == "DailySummary" {
+                for record in commit.derived where record.recordType == RecordTypeName.dailySummary {
                     if let summary = DailySummary(fields: record.fields) { derived[summary.date] = summary }
                 }
-                alerts = commit.derived.filter { $0.recordType == "Alert" }.compactMap { Alert(fields: $0.fields) }
+                alerts = commit.derived.filter { $0.recordType == RecordTypeName.alert }.compactMap { Alert(fields: $0.fields) }
                 sequence = commit.sequence
                 zone.changedSequence = sequence
             }
@@ -154,13 +154,13 @@ public struct PostgresUsageIntake: Sendable {
             var sequence = zone.changedSequence
             if after != before {
                 let record = Record(
-                    recordName: after.recordName, recordType: "DailyTotals", fields: after.fields, changeTag: "", deleted: false,
+                    recordName: after.recordName, recordType: RecordTypeName.dailyTotals, fields: after.fields, changeTag: "", deleted: false,
                     createdAt: stored?.createdAt ?? now, createdBy: stored?.createdBy ?? child.deviceID, modifiedAt: now, modifiedBy: child.deviceID,
                     modifiedRole: .child, clientModifiedAt: now
                 )
                 let commit = try await family.commit([record], into: zone, derivingIn: tz, categoryKinds: kinds)
-                derived = commit.derived.lazy.filter { $0.recordType == "DailySummary" }.compactMap { DailySummary(fields: $0.fields) }.first
-                alerts = commit.derived.filter { $0.recordType == "Alert" }.compactMap { Alert(fields: $0.fields) }
+                derived = commit.derived.lazy.filter { $0.recordType == RecordTypeName.dailySummary }.compactMap { DailySummary(fields: $0.fields) }.first
+                alerts = commit.derived.filter { $0.recordType == RecordTypeName.alert }.compactMap { Alert(fields: $0.fields) }
                 sequence = commit.sequence
                 zone.changedSequence = sequence
             }
@@ -179,7 +179,7 @@ public struct PostgresUsageIntake: Sendable {
 
     static func record(_ session: UsageSession, by device: UUID, now: Date) -> Record {
         Record(
-            recordName: session.recordName, recordType: "UsageRecord", fields: session.fields, changeTag: "", deleted: false,
+            recordName: session.recordName, recordType: RecordTypeName.usageRecord, fields: session.fields, changeTag: "", deleted: false,
             createdAt: now, createdBy: device, modifiedAt: now, modifiedBy: device, modifiedRole: .child, clientModifiedAt: now
         )
     }

@@ -6,15 +6,7 @@ struct AcceptedEncodings {
     private var weights: [String: Double] = [:]
 
     init(_ values: [String]) {
-        for element in values.flatMap({ $0.split(separator: ",") }) {
-            let parts = element.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            guard let coding = parts.first, !coding.isEmpty else { continue }
-            var weight = 1.0
-            for parameter in parts.dropFirst() where parameter.hasPrefix("q=") {
-                weight = Double(parameter.dropFirst(2)) ?? 0
-            }
-            weights[coding] = weight
-        }
+        for entry in WeightedList(values).entries { weights[entry.value] = entry.weight }
     }
 
     func accepts(_ coding: String) -> Bool {

@@ -36,7 +36,7 @@ struct AlertController {
 
     /// `GET /v1/members/{id}/budget-status?date=`: each enabled budget against the member's day.
     @Sendable func budgetStatus(_ request: Request, context: FamilySyncRequestContext) async throws -> BudgetStatusResponse {
-        let (caller, memberID) = try MemberController.reader(context)
+        let (caller, memberID) = try context.memberUsageReader()
         guard let date = request.uri.queryParameters.get("date"), DailySummaryCalculator.interval(of: date, in: .gmt) != nil else {
             throw DailySummaryCalculator.notADate("date")
         }
@@ -46,8 +46,8 @@ struct AlertController {
 
     /// `GET /v1/members/{id}/alerts?from=&to=[&includeDismissed=true]`: newest first.
     @Sendable func list(_ request: Request, context: FamilySyncRequestContext) async throws -> AlertList {
-        let (caller, memberID) = try MemberController.reader(context)
-        let dates = try UsageController.dates(request)
+        let (caller, memberID) = try context.memberUsageReader()
+        let dates = try request.dateRange()
         let includeDismissed: Bool = switch request.uri.queryParameters.get("includeDismissed") {
         case nil, "false": false
         case "true": true

@@ -34,7 +34,7 @@ struct AuditController {
     @Sendable func reads(_ request: Request, context: FamilySyncRequestContext) async throws -> AuditReadsList {
         let caller = try context.requireDevice()
         try AccessPolicy.check(caller, .readAudit)
-        let dates = try UsageController.dates(request)
+        let dates = try request.dateRange()
         let counted = try await audit.reads(familyID: caller.familyID, from: dates[0], to: dates[dates.count - 1])
         return AuditReadsList(days: counted.map { AuditReadsBody(date: $0.date, memberId: $0.readerMemberID, route: $0.route, reads: $0.reads) })
     }

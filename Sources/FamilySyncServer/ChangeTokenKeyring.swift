@@ -25,6 +25,14 @@ final class ChangeTokenKeyring: Sendable {
         return token
     }
 
+    /// `since` of the database's changes or the poll: the caller's, and the database's.
+    func decodeDatabase(_ text: String?, for caller: AuthenticatedDevice) throws(FamilySyncError) -> ChangeToken? {
+        guard let text else { return nil }
+        let token = try decode(text, for: caller)
+        try token.checkDatabaseScope()
+        return token
+    }
+
     func encode(_ token: ChangeToken) throws(FamilySyncError) -> String {
         token.encode(key: try current())
     }

@@ -75,7 +75,7 @@ struct CommandController {
         }
         var seen: Set<String> = []
         for (index, fields) in configuration.enumerated() {
-            try RecordSchema.validate(type: "AppConfiguration", fields: fields, field: "configuration[\(index)]")
+            try RecordSchema.validate(type: RecordTypeName.appConfiguration, fields: fields, field: "configuration[\(index)]")
             guard case .string(let id)? = fields["logicalID"], seen.insert(id).inserted else {
                 throw .badRequest("Each logicalID appears once in configuration.", field: "configuration[\(index)].logicalID")
             }

@@ -41,7 +41,7 @@ struct DeviceHealthController {
         if let date, DailySummaryCalculator.interval(of: date, in: .gmt) == nil {
             throw DailySummaryCalculator.notADate("date")
         }
-        let (day, name, timeZone) = try await reads.health(of: deviceID, familyID: caller.familyID, date: date, errorLimit: 20)
+        let (day, name, timeZone) = try await reads.health(of: deviceID, familyID: caller.familyID, date: date, errorLimit: DeviceHealth.errorsInRead)
         if request.prefers("text/plain") {
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: day.export(deviceName: name, timeZone: timeZone)))

@@ -66,8 +66,8 @@ struct MemberController {
 
     /// `GET /v1/members/{id}/summaries?from=&to=`: the member's days across their devices.
     @Sendable func summaries(_ request: Request, context: FamilySyncRequestContext) async throws -> MemberSummaryList {
-        let (caller, memberID) = try Self.reader(context)
-        let dates = try UsageController.dates(request)
+        let (caller, memberID) = try context.memberUsageReader()
+        let dates = try request.dateRange()
         let days = try await members.days(familyID: caller.familyID, memberID: memberID, dates: dates)
         return MemberSummaryList(summaries: days.map(MemberDayBody.init))
     }
@@ -75,19 +75,12 @@ struct MemberController {
     /// `GET /v1/members/{id}/report?from=&to=&granularity=`: §7.4's report over the member, with
     /// each period's platforms; JSON or CSV.
     @Sendable func report(_ request: Request, context: FamilySyncRequestContext) async throws -> Response {
-        let (caller, memberID) = try Self.reader(context)
-        let dates = try UsageController.dates(request)
-        let granularity = try UsageController.granularity(request)
+        let (caller, memberID) = try context.memberUsageReader()
+        let dates = try request.dateRange()
+        let granularity = try request.granularity()
         let days = try await members.days(familyID: caller.familyID, memberID: memberID, dates: dates)
         let report = UsageReport(memberDays: days, granularity: granularity)
-        if request.prefers("text/csv") { return UsageController.csvResponse(report.memberCSV) }
+        if request.prefers("text/csv") { return .csv(report.memberCSV) }
         return try ReportBody(report, withPlatforms: true).response(from: request, context: context)
-    }
-
-    static func reader(_ context: FamilySyncRequestContext) throws(FamilySyncError) -> (AuthenticatedDevice, UUID) {
-        let caller = try context.requireDevice()
-        let memberID = try context.pathID()
-        try AccessPolicy.check(caller, .readMemberUsage(member: memberID))
-        return (caller, memberID)
     }
 }

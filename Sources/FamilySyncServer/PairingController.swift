@@ -120,14 +120,7 @@ package struct PairingController {
     }
 
     private func serverURL(_ request: Request) -> String {
-        Self.serverURL(request, publicURL: publicURL)
-    }
-
-    /// The base URL devices reach this server at, for QR payloads: the configured public URL,
-    /// else `http://` and the request's Host.
-    package static func serverURL(_ request: Request, publicURL: String?) -> String {
-        if let publicURL { return publicURL }
-        return "http://" + (request.head.authority ?? "127.0.0.1")
+        request.serverURL(publicURL: publicURL)
     }
 
     /// The pairing id, token and (from a QR payload) parent device id of an accept request.

@@ -31,10 +31,7 @@ struct PollController {
         try AccessPolicy.check(caller, .readDatabaseChanges)
         let timeout = try LongPollRules.timeout(from: request.uri.queryParameters.get("timeout"))
         let sinceText: String? = request.uri.queryParameters.get("since")
-        let since = try sinceText.map { text throws(FamilySyncError) in try keyring.decode(text, for: caller) }
-        if let since, since.scope != .database {
-            throw FamilySyncError(.badChangeToken, "This is a zone's change token; a poll takes the database's.", field: "since")
-        }
+        let since = try keyring.decodeDatabase(sinceText, for: caller)
         // Subscribed before the first read: a change committed while it runs wakes the wait.
         let ticket = hub.subscribe(caller)
         defer { hub.unsubscribe(ticket) }
@@ -144,6 +141,6 @@ struct PollController {
 
     /// A database token at `sequence` (0 for a device awaiting confirmation: it has seen nothing).
     private func token(_ caller: AuthenticatedDevice, _ sequence: Int64) throws(FamilySyncError) -> String {
-        try keyring.encode(ChangeToken(familyID: caller.familyID, deviceID: caller.deviceID, scope: .database, sequence: sequence))
+        try keyring.encode(ChangeToken(database: caller, at: sequence))
     }
 }

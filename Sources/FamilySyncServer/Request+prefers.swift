@@ -1,12 +1,9 @@
 import Hummingbird
 
 extension Request {
-    /// Whether the client asks for `mediaType` before JSON (by the order of the Accept header's
-    /// media ranges): the reports' CSV, the health export's text.
+    /// Whether the client asks for `mediaType` before JSON, by the weights of its `Accept` header
+    /// (`q=0` is "not this"): the reports' CSV, the health export's text.
     func prefers(_ mediaType: String) -> Bool {
-        let accept = headers[.accept]?.lowercased() ?? ""
-        guard let wanted = accept.range(of: mediaType) else { return false }
-        guard let json = accept.range(of: "application/json") else { return true }
-        return wanted.lowerBound < json.lowerBound
+        AcceptedMediaTypes(headers[values: .accept]).prefers(mediaType, over: "application/json")
     }
 }

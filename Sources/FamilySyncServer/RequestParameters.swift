@@ -29,3 +29,48 @@ extension Request {
         return limit
     }
 }
+
+extension Request {
+    /// `from` and `to`, local dates, both included, at most a year and a day: the reports', the
+    /// alerts' and the audit log's range.
+    func dateRange() throws(FamilySyncError) -> [String] {
+        let parameters = uri.queryParameters
+        guard let from = parameters.get("from"), DailySummaryCalculator.interval(of: from, in: .gmt) != nil else {
+            throw DailySummaryCalculator.notADate("from")
+        }
+        guard let to = parameters.get("to"), DailySummaryCalculator.interval(of: to, in: .gmt) != nil else {
+            throw DailySummaryCalculator.notADate("to")
+        }
+        guard let dates = UsageReport.dates(from: from, to: to) else {
+            throw .badRequest("to is on or after from, and at most \(UsageReport.maximumDays) days later.", field: "to")
+        }
+        return dates
+    }
+
+    /// `granularity` of a report: `day` (the default) or `week`.
+    func granularity() throws(FamilySyncError) -> UsageReport.Granularity {
+        let text = uri.queryParameters.get("granularity") ?? "day"
+        guard let granularity = UsageReport.Granularity(rawValue: text) else {
+            throw .badRequest("granularity is day or week.", field: "granularity")
+        }
+        return granularity
+    }
+
+    /// The base URL devices reach this server at, for QR payloads: the configured public URL,
+    /// else `http://` and the request's Host.
+    package func serverURL(publicURL: String?) -> String {
+        if let publicURL { return publicURL }
+        return "http://" + (head.authority ?? "127.0.0.1")
+    }
+}
+
+extension FamilySyncRequestContext {
+    /// The caller and the member of the path, when the caller may read that member's usage (a
+    /// parent, or the member's own device): the member's reports and alerts.
+    func memberUsageReader() throws(FamilySyncError) -> (AuthenticatedDevice, UUID) {
+        let caller = try requireDevice()
+        let memberID = try pathID()
+        try AccessPolicy.check(caller, .readMemberUsage(member: memberID))
+        return (caller, memberID)
+    }
+}

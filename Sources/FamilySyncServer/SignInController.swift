@@ -26,7 +26,7 @@ struct SignInController {
         let body = try await request.decode(as: StartSignInRequest.self, context: context)
         let registration = try DeviceRegistrationInput(body.device, field: "device")
         let (signIn, secret) = try await signIns.start(name: registration.name, platform: registration.platform, timeZone: registration.timeZone)
-        let payload = SignInQRPayload(serverURL: PairingController.serverURL(request, publicURL: publicURL), code: signIn.code)
+        let payload = SignInQRPayload(serverURL: request.serverURL(publicURL: publicURL), code: signIn.code)
         return EditedResponse(
             status: .created, response: StartSignInResponse(signIn: SignInBody(signIn, at: clock.now()), secret: secret.token, qrPayload: payload.string)
         )

@@ -29,7 +29,7 @@ struct UsageController {
         let upload = try await intake.upload(sessions, uncategorised: uncategorised, timeZone: timeZone, child: caller)
         return try UsageUploadResponse(
             accepted: upload.accepted, duplicates: upload.duplicates, summaries: upload.summaries.map(DailySummaryBody.init),
-            changeToken: try keyring.encode(ZoneController.token(caller, upload.zone, upload.sequence)), alerts: upload.alerts.map(AlertBody.init)
+            changeToken: try keyring.encode(ChangeToken(of: upload.zone, for: caller, at: upload.sequence)), alerts: upload.alerts.map(AlertBody.init)
         )
     }
 
@@ -45,7 +45,7 @@ struct UsageController {
         let upload = try await intake.uploadTotals(apps, date: body.date, uncategorised: uncategorised, timeZone: timeZone, retention: retention, child: caller)
         return UsageTotalsResponse(
             summary: DailySummaryBody(upload.summary), alerts: upload.alerts.map(AlertBody.init),
-            changeToken: try keyring.encode(ZoneController.token(caller, upload.zone, upload.sequence))
+            changeToken: try keyring.encode(ChangeToken(of: upload.zone, for: caller, at: upload.sequence))
         )
     }
 
@@ -87,7 +87,7 @@ struct UsageController {
     /// `GET /v1/devices/{id}/summaries?from=&to=`: a child's days, empty ones included.
     @Sendable func summaries(_ request: Request, context: FamilySyncRequestContext) async throws -> SummaryList {
         let (caller, childID) = try Self.reader(context)
-        let dates = try Self.dates(request)
+        let dates = try request.dateRange()
         let stored = try await reads.summaries(of: childID, familyID: caller.familyID, dates: dates)
         return SummaryList(summaries: dates.map { date in
             stored[date].map(DailySummaryBody.init) ?? DailySummaryBody(emptyDay: date, deviceID: childID)
@@ -114,24 +114,12 @@ struct UsageController {
     /// `GET /v1/devices/{id}/report?from=&to=&granularity=`: totals by day or week, JSON or CSV.
     @Sendable func report(_ request: Request, context: FamilySyncRequestContext) async throws -> Response {
         let (caller, childID) = try Self.reader(context)
-        let dates = try Self.dates(request)
-        let granularity = try Self.granularity(request)
+        let dates = try request.dateRange()
+        let granularity = try request.granularity()
         let stored = try await reads.summaries(of: childID, familyID: caller.familyID, dates: dates)
         let report = UsageReport(summaries: stored, dates: dates, granularity: granularity)
-        if request.prefers("text/csv") { return Self.csvResponse(report.csv) }
+        if request.prefers("text/csv") { return .csv(report.csv) }
         return try ReportBody(report).response(from: request, context: context)
-    }
-
-    static func granularity(_ request: Request) throws(FamilySyncError) -> UsageReport.Granularity {
-        let text = request.uri.queryParameters.get("granularity") ?? "day"
-        guard let granularity = UsageReport.Granularity(rawValue: text) else {
-            throw .badRequest("granularity is day or week.", field: "granularity")
-        }
-        return granularity
-    }
-
-    static func csvResponse(_ csv: String) -> Response {
-        Response(status: .ok, headers: [.contentType: "text/csv; charset=utf-8; header=present"], body: .init(byteBuffer: ByteBuffer(string: csv)))
     }
 
     static func reader(_ context: FamilySyncRequestContext) throws(FamilySyncError) -> (AuthenticatedDevice, UUID) {
@@ -139,21 +127,6 @@ struct UsageController {
         let childID = try context.pathID()
         try AccessPolicy.check(caller, .readUsage(child: childID))
         return (caller, childID)
-    }
-
-    /// `from` and `to`, local dates, both included, at most a year and a day.
-    static func dates(_ request: Request) throws(FamilySyncError) -> [String] {
-        let parameters = request.uri.queryParameters
-        guard let from = parameters.get("from"), DailySummaryCalculator.interval(of: from, in: .gmt) != nil else {
-            throw DailySummaryCalculator.notADate("from")
-        }
-        guard let to = parameters.get("to"), DailySummaryCalculator.interval(of: to, in: .gmt) != nil else {
-            throw DailySummaryCalculator.notADate("to")
-        }
-        guard let dates = UsageReport.dates(from: from, to: to) else {
-            throw .badRequest("to is on or after from, and at most \(UsageReport.maximumDays) days later.", field: "to")
-        }
-        return dates
     }
 
 

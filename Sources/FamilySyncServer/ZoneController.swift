@@ -30,7 +30,7 @@ struct ZoneController {
         return ZoneList(zones: try zones.map { zone in
             ZoneBody(
                 zoneName: zone.name, scope: (access.isParent ? ZoneScope.private : .shared).rawValue, childDeviceId: zone.childDeviceID?.lowercased,
-                changeToken: try keyring.encode(Self.token(caller, zone, zone.changedSequence))
+                changeToken: try keyring.encode(ChangeToken(of: zone, for: caller, at: zone.changedSequence))
             )
         })
     }
@@ -43,7 +43,7 @@ struct ZoneController {
         try RecordNames.checkZoneName(body.zoneName, field: "zoneName")
         try Zone.checkNewName(body.zoneName, field: "zoneName")
         let zone = try await writes.createZone(familyID: caller.familyID, name: body.zoneName)
-        let token = try keyring.encode(Self.token(caller, zone, zone.changedSequence))
+        let token = try keyring.encode(ChangeToken(of: zone, for: caller, at: zone.changedSequence))
         return EditedResponse(status: .created, response: ZoneBody(zoneName: zone.name, scope: ZoneScope.private.rawValue, childDeviceId: nil, changeToken: token))
     }
 
@@ -131,31 +131,24 @@ struct ZoneController {
 
     /// The signed token a zone's page ends with.
     func pageToken(of changes: PostgresRecordReads.ZoneChanges, for caller: AuthenticatedDevice) throws(FamilySyncError) -> String {
-        try keyring.encode(Self.token(caller, changes.zone, changes.sequence))
+        try keyring.encode(ChangeToken(of: changes.zone, for: caller, at: changes.sequence))
     }
 
     /// `GET /v1/changes[?since=&limit=]`: the zones that changed, and those deleted.
     @Sendable func databaseChanges(_ request: Request, context: FamilySyncRequestContext) async throws -> DatabaseChangesResponse {
         let caller = try context.requireDevice()
         try AccessPolicy.check(caller, .readDatabaseChanges)
-        let since = try request.uri.queryParameters.get("since").map { text throws(FamilySyncError) in try keyring.decode(text, for: caller) }
-        if let since, since.scope != .database {
-            throw FamilySyncError(.badChangeToken, "This is a zone's change token, not the database's.", field: "since")
-        }
+        let since = try keyring.decodeDatabase(request.uri.queryParameters.get("since"), for: caller)
         let changes = try await reads.databaseChanges(access: ZoneAccess(caller), since: since, limit: try request.pageLimit())
         try await devices.markSynced(familyID: caller.familyID, deviceID: caller.deviceID)
         return DatabaseChangesResponse(
             zones: try changes.zones.filter { !$0.deleted }.map { zone in
-                .init(zoneName: zone.name, changeToken: try keyring.encode(Self.token(caller, zone, zone.changedSequence)))
+                .init(zoneName: zone.name, changeToken: try keyring.encode(ChangeToken(of: zone, for: caller, at: zone.changedSequence)))
             },
             deletedZones: changes.zones.filter(\.deleted).map(\.name),
-            changeToken: try keyring.encode(ChangeToken(familyID: caller.familyID, deviceID: caller.deviceID, scope: .database, sequence: changes.sequence)),
+            changeToken: try keyring.encode(ChangeToken(database: caller, at: changes.sequence)),
             moreComing: changes.moreComing
         )
-    }
-
-    static func token(_ caller: AuthenticatedDevice, _ zone: Zone, _ sequence: Int64) -> ChangeToken {
-        ChangeToken(familyID: caller.familyID, deviceID: caller.deviceID, scope: .zone(name: zone.name, incarnation: zone.incarnation), sequence: sequence)
     }
 }
 

@@ -133,7 +133,7 @@ extension WebController {
     /// The `AppConfiguration` of `app` on a child device, as stored; nil for none.
     func configuration(of app: String, on device: UUID, _ client: FamilySyncClient) async throws -> [String: JSONValue]? {
         let filter = QueryRecordsRequest.Filter(fieldName: "logicalID", comparator: .equals, value: .string(app))
-        let found = try await client.query(Device.zoneName(forChild: device), QueryRecordsRequest(recordType: "AppConfiguration", filterBy: [filter], resultsLimit: 1))
+        let found = try await client.query(Device.zoneName(forChild: device), QueryRecordsRequest(recordType: RecordTypeName.appConfiguration, filterBy: [filter], resultsLimit: 1))
         return found.records.first?.fields
     }
 

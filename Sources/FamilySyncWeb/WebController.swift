@@ -150,7 +150,7 @@ struct WebController {
         }
         var qr: String?
         if let code = SignInCode(parsing: claim.signIn.code) {
-            qr = await QRCodeSVG.draw(SignInQRPayload(serverURL: PairingController.serverURL(request, publicURL: publicURL), code: code).string)
+            qr = await QRCodeSVG.draw(SignInQRPayload(serverURL: request.serverURL(publicURL: publicURL), code: code).string)
         }
         let page = WebPages.SignInCode(
             frame: session.frame(session.strings["title.signInCode"], refreshSeconds: Self.refreshSeconds), code: claim.signIn.code, qrSVG: qr,

@@ -21,6 +21,10 @@ import Testing
         (#"pg_notify"#, "notifies outside the change log's transaction"),
         (#"INSERT INTO audit_events"#, "writes the audit log outside the transaction of the change it records"),
         (#"ChangePublisher\.publish|\.advance\(|\.announce\("#, "publishes or numbers by hand"),
+        // A device's `last_seen_at` and `last_sync_at` are bookkeeping, not changes: no number, no
+        // notice, no cache to drop (docs/architecture.md, "One change log").
+        (#"UPDATE (devices|members) SET (?!last_seen_at|last_sync_at)|DELETE FROM (families|devices|members)\b|\.publish\("#,
+         "changes a device, a member or the family, or publishes, outside the change log's typed operations"),
     ]
 
     /// Each source file of the package's targets, relative to the package, with its text;

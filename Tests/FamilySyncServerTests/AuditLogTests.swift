@@ -165,6 +165,6 @@ import Testing
     /// misspelt one would count nothing, silently.
     @Test func theCountedRoutesAreServedRoutes() {
         let served = Set(servedRoutes().flatMap { path, methods in methods.map { "\($0) \(path)" } })
-        #expect(ReadCountMiddleware.counted.subtracting(served).isEmpty, "\(ReadCountMiddleware.counted.subtracting(served).sorted())")
+        #expect(AuditReadsKey.countedRoutes.subtracting(served).isEmpty, "\(AuditReadsKey.countedRoutes.subtracting(served).sorted())")
     }
 }

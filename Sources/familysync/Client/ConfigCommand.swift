@@ -60,7 +60,7 @@ struct ConfigCommand: AsyncParsableCommand {
         func publishOwn(_ fields: [String: JSONValue], device: DeviceBody, client: FamilySyncClient, output: Output) async throws {
             guard let zone = device.zoneName else { throw OperatorError.configuration("\(device.name) has no zone yet (it awaits confirmation)") }
             let stored = try await client.query(zone, QueryRecordsRequest(
-                recordType: "AppConfiguration", filterBy: [.init(fieldName: "logicalID", comparator: .equals, value: .string(app))], resultsLimit: 1
+                recordType: RecordTypeName.appConfiguration, filterBy: [.init(fieldName: "logicalID", comparator: .equals, value: .string(app))], resultsLimit: 1
             )).records.first
             let outcome = try await client.saveAppConfiguration(
                 fields, named: stored?.recordName ?? "config-\(UUID().uuidString.lowercased())", changeTag: stored?.recordChangeTag, in: zone
@@ -91,7 +91,7 @@ struct ConfigCommand: AsyncParsableCommand {
             var records: [RecordBody] = []
             var marker: String?
             repeat {
-                let page = try await client.query(zone, QueryRecordsRequest(recordType: "AppConfiguration", sortBy: [.init(fieldName: "logicalID")], resultsLimit: 200, continuationMarker: marker))
+                let page = try await client.query(zone, QueryRecordsRequest(recordType: RecordTypeName.appConfiguration, sortBy: [.init(fieldName: "logicalID")], resultsLimit: 200, continuationMarker: marker))
                 records += page.records
                 marker = page.continuationMarker
             } while marker != nil

@@ -87,22 +87,22 @@ struct WatchCommand: AsyncParsableCommand {
             return "-"
         }
         switch record.recordType {
-        case "AppConfiguration":
+        case RecordTypeName.appConfiguration:
             let points = fields["pointsPerMinute"].map { ", \($0.text) points a minute" } ?? ""
             return "\(text("displayName")): \(text("category"))\(points), \(fields["blockingEnabled"] == .bool(true) ? "blocked" : "not blocked")"
-        case "ConfigurationCommand":
+        case RecordTypeName.configurationCommand:
             return "\(text("commandType")) \(text("status"))" + (fields["error"].map { ": \($0.text)" } ?? "")
-        case "UsageRecord":
+        case RecordTypeName.usageRecord:
             let start = fields["sessionStart"].flatMap { Instant.parse($0.text) }
             return "\(text("displayName")) (\(text("category"))) \(seconds("totalSeconds")) from \(Human.instant(start))"
-        case "DailySummary":
+        case RecordTypeName.dailySummary:
             return "\(text("date")): learning \(seconds("totalLearningSeconds")), reward \(seconds("totalRewardSeconds")), \(text("totalPointsEarned")) points"
-        case "DeviceHealth":
+        case RecordTypeName.deviceHealth:
             let last = fields["lastHeartbeatAt"].flatMap { Instant.parse($0.text) }
             return "\(text("status")), last heartbeat \(Human.instant(last)), errors today \(text("errorsToday")), heartbeat gaps \(text("gapMinutesToday")) min"
-        case "Alert":
+        case RecordTypeName.alert:
             return "\(text("kind")): \(text("message"))"
-        case "Budget":
+        case RecordTypeName.budget:
             guard let budget = Budget(fields: fields) else { return "\(fields.count) fields" }
             return "\(budget.categoryText), \(budget.allowanceText)"
         default:
