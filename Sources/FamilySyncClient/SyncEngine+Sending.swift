@@ -144,8 +144,8 @@ extension SyncEngine {
         }
     }
 
-    /// The names of the records of `zone` the app changed and has not been told about.
-    func unsentRecords(in zone: String) throws -> Set<String> {
-        Set(try store.load().unsentChanges.compactMap(\.record).filter { $0.zone == zone }.map(\.recordName))
+    /// The names of the records the app changed and has not been told about, by zone.
+    func unsentRecords() throws -> [String: Set<String>] {
+        try store.load().unsentChanges.compactMap(\.record).reduce(into: [:]) { $0[$1.zone, default: []].insert($1.recordName) }
     }
 }

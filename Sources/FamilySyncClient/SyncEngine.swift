@@ -261,6 +261,10 @@ public actor SyncEngine {
             var fetched: [String: String?] = [:]
             if !batch.isEmpty {
                 let answers = try await client.changes(inZones: batch.map { MultiZoneChangesRequest.Zone(zoneName: $0, since: tokens[$0]) })
+                // The records the app changed and has not been told about, read once an answer:
+                // a fetched page does not undo them; what the app sends is answered with the
+                // server's record, saved or in conflict.
+                let unsent = try unsentRecords()
                 // A zone left out would be skipped for good once the database token is saved: rather
                 // not save it, and ask again after the wait.
                 if let missing = batch.first(where: { zone in !answers.contains { $0.zoneName == zone } }) {
@@ -270,10 +274,8 @@ public actor SyncEngine {
                     let zone = answer.zoneName
                     switch answer.outcome {
                     case .success(let page):
-                        // A record the app changed and has not sent yet keeps the app's version:
-                        // what it sends is answered with the server's, saved or in conflict.
-                        let unsent = try unsentRecords(in: zone)
-                        let records = unsent.isEmpty ? page.records : page.records.filter { !unsent.contains($0.recordName) }
+                        let held = unsent[zone] ?? []
+                        let records = held.isEmpty ? page.records : page.records.filter { !held.contains($0.recordName) }
                         if !records.isEmpty { await handoff.send(.changes(zone: zone, records: records)) }
                         fetched[zone] = .some(page.changeToken)
                         tokens[zone] = page.changeToken

@@ -43,9 +43,8 @@ struct IdempotencyMiddleware: RouterMiddleware {
             if let earlier = try await earlierAnswer(claim) { return earlier }
             throw FamilySyncError(.conflict, "The request first sent with this \(IdempotencyKey.header) is still being answered; send it again in a moment.", field: IdempotencyKey.header, retryAfter: 1)
         }
-        var answer = response
         guard IdempotencyKey.keeps(status: Int(response.status.code)) else { return response }
-        return try await kept(&answer, for: claim, context: context)
+        return try await kept(response, for: claim, context: context)
     }
 
     /// The answer kept for the key, or a refusal; nil for a key to run under.
@@ -66,7 +65,8 @@ struct IdempotencyMiddleware: RouterMiddleware {
     /// Keeps `response`'s answer with the key and returns it whole. An answer that cannot be kept
     /// (too large, or the database gone since the write) still goes out: the write is done, and its
     /// key answers "not kept" to a resend.
-    private func kept(_ response: inout Response, for claim: IdempotencyClaim, context: Context) async throws -> Response {
+    private func kept(_ response: Response, for claim: IdempotencyClaim, context: Context) async throws -> Response {
+        var response = response
         guard let length = response.body.contentLength, length <= IdempotencyKey.maximumAnswerBytes else { return response }
         let collected = CollectedBody()
         try await response.body.write(collected)

@@ -24,19 +24,13 @@ final class AnswerDroppingProxy: Sendable {
         self.serverPort = serverPort
         self.dropping = dropping
         remaining = Mutex(times)
-        let listening = holder.descriptor
-        Thread.detachNewThread { [self] in
-            while true {
-                let connection = accept(listening, nil, nil)
-                guard connection >= 0 else { return }
-                Thread.detachNewThread { self.serve(connection) }
-            }
-        }
+        acceptEach(on: holder) { [self] in serve($0) }
     }
 
     private func serve(_ client: Int32) {
         defer { close(client) }
-        guard let (line, request) = Self.readRequest(client) else { return }
+        var buffered: [UInt8] = []
+        guard let (line, request) = readRawRequest(client, &buffered) else { return }
         guard let server = try? connectedSocket(port: serverPort) else { return }
         defer { close(server) }
         // One request a connection: the server closes after answering, so its answer is read whole.
@@ -70,27 +64,6 @@ final class AnswerDroppingProxy: Sendable {
         let headBytes = Array((head.joined(separator: "\r\n") + "\r\nConnection: close\r\n\r\n").utf8)
         let bodyStart = text.utf8.distance(from: text.utf8.startIndex, to: end.upperBound)
         return headBytes + request[bodyStart...]
-    }
-
-    /// Reads one request (head and `Content-Length` body): its request line and its bytes.
-    static func readRequest(_ connection: Int32) -> (String, [UInt8])? {
-        var buffered: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let text = String(decoding: buffered, as: UTF8.self)
-            if let end = text.range(of: "\r\n\r\n") {
-                let head = String(text[..<end.lowerBound])
-                let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
-                    .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
-                let total = text.utf8.distance(from: text.utf8.startIndex, to: end.upperBound) + length
-                if buffered.count >= total {
-                    return (String(head.split(separator: "\r\n").first ?? ""), Array(buffered[0..<total]))
-                }
-            }
-            let count = recv(connection, &chunk, chunk.count, 0)
-            guard count > 0 else { return nil }
-            buffered += chunk[0..<count]
-        }
     }
 
     func stop() { holder.close() }

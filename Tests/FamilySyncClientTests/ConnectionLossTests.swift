@@ -23,48 +23,20 @@ final class ClosingSecondRequestServer: Sendable {
 
     init() throws {
         holder = try PortHolder()
-        let listening = holder.descriptor
-        Thread.detachNewThread { [self] in
-            while true {
-                let connection = accept(listening, nil, nil)
-                guard connection >= 0 else { return }
-                Thread.detachNewThread { self.serve(connection) }
-            }
-        }
+        acceptEach(on: holder) { [self] in serve($0) }
     }
 
     private func serve(_ connection: Int32) {
         defer { close(connection) }
         var buffered: [UInt8] = []
         for index in 0..<2 {
-            guard let head = readRequest(connection, &buffered) else { return }
+            guard let head = readRawRequest(connection, &buffered)?.line else { return }
             requests.withLock { $0.append(head) }
             if index == 0 { firstOnTheirConnection.withLock { $0.append(head) } }
             guard index == 0 else { return }
             let body = #"{"status":"live"}"#
             let answer = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
             _ = answer.withCString { send(connection, $0, strlen($0), 0) }
-        }
-    }
-
-    /// Reads one request (head and `Content-Length` body) and returns its request line.
-    private func readRequest(_ connection: Int32, _ buffered: inout [UInt8]) -> String? {
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let text = String(decoding: buffered, as: UTF8.self)
-            if let end = text.range(of: "\r\n\r\n") {
-                let head = String(text[..<end.lowerBound])
-                let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
-                    .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
-                let total = text.utf8.distance(from: text.utf8.startIndex, to: end.upperBound) + length
-                if buffered.count >= total {
-                    buffered.removeFirst(total)
-                    return String(head.split(separator: "\r\n").first ?? "")
-                }
-            }
-            let count = recv(connection, &chunk, chunk.count, 0)
-            guard count > 0 else { return nil }
-            buffered += chunk[0..<count]
         }
     }
 
