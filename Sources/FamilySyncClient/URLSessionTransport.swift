@@ -71,47 +71,85 @@ public final class URLSessionTransport: HTTPTransport {
     /// by itself `answerDeadline` after the request's own timeout: FoundationNetworking has been
     /// seen, on a loaded machine, never to call a task's completion at all (neither the answer nor
     /// its own timeout), which would hold the caller for ever.
+    ///
+    /// The caller is answered here, never by waiting on FoundationNetworking: a task's `resume()`
+    /// and `cancel()` block on its session's serial work queue (`workQueue.sync`), so a session
+    /// stuck there would hold a cancellation or the deadline, and a cooperative thread with it.
+    /// Those calls go to a GCD thread (`URLSessionTransport.calls`), and a cancelled or late
+    /// request is answered at once, whatever its task does afterwards.
     static func data(for request: URLRequest, in session: URLSession) async throws -> (Data, URLResponse) {
         typealias Answer = CheckedContinuation<(Data, URLResponse), any Error>
-        let running = Mutex<(task: URLSessionDataTask?, cancelled: Bool, waiting: Answer?)>((nil, false, nil))
-        // The one place the continuation is resumed: whichever comes first takes it.
-        let finish: @Sendable (Result<(Data, URLResponse), any Error>) -> Void = { result in
-            running.withLock { state -> Answer? in
-                defer { state.waiting = nil }
-                return state.waiting
-            }?.resume(with: result)
+        typealias Outcome = Result<(Data, URLResponse), any Error>
+        struct Exchange {
+            var task: URLSessionDataTask?
+            var cancelled = false
+            var waiting: Answer?
+            /// An outcome that came before the caller waited for it.
+            var early: Outcome?
+            var answered = false
+        }
+        let exchange = Mutex(Exchange())
+        // The one place the caller is answered: whichever outcome comes first.
+        let finish: @Sendable (Outcome) -> Void = { outcome in
+            exchange.withLock { state -> Answer? in
+                guard !state.answered else { return nil }
+                guard let waiting = state.waiting else {
+                    if state.early == nil { state.early = outcome }
+                    return nil
+                }
+                state.answered = true
+                state.waiting = nil
+                return waiting
+            }?.resume(with: outcome)
+        }
+        let cancelTask: @Sendable () -> Void = {
+            guard let task = exchange.withLock({ state -> URLSessionDataTask? in
+                state.cancelled = true
+                return state.task
+            }) else { return }
+            calls.async { task.cancel() }
         }
         let limit = Duration.milliseconds(Int64(request.timeoutInterval * 1000)) + answerDeadline
         let watchdog = Task {
             try await Task.sleep(for: limit)
-            running.withLock { $0.task }?.cancel()
             finish(.failure(URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: "no completion came \(limit) after the request was sent"])))
+            cancelTask()
         }
         defer { watchdog.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: Answer) in
-                let task = session.dataTask(with: request) { data, response, error in
-                    if let data, let response {
-                        finish(.success((data, response)))
-                    } else {
-                        finish(.failure(error ?? URLError(.badServerResponse)))
+                let early = exchange.withLock { state -> Outcome? in
+                    guard let early = state.early else {
+                        state.waiting = continuation
+                        return nil
                     }
+                    state.answered = true
+                    return early
                 }
-                let cancelled = running.withLock { running in
-                    running.task = task
-                    running.waiting = continuation
-                    return running.cancelled
+                if let early { return continuation.resume(with: early) }
+                calls.async {
+                    let task = session.dataTask(with: request) { data, response, error in
+                        if let data, let response {
+                            finish(.success((data, response)))
+                        } else {
+                            finish(.failure(error ?? URLError(.badServerResponse)))
+                        }
+                    }
+                    let cancelled = exchange.withLock { state in
+                        state.task = task
+                        return state.cancelled
+                    }
+                    if cancelled { task.cancel() } else { task.resume() }
                 }
-                task.resume()
-                if cancelled { task.cancel() }
             }
         } onCancel: {
-            running.withLock { running in
-                running.cancelled = true
-                return running.task
-            }?.cancel()
+            finish(.failure(URLError(.cancelled)))
+            cancelTask()
         }
     }
+
+    /// Where the transport calls into FoundationNetworking's tasks (see `data(for:in:)`).
+    static let calls = DispatchQueue(label: "FamilySyncClient.URLSessionTransport", attributes: .concurrent)
 
     /// How long past a request's timeout the transport stops waiting for FoundationNetworking.
     static let answerDeadline: Duration = .seconds(10)

@@ -133,6 +133,8 @@ private enum Watchdog {
                 let why = overdue.isEmpty
                     ? "no task has run for \(silence.components.seconds) s: the cooperative pool is stuck"
                     : "still open \(OpenWaits.grace.components.seconds) s past its bound, which no timeout could end: \(overdue.joined(separator: "; "))"
+                // The stacks first: CI shows a log's end, where the summary belongs.
+                FileHandle.standardError.write(Data("\nThe threads of the hung run:\n\(ThreadBacktraces.describe())\n".utf8))
                 let text = "\nTHE TEST RUN HUNG, ended by the suite's watchdog (Tests/FamilySyncTestSupport/OpenWaits.swift): \(why).\nEvery wait open now:\n\(OpenWaits.report(now: now))\n"
                 FileHandle.standardError.write(Data(text.utf8))
                 // exit, not _exit: the embedded cluster's atexit handler stops it.

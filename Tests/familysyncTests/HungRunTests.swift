@@ -74,5 +74,8 @@ import Testing
         #expect(said.contains("THE TEST RUN HUNG"), "\(said)")
         #expect(said.contains("a continuation nobody resumes (waiting"), "\(said)")
         #expect(said.contains("the hung test's body"), "\(said)")
+        // Where every thread was, demangled: here the watchdog's own, reading the stacks.
+        #expect(said.contains("The threads of the hung run:"), "\(said)")
+        #expect(said.contains("ThreadBacktraces.describe()"), "\(said)")
     }
 }
