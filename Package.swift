@@ -296,8 +296,6 @@ let package = Package(
                 "FamilySyncServer",
                 "FamilySyncServerTestSupport",
                 "FamilySyncTestSupport",
-                // The dashboard's tests (Web*Tests).
-                "FamilySyncWeb",
                 "StandInAPNs",
                 // To read gzip answers back.
                 .product(name: "CompressNIO", package: "compress-nio"),
@@ -324,6 +322,22 @@ let package = Package(
                 // schemathesis, run against a test server (SchemathesisTests).
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        // The dashboard's pages against a live server (its own target: docs/architecture.md).
+        .testTarget(
+            name: "FamilySyncWebTests",
+            dependencies: [
+                "FamilySyncCore",
+                "FamilySyncProtocol",
+                "FamilySyncServer",
+                "FamilySyncWeb",
+                "FamilySyncClient",
+                "FamilySyncServerTestSupport",
+                "FamilySyncTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // The SDK against a live server.

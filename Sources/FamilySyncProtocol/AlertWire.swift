@@ -96,7 +96,7 @@ public struct BudgetStatusResponse: Codable, Sendable, Equatable {
 
         public init(_ status: BudgetStatus) {
             budgetID = status.budgetID
-            category = if case .category(let id) = status.scope { id.rawValue } else { "*" }
+            category = status.scope.fieldValue
             budgetMinutes = status.budgetMinutes
             usedMinutes = status.usedMinutes
             remainingMinutes = status.remainingMinutes

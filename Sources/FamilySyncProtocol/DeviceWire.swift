@@ -18,6 +18,8 @@ public struct DeviceBody: Codable, Sendable, Equatable {
     /// Its member (§8); null while it awaits confirmation.
     public var memberId: UUID?
     public var tracked: Bool
+    /// It records its own usage (`DeviceRole.recordsUsage`).
+    public var recordsUsage: Bool { role.recordsUsage(tracked: tracked) }
 
     public init(_ device: Device) {
         id = device.id

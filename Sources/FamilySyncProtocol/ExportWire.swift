@@ -57,6 +57,13 @@ public struct ExportManifest: Codable, Sendable, Equatable {
     ]
 }
 
+extension ExportManifest {
+    /// The archive's file name: `familysync-<scope>-<family or member id>-<UTC date>.tar`.
+    public var fileName: String {
+        "familysync-\(scope)-\((memberId ?? familyId).lowercased)-\(DailySummaryCalculator.day(of: exportedAt, in: .gmt)).tar"
+    }
+}
+
 /// `counts.json`, the last entry: lines per kind. An archive without it was cut short.
 public struct ExportCounts: Codable, Sendable, Equatable {
     public var lines: [String: Int]

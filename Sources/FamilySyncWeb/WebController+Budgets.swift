@@ -39,7 +39,10 @@ extension WebController {
     @Sendable func newBudget(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
         guard let form = try await memberForm(session, context) else { return session.redirect("/app/") }
-        let input = BudgetInput(category: "*", period: "daily", dailyMinutes: "120", alertAtPercent: "80, 100", enabled: "on")
+        let input = BudgetInput(
+            category: Budget.Scope.allValue, period: Budget.Period.daily.rawValue, dailyMinutes: String(Budget.suggestedDailyMinutes),
+            alertAtPercent: Budget.defaultAlertAtPercent.map(String.init).joined(separator: ", "), enabled: "on"
+        )
         return pages.render("budgetForm", budgetForm(input, form, isNew: true), cookies: session.setCookies)
     }
 
@@ -52,7 +55,7 @@ extension WebController {
         }
         func number(_ value: Int?) -> String? { value.map(String.init) }
         var input = BudgetInput(
-            budgetID: budget.budgetID, category: budget.categoryValue, period: budget.period.rawValue, dailyMinutes: number(budget.dailyMinutes),
+            budgetID: budget.budgetID, category: budget.scope.fieldValue, period: budget.period.rawValue, dailyMinutes: number(budget.dailyMinutes),
             monthlyHours: number(budget.monthlyHours), alertAtPercent: budget.alertAtPercent.map(String.init).joined(separator: ", "),
             isExcluded: budget.isExcluded ? "on" : nil, enabled: budget.enabled ? "on" : nil
         )
@@ -72,9 +75,11 @@ extension WebController {
         return try await Self.submit(page, at: "/app/members/\(form.member.id.lowercased)/budgets/\(editing.map(Self.pathSegment) ?? "new")", render: { pages.render("budgetForm", $0, status: $1.code.httpStatus, cookies: session.setCookies) }) {
             var fields = try Self.budgetFields(input)
             if editing == nil {
-                // A new budget takes its category's name ("all" for all screen time).
+                // A new budget takes its category's id (Core's rule, the CLI's too); the form adds a
+                // budget, so it never takes the id of one the member has.
                 let taken = Set(try await form.client.budgets(of: form.member.id).map(\.budgetID))
-                fields["budgetID"] = .string(Self.newID(input.category == "*" ? "all" : (input.category ?? ""), taken: taken))
+                let stem = Budget.Scope(fieldValue: input.category ?? "").map(Budget.defaultID(for:)) ?? (input.category ?? "")
+                fields["budgetID"] = .string(Self.newID(stem, taken: taken))
             }
             _ = try await form.client.setBudget(of: form.member.id, fields)
             return session.redirect("/app/members/\(form.member.id.lowercased)#budgets")
@@ -97,7 +102,7 @@ extension WebController {
             "budgetID": .string(input.budgetID ?? ""), "category": .string(input.category ?? ""), "period": .string(input.period ?? ""),
             "isExcluded": .bool(input.isExcluded == "on"), "enabled": .bool(input.enabled == "on"),
         ]
-        let monthly = input.period == "monthly"
+        let monthly = input.period == Budget.Period.monthly.rawValue
         // The other period's boxes may hold what was typed before switching; only this period's count.
         if !monthly {
             fields["dailyMinutes"] = try integer(input.dailyMinutes, "dailyMinutes", "Minutes a day")
@@ -128,8 +133,10 @@ extension WebController {
         let hours = input.monthlyHours.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         var page = WebPages.BudgetForm(
             frame: frame, memberID: member.id.lowercased, memberName: member.name, budgetID: isNew ? "" : (input.budgetID ?? ""), isNew: isNew,
-            categories: Self.categoryOptions(form.categories, selected: input.category ?? "*", all: strings["budget.allOption"], strings),
-            periods: [("daily", "minutesADay"), ("monthly", "hoursAMonth")].map { WebOption(value: $0.0, label: strings[$0.1], selected: (input.period ?? "daily") == $0.0) },
+            categories: Self.categoryOptions(form.categories, selected: input.category ?? Budget.Scope.allValue, all: strings["budget.allOption"], strings),
+            periods: [(Budget.Period.daily, "minutesADay"), (.monthly, "hoursAMonth")].map {
+                WebOption(value: $0.0.rawValue, label: strings[$0.1], selected: (input.period ?? Budget.Period.daily.rawValue) == $0.0.rawValue)
+            },
             weekdays: Budget.weekdays.enumerated().map { index, key in
                 .init(key: key, label: strings.weekday(index), field: WebField(input.minutes(on: key) ?? ""))
             },
@@ -157,8 +164,9 @@ extension WebController {
     /// The built-in categories and the family's own, as choices; `all` first when given ("*").
     /// A built-in shows its name in the page's language unless the family renamed it.
     static func categoryOptions(_ records: [[String: JSONValue]], selected: String, all: String?, _ strings: WebStrings = WebStrings(.en)) -> [WebOption] {
-        var options: [WebOption] = all.map { [WebOption(value: "*", label: $0, selected: selected == "*")] } ?? []
-        let order = ["learning", "reward", "social_media", "entertainment", "gaming", "productivity", "shopping", "news_reading", "health_fitness", "other"]
+        let allValue = Budget.Scope.allValue
+        var options: [WebOption] = all.map { [WebOption(value: allValue, label: $0, selected: selected == allValue)] } ?? []
+        let order = CategoryID.builtInOrder.map(\.rawValue)
         var names: [String: String] = [:]
         for record in records {
             if case .string(let id)? = record["id"], case .string(let name)? = record["displayName"] { names[id] = name }
@@ -168,12 +176,5 @@ extension WebController {
             options.append(WebOption(value: id, label: name, selected: selected == id))
         }
         return options
-    }
-}
-
-extension Budget {
-    /// The record's `category`: its id, or `*`.
-    var categoryValue: String {
-        if case .category(let id) = scope { id.rawValue } else { "*" }
     }
 }

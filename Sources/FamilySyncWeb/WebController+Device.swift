@@ -25,7 +25,7 @@ extension WebController {
         async let membersAsked = client.members()
         let (devices, members) = try await (devicesAsked, membersAsked)
         guard let device = devices.first(where: { $0.id == deviceID }) else { throw FamilySyncError.notFound("No such device.") }
-        guard device.role == .child || device.tracked else {
+        guard device.recordsUsage else {
             throw FamilySyncError(.conflict, "\(device.name) does not record usage, so it has no tracking health.")
         }
         let health = try await client.health(of: deviceID)

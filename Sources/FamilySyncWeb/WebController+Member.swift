@@ -112,7 +112,7 @@ extension WebController {
                 let remaining = status.map { strings.format("unit.minutes", strings.number($0.remainingMinutes)) }
                 let allowed = status.map { strings.format("unit.minutes", strings.number($0.budgetMinutes)) } ?? ""
                 return WebPages.MemberPage.Budget(
-                    budgetID: budget.budgetID, category: budget.scope == .all ? strings["budget.allScreenTime"] : categoryName(budget.categoryValue, strings),
+                    budgetID: budget.budgetID, category: budget.scope == .all ? strings["budget.allScreenTime"] : categoryName(budget.scope.fieldValue, strings),
                     allowance: allowanceText(budget, on: dates.last!, strings), remaining: remaining, budget: allowed,
                     today: remaining.map { strings.format("budget.today", $0, allowed) } ?? "", over: status?.isOverBudget ?? false, enabled: budget.enabled
                 )

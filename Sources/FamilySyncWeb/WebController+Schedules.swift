@@ -36,7 +36,8 @@ extension WebController {
         let session = WebSession(request, cookies)
         guard let form = try await memberForm(session, context) else { return session.redirect("/app/") }
         let input = ScheduleInput(
-            name: "Bedtime", weekdays: (1...7).map(String.init), intervalStart: "21:00", intervalEnd: "07:00", mode: "shield", warningTimeMinutes: "5", enabled: "on"
+            name: "Bedtime", weekdays: (1...7).map(String.init), intervalStart: "21:00", intervalEnd: "07:00", mode: Schedule.Mode.shield.rawValue,
+            warningTimeMinutes: String(Schedule.defaultWarningMinutes), enabled: "on"
         )
         return pages.render("scheduleForm", scheduleForm(input, form, isNew: true), cookies: session.setCookies)
     }
@@ -66,11 +67,9 @@ extension WebController {
         return try await Self.submit(page, at: "/app/members/\(form.member.id.lowercased)/schedules/\(editing.map(Self.pathSegment) ?? "new")", render: { pages.render("scheduleForm", $0, status: $1.code.httpStatus, cookies: session.setCookies) }) {
             var fields = try Self.scheduleFields(input)
             if editing == nil {
-                // A new schedule's id comes from its name ("School nights" → school-nights).
-                let base = String((input.name ?? "").lowercased().map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "-" })
-                    .split(separator: "-").joined(separator: "-").prefix(40)
+                // A new schedule's id comes from its name (Core's rule, the CLI's too).
                 let taken = Set(try await form.client.schedules(of: form.member.id).map(\.scheduleID))
-                fields["scheduleID"] = .string(Self.newID(base.isEmpty ? "schedule" : String(base), taken: taken))
+                fields["scheduleID"] = .string(Self.newID(Schedule.suggestedID(forName: input.name ?? ""), taken: taken))
             }
             _ = try await form.client.setSchedule(of: form.member.id, fields)
             return session.redirect("/app/members/\(form.member.id.lowercased)#schedules")
@@ -121,7 +120,9 @@ extension WebController {
             frame: frame, memberID: member.id.lowercased, memberName: member.name, timeZone: form.timeZone.identifier,
             scheduleID: isNew ? "" : (input.scheduleID ?? ""), isNew: isNew,
             days: (0..<7).map { .init(number: $0 + 1, label: strings.weekday($0), checked: days.contains(String($0 + 1))) },
-            modes: ["shield", "allowOnly"].map { WebOption(value: $0, label: strings["mode.\($0)"], selected: (input.mode ?? "shield") == $0) },
+            modes: Schedule.Mode.allCases.map(\.rawValue).map {
+                WebOption(value: $0, label: strings["mode.\($0)"], selected: (input.mode ?? Schedule.Mode.shield.rawValue) == $0)
+            },
             categoryChoices: Self.categoryOptions(form.categories, selected: "", all: nil, strings).map {
                 WebOption(value: $0.value, label: $0.label, selected: chosen.contains($0.value))
             }

@@ -226,9 +226,9 @@ struct WebController {
         var rows: [WebPages.Family.Device] = []
         for device in devices where device.status == .active {
             // A device that records usage has a tracking health (§10) and takes commands.
-            let tracks = device.role == .child || device.tracked
+            let tracks = device.recordsUsage
             let health = tracks ? Self.light(try await client.health(of: device.id)) : nil
-            let pending = device.role == .child ? try await client.commands(of: device.id, status: .pending).count : 0
+            let pending = device.role.takesCommands ? try await client.commands(of: device.id, status: .pending).count : 0
             rows.append(WebPages.Family.Device(
                 id: device.id.lowercased, name: device.name, isThis: device.id == me.id, memberName: device.memberId.flatMap { memberNames[$0] } ?? "-",
                 platform: strings["platform.\(device.platform.rawValue)"], lastSync: strings.ago(device.lastSyncAt, now: now), health: health?.light.rawValue,

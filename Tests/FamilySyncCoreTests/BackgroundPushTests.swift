@@ -20,6 +20,22 @@ import Testing
         #expect(targets == [Self.ipad.deviceID: [zone]], "the writing parent knows; the sister and the Mac do not see that zone")
     }
 
+    /// A transaction's plan: each writer left out of its own changes, a polling device left to
+    /// its poll, and every new alert to each active parent device, polling or not.
+    @Test func aTransactionsPlanLeavesWritersAndPollsOutAndTellsParentsOfAlerts() {
+        let ipadZone = Device.zoneName(forChild: Self.ipad.deviceID), macZone = Device.zoneName(forChild: Self.mac.deviceID)
+        let plan = BackgroundPush.plan(
+            changes: [(Self.parent.deviceID, .zone(ipadZone, of: Self.family)), (Self.ipad.deviceID, .zone("family", of: Self.family)), (nil, .zone(macZone, of: Self.family))],
+            registered: Self.all.map { ($0, polling: $0.deviceID == Self.mac.deviceID) }
+        )
+        #expect(plan.background[Self.ipad.deviceID] == [ipadZone], "its own write to the family zone does not wake it")
+        #expect(plan.background[Self.parent.deviceID] == ["family", macZone], "its own write does not wake it; the others do")
+        #expect(plan.background[Self.mac.deviceID] == nil, "it holds a poll")
+        #expect(plan.background[Self.sister.deviceID] == ["family"])
+        let pollingParent = BackgroundPush.plan(changes: [], registered: [(Self.parent, polling: true), (Self.ipad, polling: false)])
+        #expect(pollingParent.alertRecipients == [Self.parent.deviceID] && pollingParent.background.isEmpty)
+    }
+
     @Test func aMembersZoneWakesEveryDeviceOfTheMemberAndTheFamilyZoneEveryone() {
         let member = Member.zoneName(of: Self.johnny)
         let targets = BackgroundPush.targets(of: [.zone(member, of: Self.family), .zone("family", of: Self.family)], registered: Self.all, writer: nil)

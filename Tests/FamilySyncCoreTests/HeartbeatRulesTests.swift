@@ -22,6 +22,15 @@ import Testing
         return (gaps, last, active)
     }
 
+    /// The store's quiet heartbeat adds HealthTally's counts in SQL with three gap buckets: it
+    /// runs only for a heartbeat within `heartbeatGap` of the last, which the third bound holds.
+    @Test func aQuietHeartbeatsGapFitsTheStoresThreeBuckets() {
+        #expect(HeartbeatRules.heartbeatGap <= HealthTally.gapBounds[2])
+        var tally = HealthTally()
+        tally.heartbeat(after: HeartbeatRules.heartbeatGap, monitoring: true)
+        #expect(tally.gaps[3...].allSatisfy { $0 == 0 }, "a gap up to heartbeatGap lands in the first three")
+    }
+
     @Test func statusFollowsTheLastHeartbeat() {
         let beat = Self.at("2026-11-20T10:00:00Z")
         #expect(HeartbeatRules.status(lastHeartbeat: nil, monitoringActive: true, now: beat) == .unknown)

@@ -9,9 +9,7 @@ import Testing
 /// `Budget` (§9.3, a member's zone) and `Category` (§9.1, the family zone) records through
 /// `records/modify`: parents write them; bad ones are refused naming the member and change nothing.
 @Suite struct BudgetRecordTests {
-    static func write(_ type: String, _ name: String, _ fields: String) -> String {
-        #"{"operations":[{"operationType":"forceReplace","record":{"recordName":"\#(name)","recordType":"\#(type)","fields":\#(fields)}}]}"#
-    }
+    static func write(_ type: String, _ name: String, _ fields: String) -> String { TestServer.forceReplace(type, name, fields) }
 
     static let budget = #"{"budgetID":"social","category":"social_media","period":"monthly","monthlyHours":30,"alertAtPercent":[80,100],"enabled":true}"#
 

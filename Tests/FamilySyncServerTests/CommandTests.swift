@@ -7,24 +7,6 @@ import Foundation
 import HTTPTypes
 import Testing
 
-extension TestServer {
-    func sendCommand(_ json: String, to child: TestDevice, by parent: TestDevice) async throws -> CommandBody {
-        let reply = try await send(.post, "/v1/devices/\(child.deviceID.lowercased)/commands", credential: parent.credential, json: json)
-        #expect(reply.status == .created, "\(String(buffer: reply.body))")
-        return try reply.decode(CommandBody.self)
-    }
-
-    func commands(of child: TestDevice, as caller: TestDevice, status: String? = nil) async throws -> [CommandBody] {
-        let reply = try await send(.get, "/v1/devices/\(child.deviceID.lowercased)/commands" + (status.map { "?status=\($0)" } ?? ""), credential: caller.credential)
-        #expect(reply.status == .ok, "\(String(buffer: reply.body))")
-        return try reply.decode(CommandList.self).commands
-    }
-
-    func report(_ commandID: String, _ json: String, by device: TestDevice) async throws -> Reply {
-        try await send(.post, "/v1/commands/\(commandID)/result", credential: device.credential, json: json)
-    }
-}
-
 /// PROTOCOL §7.1 end to end: a parent's command, the child's fetch and result, every step visible.
 @Suite struct CommandTests {
     @Test func aParentSeesEveryStepOfACommand() async throws {

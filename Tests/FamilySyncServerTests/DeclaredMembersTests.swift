@@ -1,5 +1,6 @@
 import FamilySyncCore
 import FamilySyncProtocol
+import FamilySyncTestSupport
 @testable import FamilySyncServer
 import Foundation
 import Testing
@@ -35,7 +36,10 @@ import Testing
 
     /// The members of `value`, every optional set, against its declaration; free-form members
     /// (record fields, payloads) hold one entry whose name must not count as declared.
-    static func check<Body: Encodable & DeclaresMembers>(_ value: Body, freeForm: Set<String> = [], sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func check<Body: Encodable & DeclaresMembers>(
+        in checked: inout Set<String>, _ value: Body, freeForm: Set<String> = [], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        checked.insert(String(describing: Body.self))
         let encoded = try JSONSerialization.jsonObject(with: WireCoding.makeEncoder().encode(value))
         let inside = Self.paths(encoded).filter { path in !freeForm.contains { path.hasPrefix($0 + ".") || path.hasPrefix($0 + "[]") } }
         #expect(inside == Self.paths(Body.members), sourceLocation: sourceLocation)
@@ -44,40 +48,56 @@ import Testing
     static let device = DeviceRegistration(name: "Phone", platform: .ios, timeZone: "UTC")
 
     @Test func everyRequestBodyDeclaresWhatItEncodes() throws {
-        try Self.check(UsageUploadRequest(timeZone: "UTC", records: [UsageRecordBody(
+        var checked: Set<String> = []
+        try Self.check(in: &checked, UsageUploadRequest(timeZone: "UTC", records: [UsageRecordBody(
             recordID: UUID().uuidString, logicalID: "a", displayName: "A", bundleIdentifier: "b", category: "learning",
             sessionStart: Date(), sessionEnd: Date(), totalSeconds: 1, earnedPoints: 1, deviceID: UUID().uuidString, pickups: 1
         )]))
-        try Self.check(UsageTotalsRequest(timeZone: "UTC", date: "2026-11-20", apps: [UsageTotalBody(
+        try Self.check(in: &checked, UsageTotalsRequest(timeZone: "UTC", date: "2026-11-20", apps: [UsageTotalBody(
             logicalID: "a", displayName: "A", bundleIdentifier: "b", category: "social_media", totalSeconds: 60, pickups: 2, earnedPoints: 1
         )]))
-        try Self.check(HealthReportRequest(heartbeatAt: Date(), monitoringActive: true, memoryUsageMB: 5, notificationSequence: 3, errors: [ExtensionErrorBody(
+        try Self.check(in: &checked, HealthReportRequest(heartbeatAt: Date(), monitoringActive: true, memoryUsageMB: 5, notificationSequence: 3, errors: [ExtensionErrorBody(
             id: UUID(), timestamp: Date(), eventName: "e", action: "record_usage", success: false, errorDescription: "d", memoryUsageMB: 4
         )], appVersion: "2.4.1", osVersion: "18.1"))
-        try Self.check(CreateFamilyRequest(device: Self.device))
-        try Self.check(UpdateDeviceRequest(name: "a", childName: "b", timeZone: "UTC", tracked: true))
-        try Self.check(CreatePairingRequest(role: .child, childName: "a", ttlSeconds: 60, memberId: UUID()))
-        try Self.check(AcceptPairingRequest(qrPayload: "q", pairingId: "p", token: "t", device: Self.device))
-        try Self.check(StartSignInRequest(device: Self.device))
-        try Self.check(TakeSignInRequest(code: "c", qrPayload: "q"))
-        try Self.check(ClaimSignInRequest(secret: "s"))
-        try Self.check(CreateZoneRequest(zoneName: "z"))
-        try Self.check(ModifyRecordsRequest(operations: [RecordOperation(operationType: .create, record: RecordInput(
+        try Self.check(in: &checked, CreateFamilyRequest(device: Self.device))
+        try Self.check(in: &checked, UpdateDeviceRequest(name: "a", childName: "b", timeZone: "UTC", tracked: true))
+        try Self.check(in: &checked, CreatePairingRequest(role: .child, childName: "a", ttlSeconds: 60, memberId: UUID()))
+        try Self.check(in: &checked, AcceptPairingRequest(qrPayload: "q", pairingId: "p", token: "t", device: Self.device))
+        try Self.check(in: &checked, StartSignInRequest(device: Self.device))
+        try Self.check(in: &checked, TakeSignInRequest(code: "c", qrPayload: "q"))
+        try Self.check(in: &checked, ClaimSignInRequest(secret: "s"))
+        try Self.check(in: &checked, CreateZoneRequest(zoneName: "z"))
+        try Self.check(in: &checked, ModifyRecordsRequest(operations: [RecordOperation(operationType: .create, record: RecordInput(
             recordName: "r", recordType: "T", fields: ["x": .number(1)], recordChangeTag: "t", clientModifiedAt: Date()
         ))], atomic: true), freeForm: ["operations[].record.fields"])
-        try Self.check(LookupRecordsRequest(recordNames: ["r"]))
-        try Self.check(MultiZoneChangesRequest(zones: [.init(zoneName: "z", since: "t")], limit: 1))
-        try Self.check(QueryRecordsRequest(
+        try Self.check(in: &checked, LookupRecordsRequest(recordNames: ["r"]))
+        try Self.check(in: &checked, MultiZoneChangesRequest(zones: [.init(zoneName: "z", since: "t")], limit: 1))
+        try Self.check(in: &checked, QueryRecordsRequest(
             recordType: "T", filterBy: [.init(fieldName: "f", comparator: .equals, value: .number(1))], sortBy: [.init(fieldName: "f", ascending: true)],
             resultsLimit: 1, continuationMarker: "m"
         ))
-        try Self.check(CreateCommandRequest(commandType: "block", payload: ["x": .number(1)], expiresInSeconds: 60, configuration: [["logicalID": .string("a")]]), freeForm: ["payload", "configuration"])
-        try Self.check(CommandResultRequest(status: "failed", error: "e"))
-        try Self.check(CreateMemberRequest(name: "a", role: .child))
-        try Self.check(UpdateMemberRequest(name: "a"))
-        try Self.check(MoveDeviceRequest(memberId: UUID()))
-        try Self.check(RecoverFamilyRequest(recoveryCode: "c", appleIdentityToken: "t", nonce: "n", device: Self.device))
-        try Self.check(LinkAppleAccountRequest(identityToken: "t", nonce: "n"))
-        try Self.check(ReportAlertRequest(clientAlertID: UUID(), category: "gaming", logicalID: "a", usedMinutes: 1, message: "m"))
+        try Self.check(in: &checked, CreateCommandRequest(commandType: "block", payload: ["x": .number(1)], expiresInSeconds: 60, configuration: [["logicalID": .string("a")]]), freeForm: ["payload", "configuration"])
+        try Self.check(in: &checked, CommandResultRequest(status: "failed", error: "e"))
+        try Self.check(in: &checked, CreateMemberRequest(name: "a", role: .child))
+        try Self.check(in: &checked, UpdateMemberRequest(name: "a"))
+        try Self.check(in: &checked, MoveDeviceRequest(memberId: UUID()))
+        try Self.check(in: &checked, RecoverFamilyRequest(recoveryCode: "c", appleIdentityToken: "t", nonce: "n", device: Self.device))
+        try Self.check(in: &checked, LinkAppleAccountRequest(identityToken: "t", nonce: "n"))
+        try Self.check(in: &checked, ReportAlertRequest(clientAlertID: UUID(), category: "gaming", logicalID: "a", usedMinutes: 1, message: "m"))
+        try Self.check(in: &checked, PushRegistrationRequest(token: "t", topic: "app.example"))
+        try Self.check(in: &checked, SetParentPINRequest(pin: "1234"))
+        try Self.check(in: &checked, VerifyParentPINRequest(pin: "1234"))
+        try Self.check(in: &checked, SetRetentionRequest(days: ["usageSessions": 30]), freeForm: ["days"])
+
+        // Every declaration in the sources is checked here: a new request body cannot be declared
+        // by hand and left unchecked.
+        let sources = TestPaths.packageRoot.appendingPathComponent("Sources")
+        var declared: Set<String> = []
+        for case let path as String in FileManager.default.enumerator(atPath: sources.path)! where path.hasSuffix(".swift") {
+            let text = try String(contentsOf: sources.appendingPathComponent(path), encoding: .utf8)
+            for match in text.matches(of: /extension (\w+): DeclaresMembers/) { declared.insert(String(match.1)) }
+        }
+        #expect(declared.count > 20, "the scan found the declarations")
+        #expect(declared == checked, "declared, not checked: \(declared.subtracting(checked).sorted()); checked, not declared: \(checked.subtracting(declared).sorted())")
     }
 }

@@ -7,19 +7,6 @@ import HTTPTypes
 import Testing
 
 extension TestServer {
-    /// A heartbeat from `device` now (on the test clock), with what else is given.
-    func heartbeat(_ device: TestDevice, active: Bool = true, sequence: Int? = nil, memory: Int? = nil, errors: [String] = []) async throws -> Reply {
-        var members = [#""heartbeatAt":"\#(Instant.format(clock.now()))""#, #""monitoringActive":\#(active)"#]
-        if let sequence { members.append(#""notificationSequence":\#(sequence)"#) }
-        if let memory { members.append(#""memoryUsageMB":\#(memory)"#) }
-        if !errors.isEmpty { members.append(#""errors":[\#(errors.joined(separator: ","))]"#) }
-        return try await send(.post, "/v1/devices/me/health", credential: device.credential, json: "{" + members.joined(separator: ",") + "}")
-    }
-
-    func extensionError(_ id: UUID = UUID(), action: String = "record_usage", success: Bool = false, secondsAgo: TimeInterval = 10) -> String {
-        #"{"id":"\#(id.lowercased)","timestamp":"\#(Instant.format(clock.now().addingTimeInterval(-secondsAgo)))","eventName":"intervalDidStart","action":"\#(action)","success":\#(success),"errorDescription":"could not write","memoryUsageMB":5}"#
-    }
-
     /// How many times the device's `health` record was written, from the parent's change feed.
     func healthWrites(of device: TestDevice, by parent: TestDevice, since token: String?) async throws -> (count: Int, token: String) {
         let zone = Device.zoneName(forChild: device.deviceID)

@@ -6,42 +6,6 @@ import Foundation
 import HTTPTypes
 import Testing
 
-extension TestServer {
-    /// Invites a device into an existing member, accepts it from a device of `platform` in
-    /// `timeZone`, and confirms it.
-    func pair(into memberID: UUID, by parent: TestDevice, role: DeviceRole = .child, platform: DevicePlatform, timeZone: String) async throws -> TestDevice {
-        let created = try await send(.post, "/v1/pairings", credential: parent.credential, json: #"{"role":"\#(role.rawValue)","memberId":"\#(memberID.lowercased)"}"#)
-        #expect(created.status == .created, "\(String(buffer: created.body))")
-        let invitation = try created.decode(CreatePairingResponse.self)
-        #expect(invitation.pairing.memberId == memberID)
-        let accepted = try await send(.post, "/v1/pairings/accept", body: AcceptPairingRequest(
-            qrPayload: invitation.qrPayload, device: .init(name: "\(platform.rawValue) device", platform: platform, timeZone: timeZone)
-        ))
-        #expect(accepted.status == .ok, "\(String(buffer: accepted.body))")
-        let body = try accepted.decode(AcceptPairingResponse.self)
-        #expect(body.device.memberId == nil, "a device joins its member when confirmed")
-        let confirmed = try await send(.post, "/v1/pairings/\(invitation.pairing.id.lowercased)/confirm", credential: parent.credential)
-        #expect(confirmed.status == .ok, "\(String(buffer: confirmed.body))")
-        return TestDevice(familyID: body.device.familyId, deviceID: body.device.id, credential: body.credential)
-    }
-
-    func memberID(of device: TestDevice) async throws -> UUID {
-        try #require(try await send(.get, "/v1/devices/me", credential: device.credential).decode(DeviceBody.self).memberId)
-    }
-
-    /// One session of `minutes` ending an hour before the test clock's now.
-    func uploadSession(by device: TestDevice, app: String, minutes: Int, timeZone: String) async throws {
-        let end = clock.now().addingTimeInterval(-3600)
-        let start = end.addingTimeInterval(TimeInterval(-minutes * 60))
-        let record = """
-            {"recordID":"\(UUID().lowercased)","logicalID":"\(app)","displayName":"\(app.capitalized)","category":"learning",
-             "sessionStart":"\(Instant.format(start))","sessionEnd":"\(Instant.format(end))","totalSeconds":\(minutes * 60),"earnedPoints":\(minutes)}
-            """
-        let reply = try await send(.post, "/v1/usage", credential: device.credential, json: #"{"timeZone":"\#(timeZone)","records":[\#(record)]}"#)
-        #expect(reply.status == .ok, "\(String(buffer: reply.body))")
-    }
-}
-
 /// PROTOCOL §8: a person with several devices and one view across them; tracked parent devices;
 /// member zones seen by the member's devices only.
 @Suite struct MemberTests {

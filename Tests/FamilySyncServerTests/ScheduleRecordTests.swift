@@ -10,7 +10,7 @@ import Testing
 /// parents write them, the member's devices read them; bad ones are refused naming the member and
 /// change nothing.
 @Suite struct ScheduleRecordTests {
-    static let schedule = #"{"scheduleID":"bedtime","name":"Bedtime","enabled":true,"intervalStart":{"hour":21,"minute":0},"intervalEnd":{"hour":7,"minute":0},"mode":"shield","applications":["tiktok","youtube"],"categories":["gaming"],"shieldConfigurationID":"night"}"#
+    static let schedule = TestServer.bedtimeSchedule
     static let shield = ##"{"shieldConfigurationID":"night","title":"Time to sleep","subtitle":"Back at 7","primaryButtonLabel":"OK","backgroundBlurStyle":"dark","backgroundColor":"#101820","titleColor":"#FFFFFFCC"}"##
 
     @Test func aParentWritesASchedulesAndAShieldAndTheMemberReadsThem() async throws {

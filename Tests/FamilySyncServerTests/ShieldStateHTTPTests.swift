@@ -10,9 +10,7 @@ import Testing
 /// time zone, and what configuration and executed commands block.
 @Suite struct ShieldStateHTTPTests {
     static func shieldState(_ server: TestServer, of child: TestDevice, as caller: TestDevice, at: String? = nil) async throws -> ShieldStateBody {
-        let reply = try await server.send(.get, "/v1/devices/\(child.deviceID.lowercased)/shield-state" + (at.map { "?at=\($0)" } ?? ""), credential: caller.credential)
-        #expect(reply.status == .ok, "\(String(buffer: reply.body))")
-        return try reply.decode(ShieldStateBody.self)
+        try await server.shieldState(of: child, as: caller, at: at)
     }
 
     /// The barebones seed's bedtime for a child in Berlin, on the night the clocks go back.

@@ -1,0 +1,132 @@
+import FamilySyncCore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The parent PIN of a member (PROTOCOL §11): its `parent-pin` record, written only here, and the
+/// wrong tries of online checks (`parent_pin_attempts`).
+public struct PostgresParentPINStore: Sendable {
+    let database: Database
+    let changeLog: ChangeLog
+    let clock: any WallClock
+    let logger: Logger
+
+    /// `changeLog`: the one every store writes through (`ServerDependencies` makes it).
+    public init(changeLog: ChangeLog, clock: any WallClock, logger: Logger) {
+        self.database = changeLog.database
+        self.changeLog = changeLog
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// Writes `pin` (already derived) as the member's `parent-pin` record, which the member's
+    /// devices sync, and forgets earlier wrong tries and any lockout: a new PIN starts afresh.
+    public func set(_ pin: ParentPIN, memberID: UUID, by caller: AuthenticatedDevice) async throws {
+        let logger = logger
+        let now = clock.now()
+        try await changeLog.write(family: caller.familyID) { family in
+            let member = try await family.lockedMember(memberID)
+            let stored = try await RecordRow.record(named: ParentPIN.recordName, inZone: member.zoneName, family: family.id, on: family.connection, logger: logger)
+            let record = Record(
+                recordName: ParentPIN.recordName, recordType: RecordTypeName.deviceSettings, fields: pin.fields, changeTag: "", deleted: false,
+                createdAt: stored?.createdAt ?? now, createdBy: stored?.createdBy ?? caller.deviceID, modifiedAt: now, modifiedBy: caller.deviceID,
+                modifiedRole: WriterRole(caller.role), clientModifiedAt: now
+            )
+            try await family.commit([record], into: member.zoneName)
+            try await family.connection.rows(
+                "DELETE FROM parent_pin_attempts WHERE family_id = \(family.id) AND member_id = \(memberID)", logger: logger
+            )
+        }
+    }
+
+    /// Clears the member's PIN: its `parent-pin` record becomes an empty tombstone (the hash
+    /// goes with it) and its wrong tries are forgotten; `NOT_FOUND` while none is set.
+    public func clear(memberID: UUID, by caller: AuthenticatedDevice) async throws {
+        let logger = logger
+        let now = clock.now()
+        try await changeLog.write(family: caller.familyID) { family in
+            let member = try await family.lockedMember(memberID)
+            guard let stored = try await RecordRow.record(named: ParentPIN.recordName, inZone: member.zoneName, family: family.id, on: family.connection, logger: logger),
+                !stored.deleted
+            else { throw FamilySyncError.notFound("This member has no PIN.") }
+            try await family.commit([stored.tombstone(by: caller.deviceID, role: WriterRole(caller.role), at: now)], into: member.zoneName)
+            try await family.connection.rows(
+                "DELETE FROM parent_pin_attempts WHERE family_id = \(family.id) AND member_id = \(memberID)", logger: logger
+            )
+        }
+    }
+
+    /// Checks a PIN against the member's record with `matches` (PBKDF2, run by the caller off
+    /// the event loop), in two short transactions so that no connection is held while it hashes
+    /// (Core's `PINAttempts`): the first admits the check under the attempts row's lock
+    /// (`THROTTLED` while locked out, or while checks under way fill the allowance, without
+    /// hashing; `NOT_FOUND` for a member with no PIN), the second settles it.
+    public func verify(memberID: UUID, familyID: UUID, matches: @Sendable (ParentPIN) async throws -> Bool) async throws -> Bool {
+        let (pin, admittedAt) = try await admit(memberID: memberID, familyID: familyID)
+        let valid = try await matches(pin)
+        try await settle(memberID: memberID, familyID: familyID, admittedAt: admittedAt, valid: valid)
+        return valid
+    }
+
+    private func admit(memberID: UUID, familyID: UUID) async throws -> (ParentPIN, Date) {
+        let logger = logger
+        let now = clock.now()
+        return try await database.inTransaction(logger: logger) { connection in
+            try await connection.rows(
+                """
+                INSERT INTO parent_pin_attempts (family_id, member_id)
+                SELECT family_id, member_id FROM members WHERE family_id = \(familyID) AND member_id = \(memberID) AND deleted_at IS NULL
+                ON CONFLICT DO NOTHING
+                """,
+                logger: logger
+            )
+            guard let attempts = try await Self.lockedAttempts(memberID: memberID, familyID: familyID, on: connection, logger: logger) else {
+                throw FamilySyncError.notFound("No such member.")
+            }
+            if let refusal = attempts.refusal(at: now) {
+                throw FamilySyncError(.throttled, refusal.reason, retryAfter: refusal.retryAfter)
+            }
+            let record = try await RecordRow.record(named: ParentPIN.recordName, inZone: Member.zoneName(of: memberID), family: familyID, on: connection, logger: logger)
+            guard let record, record.recordType == RecordTypeName.deviceSettings, let pin = ParentPIN(fields: record.fields) else {
+                throw FamilySyncError.notFound("No PIN is set for this member; a parent sets one with PUT /v1/members/{id}/pin.")
+            }
+            try await Self.store(attempts.admitting(at: now), memberID: memberID, familyID: familyID, on: connection, logger: logger)
+            return (pin, now)
+        }
+    }
+
+    private func settle(memberID: UUID, familyID: UUID, admittedAt: Date, valid: Bool) async throws {
+        let logger = logger
+        let now = clock.now()
+        try await database.inTransaction(logger: logger) { connection in
+            // Gone with its member, or reset by a new PIN meanwhile: nothing to settle.
+            guard let attempts = try await Self.lockedAttempts(memberID: memberID, familyID: familyID, on: connection, logger: logger) else { return }
+            let settled = attempts.settling(admittedAt: admittedAt, valid: valid, at: now)
+            if settled != attempts { try await Self.store(settled, memberID: memberID, familyID: familyID, on: connection, logger: logger) }
+        }
+    }
+
+    /// The member's attempts, its row locked; nil for a member that is not live (or has no row).
+    static func lockedAttempts(memberID: UUID, familyID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> PINAttempts? {
+        let rows = try await connection.rows(
+            """
+            SELECT a.failures, a.pending, a.locked_until FROM parent_pin_attempts a
+            JOIN members m ON m.family_id = a.family_id AND m.member_id = a.member_id AND m.deleted_at IS NULL
+            WHERE a.family_id = \(familyID) AND a.member_id = \(memberID)
+            FOR UPDATE OF a
+            """,
+            logger: logger
+        )
+        return try rows.decode(([Date], [Date], Date?).self).first.map { PINAttempts(failures: $0.0, pending: $0.1, lockedUntil: $0.2) }
+    }
+
+    static func store(_ attempts: PINAttempts, memberID: UUID, familyID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.rows(
+            """
+            UPDATE parent_pin_attempts SET failures = \(attempts.failures), pending = \(attempts.pending), locked_until = \(attempts.lockedUntil)
+            WHERE family_id = \(familyID) AND member_id = \(memberID)
+            """,
+            logger: logger
+        )
+    }
+}

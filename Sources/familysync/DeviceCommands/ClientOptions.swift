@@ -1,0 +1,98 @@
+import ArgumentParser
+import FamilySyncClient
+import FamilySyncClientNIO
+import FamilySyncCore
+import FamilySyncProtocol
+import Foundation
+
+/// The options every client subcommand takes: which device to act as, and how to print.
+struct ClientOptions: ParsableArguments {
+    @Option(help: "The server's base URL. Env: FAMILYSYNC_SERVER. Default: the profile's server, else http://127.0.0.1:8080.")
+    var server: String?
+
+    @Option(help: "The profile (the device) to act as. Env: FAMILYSYNC_PROFILE. Default: default.")
+    var profile: String?
+
+    @Option(help: "The profile file. Env: FAMILYSYNC_PROFILES. Default: $XDG_CONFIG_HOME/familysync/profiles.json, else ~/.config/familysync/profiles.json.")
+    var profileFile: String?
+
+    @Flag(help: "Print JSON for scripts instead of tables.")
+    var json = false
+
+    static let defaultServer = "http://127.0.0.1:8080"
+
+    func context(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ClientContext {
+        let name = profile ?? environment["FAMILYSYNC_PROFILE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
+        try ProfileStore.validate(name: name)
+        let file: String
+        if let chosen = profileFile ?? environment["FAMILYSYNC_PROFILES"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            file = chosen
+        } else if let config = environment["XDG_CONFIG_HOME"], !config.isEmpty {
+            file = config + "/familysync/profiles.json"
+        } else {
+            file = (environment["HOME"] ?? NSHomeDirectory()) + "/.config/familysync/profiles.json"
+        }
+        let serverText = server ?? environment["FAMILYSYNC_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
+        return ClientContext(
+            profileName: name, profiles: ProfileStore(url: URL(fileURLWithPath: file)),
+            serverOverride: try serverText.map(Self.serverURL), output: Output(json: json)
+        )
+    }
+
+    static func serverURL(_ text: String) throws -> URL {
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil, url.query == nil else {
+            throw OperatorError.configuration("the server must be an http:// or https:// URL, not '\(text)'")
+        }
+        return url
+    }
+}
+
+/// What a client subcommand works with, resolved from `ClientOptions`.
+struct ClientContext {
+    /// The CLI runs SwiftNIO already (it is also the server): AsyncHTTPClient, which tells a
+    /// request that never left from one that may have arrived (docs/sdk.md).
+    static let transport = AsyncHTTPClientTransport.shared
+
+    let profileName: String
+    let profiles: ProfileStore
+    let serverOverride: URL?
+    let output: Output
+
+    /// A client without a credential, for the calls that need none (creating a family, accepting a pairing).
+    func anonymousClient(server: URL? = nil) throws -> FamilySyncClient {
+        FamilySyncClient(serverURL: try server ?? serverOverride ?? ClientOptions.serverURL(ClientOptions.defaultServer), transport: Self.transport)
+    }
+
+    /// The profile's device and a client holding its credential.
+    func device() throws -> (Profile, FamilySyncClient) {
+        let profile = try profiles.profile(named: profileName)
+        let server = try serverOverride ?? ClientOptions.serverURL(profile.server)
+        return (profile, FamilySyncClient(serverURL: server, credential: profile.credential, transport: Self.transport))
+    }
+
+    /// The profile's device, which must record its own usage (§8): a child's, or a parent's that
+    /// is tracked (asked of the server, since tracking is switched on another device too).
+    func trackedDevice(for action: String) async throws -> (Profile, FamilySyncClient) {
+        let (profile, client) = try device()
+        if !profile.role.recordsUsage(tracked: profile.role == .child), !(try await client.me().recordsUsage) {
+            throw OperatorError.configuration(
+                "\(action) is for a tracked device; profile '\(profileName)' is an untracked parent (\(profile.name)): 'familysync members track' tracks it"
+            )
+        }
+        return (profile, client)
+    }
+
+    /// The profile's device, which must have `role` for what was asked.
+    func device(as role: DeviceRole, for action: String) throws -> (Profile, FamilySyncClient) {
+        let (profile, client) = try device()
+        guard profile.role == role else {
+            throw OperatorError.configuration("\(action) is for a \(role.rawValue) device; profile '\(profileName)' is a \(profile.role.rawValue) (\(profile.name))")
+        }
+        return (profile, client)
+    }
+
+    /// The profile's sync state (change tokens, queued usage), beside the profile file.
+    func stateStore() -> FileSyncStateStore {
+        FileSyncStateStore(url: profiles.url.deletingLastPathComponent().appendingPathComponent("state/\(profileName).json"))
+    }
+}

@@ -1,0 +1,101 @@
+import FamilySyncTestSupport
+import Foundation
+import Testing
+
+/// docs/architecture.md's layout block stays true (issue 49): every folder and target is listed
+/// and every listed one exists, each source file is in a listed folder, every store and controller
+/// is named, and no name there is one the code no longer has.
+@Suite struct ArchitectureDocTests {
+    static let root = TestPaths.packageRoot
+
+    /// The block's folders, as paths (`Sources/FamilySyncCore/Basics`), and its whole text. A
+    /// folder line holds a name ending in `/` at two spaces a level; its description follows.
+    static func layout() throws -> (folders: Set<String>, text: String) {
+        let doc = try String(contentsOf: root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
+        let start = try #require(doc.range(of: "```\nSources/"))
+        let end = try #require(doc.range(of: "```", range: start.upperBound..<doc.endIndex))
+        let block = String(doc[doc.index(start.lowerBound, offsetBy: 4)..<end.lowerBound])
+        var stack: [String] = []
+        var folders: Set<String> = []
+        for line in block.split(separator: "\n") {
+            let indent = line.prefix(while: { $0 == " " }).count
+            guard indent < 12, indent % 2 == 0, let name = line.dropFirst(indent).split(separator: " ").first, name.hasSuffix("/") else { continue }
+            let depth = indent / 2
+            stack = Array(stack.prefix(depth)) + [String(name.dropLast())]
+            folders.insert(stack.joined(separator: "/"))
+        }
+        return (folders, block)
+    }
+
+    /// Every folder under `top` that holds a file or a folder, relative to the package.
+    static func folders(under top: String) -> Set<String> {
+        let base = root.appendingPathComponent(top)
+        var found: Set<String> = [top]
+        for case let path as String in FileManager.default.enumerator(atPath: base.path) ?? FileManager.default.enumerator(atPath: "/dev/null")! {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: base.appendingPathComponent(path).path, isDirectory: &isFolder), isFolder.boolValue {
+                found.insert("\(top)/\(path)")
+            }
+        }
+        return found
+    }
+
+    static func sourceFiles(under top: String) -> [String] {
+        let base = root.appendingPathComponent(top)
+        return (FileManager.default.enumerator(atPath: base.path)?.compactMap { $0 as? String } ?? []).filter { $0.hasSuffix(".swift") }.map { "\(top)/\($0)" }
+    }
+
+    @Test func everyFolderIsListedAndEveryListedFolderExists() throws {
+        let (listed, _) = try Self.layout()
+        let present = Self.folders(under: "Sources").union(Self.folders(under: "Tests")).union(Self.folders(under: "Benchmarks"))
+        #expect(present.count > 30, "the walk found the folders")
+        #expect(present.subtracting(listed).isEmpty, "not in docs/architecture.md: \(present.subtracting(listed).sorted())")
+        let stale = listed.filter { $0.hasPrefix("Sources") || $0.hasPrefix("Tests") || $0.hasPrefix("Benchmarks") }.subtracting(present)
+        #expect(stale.isEmpty, "listed but gone: \(stale.sorted())")
+        // A source file is named in the block or sits in a listed folder.
+        let (_, text) = try Self.layout()
+        let unlisted = ["Sources", "Tests", "Benchmarks"].flatMap(Self.sourceFiles(under:)).filter { path in
+            !listed.contains((path as NSString).deletingLastPathComponent) && !text.contains(((path as NSString).lastPathComponent as NSString).deletingPathExtension)
+        }
+        #expect(unlisted.isEmpty, "\(unlisted)")
+    }
+
+    @Test func everyTargetIsListed() throws {
+        let (listed, _) = try Self.layout()
+        let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        // Each target's declaration, up to the next one: its name and, if given, its path.
+        let starts = manifest.ranges(of: /\.(?:target|testTarget|executableTarget)\(/).map(\.lowerBound)
+        var targets: [String] = []
+        for (index, start) in starts.enumerated() {
+            let declaration = manifest[start..<(index + 1 < starts.count ? starts[index + 1] : manifest.endIndex)]
+            guard let name = declaration.firstMatch(of: /name: "([^"]+)"/)?.1 else { continue }
+            let path = declaration.firstMatch(of: /path: "([^"]+)"/).map { String($0.1) }
+            targets.append(path ?? ((declaration.hasPrefix(".testTarget") ? "Tests/" : "Sources/") + name))
+        }
+        #expect(targets.count >= 18, "the manifest's targets were found: \(targets)")
+        let missing = targets.filter { !listed.contains($0) }
+        #expect(missing.isEmpty, "targets not in docs/architecture.md: \(missing)")
+    }
+
+    /// Stores and controllers are named; a name that looks like one must be one.
+    @Test func everyStoreAndControllerIsNamedAndNoneIsStale() throws {
+        let (_, text) = try Self.layout()
+        let words = Set(text.matches(of: /[A-Za-z+]+/).map { String($0.output) })
+        let kinds = ["Sources/FamilySyncPostgres/Stores", "Sources/FamilySyncServer/Controllers"]
+        let named = kinds.flatMap(Self.sourceFiles(under:)).map { (($0 as NSString).lastPathComponent as NSString).deletingPathExtension }
+        #expect(named.count > 40, "the stores and controllers were found")
+        #expect(named.filter { !words.contains($0) }.isEmpty, "not named in docs/architecture.md: \(named.filter { !words.contains($0) })")
+
+        let declared = try ["Sources", "Tests", "Benchmarks"].flatMap(Self.sourceFiles(under:)).reduce(into: Set<String>()) { names, path in
+            let source = try String(contentsOf: Self.root.appendingPathComponent(path), encoding: .utf8)
+            for match in source.matches(of: /(?:struct|class|enum|actor|protocol|typealias)\s+(\w+)/) { names.insert(String(match.1)) }
+        }
+        // Anywhere in the page, not only the block.
+        let doc = try String(contentsOf: Self.root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
+        let claimed = Set(doc.matches(of: /[A-Za-z]+/).map { String($0.output) }).filter { $0.range(of: #"^(Postgres[A-Z]\w*|[A-Z]\w*(Store|Controller|Reads|Writes|Intake|Middleware|Service|Transport))$"#, options: .regularExpression) != nil }
+        #expect(!claimed.isEmpty)
+        // What the page names of its libraries (Hummingbird, PostgresNIO).
+        let libraries: Set = ["MetricsMiddleware", "PostgresNIO", "PostgresClient", "PostgresConnection"]
+        #expect(claimed.subtracting(declared).subtracting(libraries).isEmpty, "docs/architecture.md names what the code does not have: \(claimed.subtracting(declared).subtracting(libraries).sorted())")
+    }
+}
