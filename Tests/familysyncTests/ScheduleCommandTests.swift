@@ -33,6 +33,11 @@ import Testing
             let noon = try await cli.ok(["shield-state", "--at", "2026-10-25T11:00:00Z", "--profile", "johnny"]).stdout
             #expect(noon.contains("shielded: nothing") && noon.contains("next change: 2026-10-25 21:00 GMT+1"), "\(noon)")
 
+            // A name that is not ASCII still makes an id the server takes (Core's rule, the dashboard's too).
+            let korean = try await cli.ok(["schedules", "add", "--member", "Johnny", "--name", "Écran 주말", "--from", "10:00", "--to", "11:00", "--profile", "mom"]).stdout
+            #expect(korean.contains("Johnny's schedule cran: Écran 주말, 10:00–11:00, every day."), "\(korean)")
+            try await cli.ok(["schedules", "remove", "cran", "--member", "Johnny", "--profile", "mom"])
+
             // Bad input is refused; the child's device cannot set a schedule.
             let equal = try await cli.run(["schedules", "add", "--member", "Johnny", "--name", "Nap", "--from", "13:00", "--to", "13:00", "--profile", "mom"])
             #expect(equal.status == 1 && equal.stderr.contains("BAD_REQUEST"), "\(equal.stderr)")
