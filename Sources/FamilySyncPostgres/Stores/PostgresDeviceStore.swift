@@ -99,10 +99,8 @@ public struct PostgresDeviceStore: Sendable {
     /// (§8) gives it its zone `device-<id>` the first time; untracking stops its uploads and keeps
     /// what it uploaded.
     public func update(familyID: UUID, deviceID: UUID, name: String?, childName: String?, timeZone: String?, tracked: Bool? = nil) async throws -> Device {
-        let logger = logger
         let now = clock.now()
         return try await changeLog.write(family: familyID) { family in
-            let connection = family.connection
             let (device, newZone) = try await family.lockedDevice(deviceID).updated(name: name, childName: childName, timeZone: timeZone, tracked: tracked)
             if let newZone { try await family.createDeviceZone(newZone, for: deviceID, now: now) }
             try await family.updateDevice(device)
