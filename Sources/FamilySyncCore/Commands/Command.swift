@@ -136,10 +136,10 @@ extension Command {
     /// lifetime, and the `AppConfiguration` records that go with it (upserted by `logicalID` in
     /// its transaction).
     public struct Draft: Sendable {
-        public var commandType: String
-        public var payload: [String: JSONValue]
-        public var expiresInSeconds: Int
-        public var configuration: [[String: JSONValue]]
+        public private(set) var commandType: String
+        public private(set) var payload: [String: JSONValue]
+        public private(set) var expiresInSeconds: Int
+        public private(set) var configuration: [[String: JSONValue]]
 
         /// The request's members; nil ones take their defaults. The first fault is the error,
         /// naming its member.
@@ -166,14 +166,9 @@ extension Command {
                     throw .badRequest("Each logicalID appears once in configuration.", field: "configuration[\(index)].logicalID")
                 }
             }
-            self.init(checked: commandType, payload: payload, expiresInSeconds: expiry, configuration: configuration)
-        }
-
-        /// Members already checked (the store's own commands).
-        public init(checked commandType: String, payload: [String: JSONValue], expiresInSeconds: Int, configuration: [[String: JSONValue]]) {
             self.commandType = commandType
             self.payload = payload
-            self.expiresInSeconds = expiresInSeconds
+            self.expiresInSeconds = expiry
             self.configuration = configuration
         }
     }
