@@ -2,7 +2,8 @@
 # servers and their database; nginx, in front of three servers; qrencode, which draws the
 # dashboard's QR code; Chromium and its chromedriver, the dashboard's browser, with a Korean font for
 # the Korean pages' screenshots; Python's pip, for axe-core below; Prometheus, whose promtool checks
-# the alert rules, deploy/prometheus/check.sh). As root with apt-get it installs
+# the alert rules, deploy/prometheus/check.sh; gdb, with which a hung run prints every thread's
+# stack, Tests/FamilySyncTestSupport/ThreadBacktraces.swift). As root with apt-get it installs
 # what is missing; otherwise it stops and prints the command to run. A test is never skipped because
 # a part is missing.
 missing_packages=()
@@ -14,6 +15,7 @@ command -v qrencode >/dev/null 2>&1 || missing_packages+=(qrencode)
 fc-list 2>/dev/null | grep -qi nanum || missing_packages+=(fonts-nanum)
 command -v python3 >/dev/null 2>&1 && python3 -m pip --version >/dev/null 2>&1 || missing_packages+=(python3-pip)
 command -v promtool >/dev/null 2>&1 || missing_packages+=(prometheus)
+[ -x /usr/bin/gdb ] || missing_packages+=(gdb)
 
 if [ ${#missing_packages[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
