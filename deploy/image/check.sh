@@ -18,6 +18,10 @@ fi
 # fresh clone (CI) builds from nothing, as `docker build` does.
 context=$root/.build/image-context
 mkdir -p "$context"
+# Exactly the listed files: the context's own build cache stays, everything else goes first
+# (rsync's --delete does not reach files a --files-from list leaves out, so a file moved or
+# removed since the last run would still be built beside its new copy).
+find "$context" -mindepth 1 -maxdepth 1 ! -name .build ! -name out -exec rm -rf {} +
 git ls-files -z --cached --others --exclude-standard | rsync -a --delete --from0 --files-from=- ./ "$context/"
 echo "image check: build stage in $context" >&2
 (cd "$context" && deploy/image/resolve.sh && deploy/image/build.sh "$context/out")

@@ -74,7 +74,7 @@ struct ClientContext {
     /// is tracked (asked of the server, since tracking is switched on another device too).
     func trackedDevice(for action: String) async throws -> (Profile, FamilySyncClient) {
         let (profile, client) = try device()
-        if !profile.role.recordsUsage(tracked: profile.role == .child), !(try await client.me().recordsUsage) {
+        if profile.role != .child, !(try await client.me().recordsUsage) {
             throw OperatorError.configuration(
                 "\(action) is for a tracked device; profile '\(profileName)' is an untracked parent (\(profile.name)): 'familysync members track' tracks it"
             )
