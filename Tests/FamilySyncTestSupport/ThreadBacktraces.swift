@@ -12,6 +12,10 @@ enum ThreadBacktraces {
         let script = "\(gdb) -p \(getpid()) -batch -nx -ex 'set pagination off' -ex 'thread apply all bt 40' 2>/dev/null"
             + (demangler.map { " | \($0) --simplified" } ?? "")
         guard let output = try? run(["/usr/bin/timeout", "120", "/bin/sh", "-c", script]) else { return "(gdb could not run)" }
+        // A machine that forbids attaching (ptrace) gives gdb no threads: say so, not "0 threads".
+        guard output.contains("\nThread ") || output.hasPrefix("Thread ") else {
+            return "(gdb read no threads: this machine may not let a process be traced)"
+        }
         return condensed(output)
     }
 

@@ -74,8 +74,9 @@ import Testing
         #expect(said.contains("THE TEST RUN HUNG"), "\(said)")
         #expect(said.contains("a continuation nobody resumes (waiting"), "\(said)")
         #expect(said.contains("the hung test's body"), "\(said)")
-        // Where every thread was, demangled: here the watchdog's own, reading the stacks.
+        // Where every thread was, demangled: here the watchdog's own, reading the stacks; or, on a
+        // machine that forbids tracing a process, a line that says so.
         #expect(said.contains("The threads of the hung run:"), "\(said)")
-        #expect(said.contains("ThreadBacktraces.describe()"), "\(said)")
+        #expect(said.contains("ThreadBacktraces.describe()") || said.contains("gdb read no threads"), "\(said)")
     }
 }
