@@ -19,6 +19,9 @@ import Testing
             let unknown = try await cli.run(["categories", "set", "x-Bad", "--name", "Bad", "--profile", "mom"])
             #expect(unknown.status == 1 && unknown.stderr.contains("BAD_REQUEST"), "\(unknown.stderr)")
 
+            // A category that is none is refused by the CLI itself, before any request.
+            let noCategory = try await cli.run(["budgets", "set", "--member", "Johnny", "--category", "no such!", "--daily", "60", "--profile", "mom"])
+            #expect(noCategory.status == 2 && noCategory.stderr.contains("--category takes a category's id or * for all screen time"), "\(noCategory.stderr)")
             let set = try await cli.ok(["budgets", "set", "--member", "Johnny", "--category", "reward", "--daily", "60", "--profile", "mom"]).stdout
             #expect(set.contains("Johnny's budget reward: reward, 60 min a day."), "\(set)")
             let listed = try await cli.ok(["budgets", "--member", "Johnny", "--profile", "mom"]).stdout

@@ -130,9 +130,13 @@ public struct AuditReadsKey: Hashable, Sendable {
     /// What a read answered with `status` at `now` is counted under, or nil when it is not
     /// counted: only a parent's (with its member) successful reads through `countedRoutes`, on
     /// the day in UTC.
-    public init?(route: String, reader: AuthenticatedDevice, status: Int, at now: Date) {
-        guard reader.role == .parent, let member = reader.memberID, (200..<300).contains(status), Self.countedRoutes.contains(route) else { return nil }
-        self.init(familyID: reader.familyID, date: DailySummaryCalculator.day(of: now, in: .gmt), readerMemberID: member, route: route)
+    /// `route` and `now` are asked for only when the rest could count: every request goes through
+    /// this, and few are a parent's reads.
+    public init?(route: @autoclosure () -> String, reader: AuthenticatedDevice, status: Int, at now: @autoclosure () -> Date) {
+        guard reader.role == .parent, let member = reader.memberID, (200..<300).contains(status) else { return nil }
+        let route = route()
+        guard Self.countedRoutes.contains(route) else { return nil }
+        self.init(familyID: reader.familyID, date: DailySummaryCalculator.day(of: now(), in: .gmt), readerMemberID: member, route: route)
     }
 
     public init(familyID: UUID, date: String, readerMemberID: UUID, route: String) {
