@@ -59,12 +59,9 @@ import Testing
 
         var imports: [String: Set<String>] = [:]
         for target in reached {
-            let folder = TestPaths.packageRoot.appendingPathComponent("Sources/\(target)")
-            let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
-            for file in files where file.pathExtension == "swift" {
-                let source = try String(contentsOf: file, encoding: .utf8)
-                for match in source.matches(of: /(?m)^\s*(?:@\w+\s+)*import\s+(?:(?:struct|class|enum|func|protocol)\s+)?(\w+)/) {
-                    imports[String(match.1), default: []].insert("\(target)/\(file.lastPathComponent)")
+            for path in TestPaths.swiftFiles(under: "Sources/\(target)") {
+                for match in try TestPaths.text(of: path).matches(of: /(?m)^\s*(?:@\w+\s+)*import\s+(?:(?:struct|class|enum|func|protocol)\s+)?(\w+)/) {
+                    imports[String(match.1), default: []].insert("\(target)/\((path as NSString).lastPathComponent)")
                 }
             }
         }

@@ -30,10 +30,9 @@ import Testing
     /// Each source file of the package's targets, relative to the package, with its text;
     /// the migrations (the schema itself) aside.
     static func sources() throws -> [(path: String, text: String)] {
-        let root = TestPaths.packageRoot.appendingPathComponent("Sources")
-        let files = try #require(FileManager.default.enumerator(atPath: root.path)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
-        return try files.filter { !$0.hasSuffix("EmbeddedMigrations.swift") }.sorted().map { path in
-            (path, try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8))
+        // Paths relative to Sources/, as the offences name them.
+        try TestPaths.swiftFiles(under: "Sources").filter { !$0.hasSuffix("EmbeddedMigrations.swift") }.map { path in
+            (String(path.dropFirst("Sources/".count)), try TestPaths.text(of: path))
         }
     }
 

@@ -91,11 +91,9 @@ import Testing
 
         // Every declaration in the sources is checked here: a new request body cannot be declared
         // by hand and left unchecked.
-        let sources = TestPaths.packageRoot.appendingPathComponent("Sources")
         var declared: Set<String> = []
-        for case let path as String in FileManager.default.enumerator(atPath: sources.path)! where path.hasSuffix(".swift") {
-            let text = try String(contentsOf: sources.appendingPathComponent(path), encoding: .utf8)
-            for match in text.matches(of: /extension (\w+): DeclaresMembers/) { declared.insert(String(match.1)) }
+        for path in TestPaths.swiftFiles(under: "Sources") {
+            for match in try TestPaths.text(of: path).matches(of: /extension (\w+): DeclaresMembers/) { declared.insert(String(match.1)) }
         }
         #expect(declared.count > 20, "the scan found the declarations")
         #expect(declared == checked, "declared, not checked: \(declared.subtracting(checked).sorted()); checked, not declared: \(checked.subtracting(declared).sorted())")

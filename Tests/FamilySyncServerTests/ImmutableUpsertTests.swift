@@ -138,12 +138,10 @@ import Testing
     /// How many `DO UPDATE` statements each table has in Sources: each counted for the nearest
     /// `INSERT INTO` before it (comments' lines skipped).
     static func upsertsInSources() throws -> [String: Int] {
-        let sources = TestPaths.packageRoot.appendingPathComponent("Sources")
         var counts: [String: Int] = [:]
-        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
-        for file in files where file.pathExtension == "swift" {
-            var table = "? (\(file.lastPathComponent))"
-            for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") {
+        for path in TestPaths.swiftFiles(under: "Sources") {
+            var table = "? (\((path as NSString).lastPathComponent))"
+            for line in try TestPaths.text(of: path).split(separator: "\n") {
                 if line.trimmingPrefix(while: \.isWhitespace).hasPrefix("//") { continue }
                 if let insert = line.matches(of: #/INSERT INTO ([a-z_]+)/#).last { table = String(insert.output.1) }
                 counts[table, default: 0] += line.ranges(of: "DO UPDATE").count

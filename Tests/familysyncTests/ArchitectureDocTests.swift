@@ -11,7 +11,7 @@ import Testing
     /// The block's folders, as paths (`Sources/FamilySyncCore/Basics`), and its whole text. A
     /// folder line holds a name ending in `/` at two spaces a level; its description follows.
     static func layout() throws -> (folders: Set<String>, text: String) {
-        let doc = try String(contentsOf: root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
+        let doc = try TestPaths.text(of: "docs/architecture.md")
         let start = try #require(doc.range(of: "```\nSources/"))
         let end = try #require(doc.range(of: "```", range: start.upperBound..<doc.endIndex))
         let block = String(doc[doc.index(start.lowerBound, offsetBy: 4)..<end.lowerBound])
@@ -40,21 +40,15 @@ import Testing
         return found
     }
 
-    static func sourceFiles(under top: String) -> [String] {
-        let base = root.appendingPathComponent(top)
-        return (FileManager.default.enumerator(atPath: base.path)?.compactMap { $0 as? String } ?? []).filter { $0.hasSuffix(".swift") }.map { "\(top)/\($0)" }
-    }
-
     @Test func everyFolderIsListedAndEveryListedFolderExists() throws {
-        let (listed, _) = try Self.layout()
+        let (listed, text) = try Self.layout()
         let present = Self.folders(under: "Sources").union(Self.folders(under: "Tests")).union(Self.folders(under: "Benchmarks"))
         #expect(present.count > 30, "the walk found the folders")
         #expect(present.subtracting(listed).isEmpty, "not in docs/architecture.md: \(present.subtracting(listed).sorted())")
         let stale = listed.filter { $0.hasPrefix("Sources") || $0.hasPrefix("Tests") || $0.hasPrefix("Benchmarks") }.subtracting(present)
         #expect(stale.isEmpty, "listed but gone: \(stale.sorted())")
         // A source file is named in the block or sits in a listed folder.
-        let (_, text) = try Self.layout()
-        let unlisted = ["Sources", "Tests", "Benchmarks"].flatMap(Self.sourceFiles(under:)).filter { path in
+        let unlisted = ["Sources", "Tests", "Benchmarks"].flatMap(TestPaths.swiftFiles(under:)).filter { path in
             !listed.contains((path as NSString).deletingLastPathComponent) && !text.contains(((path as NSString).lastPathComponent as NSString).deletingPathExtension)
         }
         #expect(unlisted.isEmpty, "\(unlisted)")
@@ -62,7 +56,7 @@ import Testing
 
     @Test func everyTargetIsListed() throws {
         let (listed, _) = try Self.layout()
-        let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let manifest = try TestPaths.text(of: "Package.swift")
         // Each target's declaration, up to the next one: its name and, if given, its path.
         let starts = manifest.ranges(of: /\.(?:target|testTarget|executableTarget)\(/).map(\.lowerBound)
         var targets: [String] = []
@@ -82,16 +76,15 @@ import Testing
         let (_, text) = try Self.layout()
         let words = Set(text.matches(of: /[A-Za-z+]+/).map { String($0.output) })
         let kinds = ["Sources/FamilySyncPostgres/Stores", "Sources/FamilySyncServer/Controllers"]
-        let named = kinds.flatMap(Self.sourceFiles(under:)).map { (($0 as NSString).lastPathComponent as NSString).deletingPathExtension }
+        let named = kinds.flatMap(TestPaths.swiftFiles(under:)).map { (($0 as NSString).lastPathComponent as NSString).deletingPathExtension }
         #expect(named.count > 40, "the stores and controllers were found")
         #expect(named.filter { !words.contains($0) }.isEmpty, "not named in docs/architecture.md: \(named.filter { !words.contains($0) })")
 
-        let declared = try ["Sources", "Tests", "Benchmarks"].flatMap(Self.sourceFiles(under:)).reduce(into: Set<String>()) { names, path in
-            let source = try String(contentsOf: Self.root.appendingPathComponent(path), encoding: .utf8)
-            for match in source.matches(of: /(?:struct|class|enum|actor|protocol|typealias)\s+(\w+)/) { names.insert(String(match.1)) }
+        let declared = try ["Sources", "Tests", "Benchmarks"].flatMap(TestPaths.swiftFiles(under:)).reduce(into: Set<String>()) { names, path in
+            for match in try TestPaths.text(of: path).matches(of: /(?:struct|class|enum|actor|protocol|typealias)\s+(\w+)/) { names.insert(String(match.1)) }
         }
         // Anywhere in the page, not only the block.
-        let doc = try String(contentsOf: Self.root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
+        let doc = try TestPaths.text(of: "docs/architecture.md")
         let claimed = Set(doc.matches(of: /[A-Za-z]+/).map { String($0.output) }).filter { $0.range(of: #"^(Postgres[A-Z]\w*|[A-Z]\w*(Store|Controller|Reads|Writes|Intake|Middleware|Service|Transport))$"#, options: .regularExpression) != nil }
         #expect(!claimed.isEmpty)
         // What the page names of its libraries (Hummingbird, PostgresNIO).
