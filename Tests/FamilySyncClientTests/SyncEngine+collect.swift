@@ -5,17 +5,22 @@ extension SyncEngine {
     /// Runs `work` (fetches) while taking the engine's events, as an app does, then ends the
     /// events and answers every one that came.
     func collectEvents(while work: @escaping @Sendable (SyncEngine) async throws -> Void) async throws -> [SyncEvent] {
+        // Each side a named wait: a run that hangs here says which side it hung on.
         let running = Task {
+            let working = OpenWaits.open("the engine's work while its events are collected", limit: .seconds(300))
             do {
                 try await work(self)
             } catch {
+                OpenWaits.close(working)
                 await stop()
                 throw error
             }
+            OpenWaits.close(working)
             await stop()
         }
         var seen: [SyncEvent] = []
-        for await event in events { seen.append(event) }
+        var iterator = events.makeAsyncIterator()
+        while let event = await iterator.next("the engine's next event while collecting") { seen.append(event) }
         try await running.value
         return seen
     }
