@@ -14,7 +14,8 @@ import ServiceLifecycle
 /// the held one, for comparison. `connections`: the held pool's size (`--db-connections`);
 /// `listen`: the listener's own URL (`--listen-database-url`); `prepared=off`:
 /// `--prepared-statements off`, as behind PgBouncer in transaction mode; `otlp=<url>`: tracing
-/// on, spans to that collector (`--otlp-endpoint`).
+/// on, spans to that collector (`--otlp-endpoint`); `takeover`: NIO's loops as Swift's global
+/// executor (main.swift).
 enum BenchServer {
     static func run(_ arguments: [String]) async throws {
         var logger = Logger(label: "familysync.bench.server")
@@ -50,15 +51,22 @@ enum BenchServer {
     /// log to `log` (a file) instead of this process's standard error.
     static func launch(
         databaseURL: DatabaseURL, demandPool: Bool = false, connections: Int? = nil, listenURL: DatabaseURL? = nil, preparedStatements: Bool = true,
-        log: String? = nil, otlpEndpoint: String? = nil
+        log: String? = nil, otlpEndpoint: String? = nil, takeover: Bool = false
     ) throws -> (process: Process, port: Int) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         var arguments = ["serve", databaseURL.connectionString] + (demandPool ? ["demand"] : [])
         if let connections { arguments.append("connections=\(connections)") }
         if let listenURL { arguments.append("listen=\(listenURL.connectionString)") }
         if !preparedStatements { arguments.append("prepared=off") }
         if let otlpEndpoint { arguments.append("otlp=\(otlpEndpoint)") }
+        if takeover { arguments.append("takeover") }
+        return try launch(arguments, log: log)
+    }
+
+    /// This executable, run with `arguments` as a server that prints `port=N` once it listens;
+    /// the process and the port. Its standard error to `log` (a file) if given.
+    static func launch(_ arguments: [String], log: String? = nil) throws -> (process: Process, port: Int) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         process.arguments = arguments
         if let log {
             FileManager.default.createFile(atPath: log, contents: nil)

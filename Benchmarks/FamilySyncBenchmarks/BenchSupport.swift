@@ -115,11 +115,11 @@ struct SeparateServerBench {
     let client: HTTPClient
     let directory: String
 
-    static func start(connections: Int) async throws -> SeparateServerBench {
+    static func start(connections: Int, databaseConnections: Int = 200) async throws -> SeparateServerBench {
         var logger = Logger(label: "familysync.bench")
         logger.logLevel = .warning
         let directory = "/tmp/familysync-bench-\(getpid())"
-        let database = try await BenchDatabase.start(directory: directory, maxConnections: 200, logger: logger)
+        let database = try await BenchDatabase.start(directory: directory, maxConnections: databaseConnections, logger: logger)
         let url = database.url
         var http = HTTPClient.Configuration(timeout: .init(connect: .seconds(30), read: .seconds(120)))
         http.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connections + 4

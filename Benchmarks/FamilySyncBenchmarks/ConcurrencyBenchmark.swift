@@ -50,30 +50,16 @@ enum ConcurrencyBenchmark {
         let directory = socket.hasSuffix(".s.PGSQL.5432") ? URL(fileURLWithPath: socket).deletingLastPathComponent().path : socket
         let pgbench = try PostgresBinaries.find().directory + "/pgbench"
         let connection = ["-h", directory, "-U", url.username]
-        _ = try command(try PostgresBinaries.find().directory + "/createdb", connection + ["pgbench"])
-        _ = try command(pgbench, ["-i", "-q", "-s", "10"] + connection + ["pgbench"])
+        _ = try Shell.run(try PostgresBinaries.find().directory + "/createdb", connection + ["pgbench"])
+        _ = try Shell.run(pgbench, ["-i", "-q", "-s", "10"] + connection + ["pgbench"])
         // A count of transactions, not -T: pgbench ends -T on SIGALRM, which a child of this
         // process inherits blocked, and it never ended. About `seconds` at 50,000 TPS.
         let transactions = seconds * 50_000 / clients
-        let output = try command(pgbench, ["-S", "-M", "prepared", "-c", "\(clients)", "-j", "2", "-t", "\(transactions)"] + connection + ["pgbench"])
+        let output = try Shell.run(pgbench, ["-S", "-M", "prepared", "-c", "\(clients)", "-j", "2", "-t", "\(transactions)"] + connection + ["pgbench"])
         guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("tps = ") }),
             let value = line.dropFirst(6).split(separator: " ").first.flatMap({ Double($0) })
         else { throw BenchFailure("pgbench printed no tps: \(output)") }
         return value
-    }
-
-    static func command(_ path: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw BenchFailure("\(path) \(arguments): \(String(decoding: data, as: UTF8.self))") }
-        return String(decoding: data, as: UTF8.self)
     }
 
     /// Each client fetches the family zone's changes with the current token, again and again.

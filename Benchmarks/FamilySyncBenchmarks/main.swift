@@ -1,4 +1,12 @@
 import Foundation
+import NIOCore
+import NIOPosix
+
+// NIO's event loops as Swift's global executor (`takeover`, a floor-serve or serve option): set
+// before anything runs, as NIO requires.
+if CommandLine.arguments.contains("takeover") {
+    guard NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor() else { fatalError("the takeover failed") }
+}
 
 // The performance harnesses (Benchmarks/README.md):
 //   familysync-bench [records] [record count] [incremental requests]
@@ -18,6 +26,7 @@ import Foundation
 //   familysync-bench day [child devices] [speed] [simulated hours]
 //   familysync-bench tracing [seconds a phase] [clients] [rounds]
 //   familysync-bench outbox [changes] [rounds]
+//   familysync-bench floor [seconds a row] [rounds] [connections]
 //   familysync-bench cluster-ops <database url> <cluster dir> [families] [seconds a phase] [seconds stopped]
 var arguments = Array(CommandLine.arguments.dropFirst())
 var harness = "records"
@@ -62,10 +71,14 @@ case "outbox":
     try await OutboxBenchmark.run(arguments)
 case "cluster-ops":
     try await ClusterOpsBenchmark.run(arguments)
+case "floor":
+    try await FloorBenchmark.run(arguments)
+case "floor-serve":
+    try await FloorServer.run(arguments)
 case "serve":
     // The server in a process of its own, so that its memory and CPU are measured alone.
     try await BenchServer.run(arguments)
 default:
-    print("usage: familysync-bench [records|polls|usage|sync|recovery|soak|health|pin|push|afterload|concurrency|dashboard|neighbours|export|day|tracing|cluster-ops] [sizes…]")
+    print("usage: familysync-bench [records|polls|usage|sync|recovery|soak|health|pin|push|afterload|concurrency|dashboard|neighbours|export|day|tracing|outbox|floor|cluster-ops] [sizes…]")
     exit(2)
 }

@@ -60,4 +60,11 @@ extension FamilySyncClient {
     public func poll(since: String?, timeout: Int = 30) async throws(FamilySyncError) -> PollResponse {
         try await send(.GET, "/v1/poll", query: [("since", since), ("timeout", String(timeout))], as: PollResponse.self)
     }
+
+    /// `POST /v1/poll` (§6, §10): the same poll carrying a tracked device's heartbeat, so that a
+    /// device's rhythm is one request. A refused heartbeat refuses the poll, and records nothing.
+    public func poll(since: String?, timeout: Int = 30, heartbeat: HealthReportRequest) async throws(FamilySyncError) -> PollResponse {
+        // Safe to send again: a heartbeat says "alive now", and the poll reads.
+        try await send(.POST, "/v1/poll", query: [("since", since), ("timeout", String(timeout))], body: heartbeat, replayable: true, as: PollResponse.self)
+    }
 }

@@ -58,28 +58,84 @@ public actor HealthReporter {
         with client: FamilySyncClient, monitoringActive: Bool, memoryUsageMB: Double? = nil, notificationSequence: Int64? = nil, at now: Date = Date()
     ) async throws -> DeviceHealthBody {
         while true {
-            let errors = Array(try store.load().pendingHealthErrors.prefix(ExtensionError.maximumPerReport))
-            let request = HealthReportRequest(
-                heartbeatAt: now, monitoringActive: monitoringActive, memoryUsageMB: memoryUsageMB, notificationSequence: notificationSequence,
-                errors: errors.isEmpty ? nil : errors, appVersion: appVersion, osVersion: osVersion
-            )
+            let request = try report(monitoringActive: monitoringActive, memoryUsageMB: memoryUsageMB, notificationSequence: notificationSequence, at: now)
             let outcome = await Result(catching: { () async throws(FamilySyncError) -> DeviceHealthBody in try await client.reportHealth(request) })
             switch outcome {
             case .success(let answer):
-                let sent = Set(errors.map(\.id))
-                try store.update { $0.pendingHealthErrors.removeAll { sent.contains($0.id) } }
+                try delivered(request)
                 return answer
             case .failure(let error):
-                guard error.code == .badRequest, let index = Self.errorIndex(error.field), index < errors.count else { throw error }
-                let refused = errors[index].id
-                try store.update { $0.pendingHealthErrors.removeAll { $0.id == refused } }
+                guard try dropRefused(error, in: request) else { throw error }
             }
         }
+    }
+
+    /// The heartbeat to send now, with the oldest waiting errors (at most 100): for `beat`, or for
+    /// a poll that carries it (`SyncEngine`'s `heartbeat`, `POST /v1/poll`). Nothing leaves the
+    /// queue until `delivered`.
+    public func report(monitoringActive: Bool, memoryUsageMB: Double? = nil, notificationSequence: Int64? = nil, at now: Date = Date()) throws -> HealthReportRequest {
+        let errors = Array(try store.load().pendingHealthErrors.prefix(ExtensionError.maximumPerReport))
+        return HealthReportRequest(
+            heartbeatAt: now, monitoringActive: monitoringActive, memoryUsageMB: memoryUsageMB, notificationSequence: notificationSequence,
+            errors: errors.isEmpty ? nil : errors, appVersion: appVersion, osVersion: osVersion
+        )
+    }
+
+    /// The server took `report`: its errors leave the queue.
+    public func delivered(_ report: HealthReportRequest) throws {
+        let sent = Set((report.errors ?? []).map(\.id))
+        guard !sent.isEmpty else { return }
+        try store.update { $0.pendingHealthErrors.removeAll { sent.contains($0.id) } }
+    }
+
+    /// The server refused `report` with `error`: if it named one of its errors (400 naming
+    /// `errors[i]`), that error is dropped and the report can go again without it (true).
+    public func dropRefused(_ error: FamilySyncError, in report: HealthReportRequest) throws -> Bool {
+        let errors = report.errors ?? []
+        guard error.code == .badRequest, let index = Self.errorIndex(error.field), index < errors.count else { return false }
+        let refused = errors[index].id
+        try store.update { $0.pendingHealthErrors.removeAll { $0.id == refused } }
+        return true
     }
 
     /// `N` of a field `errors[N]…`.
     static func errorIndex(_ field: String?) -> Int? {
         guard let field, field.hasPrefix("errors["), let end = field.firstIndex(of: "]") else { return nil }
         return Int(field[field.index(field.startIndex, offsetBy: 7)..<end])
+    }
+}
+
+/// What a tracked device's polls carry as its heartbeat (`SyncEngine(heartbeat:)`): its reporter,
+/// whose queued errors go with it, and the monitoring extension's state as of each poll.
+public struct PollHeartbeat: Sendable {
+    public let reporter: HealthReporter
+    public let status: @Sendable () async -> MonitoringStatus
+    /// The heartbeat's `heartbeatAt` (the device's clock).
+    public let now: @Sendable () -> Date
+
+    public init(reporter: HealthReporter, now: @escaping @Sendable () -> Date = { Date() }, status: @escaping @Sendable () async -> MonitoringStatus) {
+        self.reporter = reporter
+        self.now = now
+        self.status = status
+    }
+
+    func report() async throws -> HealthReportRequest {
+        let status = await status()
+        return try await reporter.report(
+            monitoringActive: status.monitoringActive, memoryUsageMB: status.memoryUsageMB, notificationSequence: status.notificationSequence, at: now()
+        )
+    }
+}
+
+/// The monitoring extension's state a heartbeat reports (PROTOCOL §10).
+public struct MonitoringStatus: Sendable {
+    public var monitoringActive: Bool
+    public var memoryUsageMB: Double?
+    public var notificationSequence: Int64?
+
+    public init(monitoringActive: Bool, memoryUsageMB: Double? = nil, notificationSequence: Int64? = nil) {
+        self.monitoringActive = monitoringActive
+        self.memoryUsageMB = memoryUsageMB
+        self.notificationSequence = notificationSequence
     }
 }

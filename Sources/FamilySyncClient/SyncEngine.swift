@@ -35,6 +35,8 @@ public actor SyncEngine {
     let store: any SyncStateStore
     let credentialReference: String?
     let pollTimeout: Int
+    /// A tracked device's heartbeat, carried by every poll it holds (`POST /v1/poll`).
+    let heartbeat: PollHeartbeat?
     let backoff: RetryBackoff
     let sleep: @Sendable (Duration) async throws -> Void
     let handoff = EventHandoff()
@@ -55,15 +57,18 @@ public actor SyncEngine {
     nonisolated var isWaitingForTheApp: Bool { handoff.senderAwaitsConsumer }
 
     /// `credentialReference` names the credential `client` holds (see `SyncState`); state saved
-    /// under another reference is started over.
+    /// under another reference is started over. `heartbeat`: on a tracked device, the heartbeat
+    /// each poll carries (PROTOCOL §6, §10), so that the device's steady state is one request every
+    /// `pollTimeout` seconds, not a poll and a heartbeat.
     public init(
-        client: FamilySyncClient, store: any SyncStateStore, credentialReference: String? = nil, pollTimeout: Int = 30,
+        client: FamilySyncClient, store: any SyncStateStore, credentialReference: String? = nil, pollTimeout: Int = 30, heartbeat: PollHeartbeat? = nil,
         backoff: RetryBackoff = .init(), sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) {
         self.client = client
         self.store = store
         self.credentialReference = credentialReference
         self.pollTimeout = pollTimeout
+        self.heartbeat = heartbeat
         self.backoff = backoff
         self.sleep = sleep
     }
@@ -139,14 +144,26 @@ public actor SyncEngine {
             return nil
         }
         let (client, since, timeout) = (client, try store.load().databaseToken, pollTimeout)
-        let poll = Task { try await client.poll(since: since, timeout: timeout) }
-        heldPoll = poll
-        defer { heldPoll = nil }
-        do {
-            return try await withTaskCancellationHandler { try await poll.value } onCancel: { poll.cancel() }
-        } catch where pushPending {
-            pushPending = false
-            return nil
+        while true {
+            let report = try await heartbeat?.report()
+            let poll = Task {
+                if let report { return try await client.poll(since: since, timeout: timeout, heartbeat: report) }
+                return try await client.poll(since: since, timeout: timeout)
+            }
+            heldPoll = poll
+            defer { heldPoll = nil }
+            do {
+                let answer = try await withTaskCancellationHandler { try await poll.value } onCancel: { poll.cancel() }
+                if let report { try await heartbeat?.reporter.delivered(report) }
+                return answer
+            } catch where pushPending {
+                pushPending = false
+                return nil
+            } catch let error as FamilySyncError {
+                // One error of the extension the server refuses must not hold back the rest, nor
+                // the poll: it is dropped and the poll sent again at once.
+                guard let report, try await heartbeat?.reporter.dropRefused(error, in: report) == true else { throw error }
+            }
         }
     }
 

@@ -147,7 +147,8 @@ func buildRouter(
     DeviceController(devices: dependencies.devices).addRoutes(to: authenticated)
     MemberController(members: dependencies.members).addRoutes(to: authenticated)
     AlertController(alerts: dependencies.alerts).addRoutes(to: authenticated)
-    DeviceHealthController(intake: dependencies.healthIntake, reads: dependencies.healthReads, metrics: dependencies.healthMetrics, clock: clock).addRoutes(to: authenticated)
+    let health = DeviceHealthController(intake: dependencies.healthIntake, reads: dependencies.healthReads, metrics: dependencies.healthMetrics, clock: clock)
+    health.addRoutes(to: authenticated)
     ShieldController(shields: dependencies.shields, clock: clock).addRoutes(to: authenticated)
     ParentPINController(pins: dependencies.parentPINs).addRoutes(to: authenticated)
     PushController(pushes: dependencies.pushes).addRoutes(to: authenticated)
@@ -164,7 +165,7 @@ func buildRouter(
     usage.addReadRoutes(to: authenticated)
     PollController(
         hub: dependencies.longPolling.hub, polls: dependencies.polls, keyring: keyring, metrics: dependencies.longPolling.metrics, clock: clock,
-        marksPushHolds: dependencies.push != nil, logger: dependencies.logger
+        marksPushHolds: dependencies.push != nil, heartbeats: health, logger: dependencies.logger
     ).addRoutes(to: authenticated)
 
     // The modules' routes (the web dashboard, reading and acting through the routes above).

@@ -69,6 +69,10 @@ import Testing
                  expected: [200, 200, 403, 401, 200, 401, 200], echoed: { [#""zoneName":"\#($0.childZone)""#] }),
         Endpoint(name: "GET /v1/changes", method: .get, uri: { _ in "/v1/changes" }, expected: [200, 200, 200, 401, 200, 401, 200]),
         Endpoint(name: "GET /v1/poll", method: .get, uri: { _ in "/v1/poll?timeout=0" }, expected: [200, 200, 200, 401, 200, 401, 200]),
+        // The poll carrying a heartbeat (§6, §10): a tracked device's, as the heartbeat's own route.
+        Endpoint(name: "POST /v1/poll", method: .post, uri: { _ in "/v1/poll?timeout=0" }, json: { _ in
+            #"{"heartbeatAt":"2026-11-18T11:06:00.000Z","monitoringActive":true}"#
+        }, expected: [403, 200, 403, 401, 403, 401, 200]),
         Endpoint(name: "POST /v1/devices/{child}/commands", method: .post, uri: { "/v1/devices/\($0.child.deviceID.lowercased)/commands" }, json: { _ in #"{"commandType":"request_sync"}"# }, expected: [201, 403, 403, 401, 404, 401, 403]),
         Endpoint(name: "GET /v1/devices/{child}/commands", method: .get, uri: { "/v1/devices/\($0.child.deviceID.lowercased)/commands" }, expected: [200, 200, 403, 401, 404, 401, 403]),
         Endpoint(name: "POST /v1/commands/{id}/result", method: .post, uri: { "/v1/commands/\($0.commandID)/result" }, json: { _ in #"{"status":"executed"}"# }, expected: [403, 200, 403, 401, 403, 401, 404]),

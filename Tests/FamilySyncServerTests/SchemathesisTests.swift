@@ -113,7 +113,7 @@ import Glibc
 
             # A poll held for its default 30 s would only slow the run.
             [[operations]]
-            include-operation-id = ["poll"]
+            include-operation-id = ["poll", "heartbeatAndPoll"]
             parameters = { "query.timeout" = 0 }
 
             """

@@ -21,15 +21,25 @@ struct DeviceHealthController {
     @Sendable func report(_ request: Request, context: FamilySyncRequestContext) async throws -> DeviceHealthBody {
         let caller = try context.requireDevice()
         try AccessPolicy.check(caller, .reportHealth)
+        return DeviceHealthBody(try await take(try await report(in: request, context: context), from: caller))
+    }
+
+    /// The heartbeat a request's body carries, checked (§10's bad-input rules).
+    func report(in request: Request, context: FamilySyncRequestContext) async throws -> HealthReport {
         let body = try await request.decode(as: HealthReportRequest.self, context: context)
         let report = HealthReport(
             heartbeatAt: body.heartbeatAt, monitoringActive: body.monitoringActive, memoryUsageMB: body.memoryUsageMB,
             notificationSequence: body.notificationSequence, errors: (body.errors ?? []).map(\.error), appVersion: body.appVersion, osVersion: body.osVersion
         )
         try report.validate(now: clock.now())
+        return report
+    }
+
+    /// Records a checked heartbeat and its metrics; the device's day as it stands after it.
+    func take(_ report: HealthReport, from caller: AuthenticatedDevice) async throws -> DeviceHealth {
         let reported = try await intake.report(report, by: caller)
         metrics.record(reported)
-        return DeviceHealthBody(reported.health)
+        return reported.health
     }
 
     /// `GET /v1/devices/{id}/health?date=`: JSON, or with `Accept: text/plain` the export.

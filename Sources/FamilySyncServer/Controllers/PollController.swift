@@ -10,7 +10,8 @@ import Synchronization
 
 /// `GET /v1/poll` (PROTOCOL §6): the silent push's stand-in. Answers at once when something the
 /// caller sees changed after `since`, else holds until a change, the timeout, a newer poll of the
-/// same device, or the server's shutdown.
+/// same device, or the server's shutdown. `POST /v1/poll` is the same poll carrying a tracked
+/// device's heartbeat (§10), so that a device's steady rhythm is one request.
 struct PollController {
     let hub: PollHub
     let polls: PostgresPollStore
@@ -19,19 +20,45 @@ struct PollController {
     let clock: any WallClock
     /// Push on (§12): a held poll marks its device's push registration, so that no push goes to it.
     let marksPushHolds: Bool
+    /// Where `POST /v1/poll`'s heartbeat goes, as `POST /v1/devices/me/health` sends it.
+    let heartbeats: DeviceHealthController
     let logger: Logger
 
     func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.get("poll", use: longPoll)
+            .post("poll", use: heartbeatAndPoll)
     }
 
     /// `GET /v1/poll[?since=&timeout=]`: answered at once if something changed after `since`, else held.
     @Sendable func longPoll(_ request: Request, context: FamilySyncRequestContext) async throws -> Response {
         let caller = try context.requireDevice()
         try AccessPolicy.check(caller, .readDatabaseChanges)
+        let (since, sinceText, timeout) = try arguments(of: request, caller)
+        return try await longPoll(request, context: context, caller: caller, since: since, sinceText: sinceText, timeout: timeout)
+    }
+
+    /// `POST /v1/poll[?since=&timeout=]` with a heartbeat as its body (§6, §10): the heartbeat is
+    /// taken as `POST /v1/devices/me/health` takes it, then the poll is held as `GET` holds it.
+    /// Everything the request says is checked before either: a refusal changes nothing.
+    @Sendable func heartbeatAndPoll(_ request: Request, context: FamilySyncRequestContext) async throws -> Response {
+        let caller = try context.requireDevice()
+        try AccessPolicy.check(caller, .readDatabaseChanges)
+        try AccessPolicy.check(caller, .reportHealth)
+        let (since, sinceText, timeout) = try arguments(of: request, caller)
+        let report = try await heartbeats.report(in: request, context: context)
+        _ = try await heartbeats.take(report, from: caller)
+        return try await longPoll(request, context: context, caller: caller, since: since, sinceText: sinceText, timeout: timeout)
+    }
+
+    private func arguments(of request: Request, _ caller: AuthenticatedDevice) throws -> (since: ChangeToken?, sinceText: String?, timeout: Duration) {
         let timeout = try LongPollRules.timeout(from: request.uri.queryParameters.get("timeout"))
         let sinceText: String? = request.uri.queryParameters.get("since")
-        let since = try keyring.decodeDatabase(sinceText, for: caller)
+        return (try keyring.decodeDatabase(sinceText, for: caller), sinceText, timeout)
+    }
+
+    private func longPoll(
+        _ request: Request, context: FamilySyncRequestContext, caller: AuthenticatedDevice, since: ChangeToken?, sinceText: String?, timeout: Duration
+    ) async throws -> Response {
         // Subscribed before the first read: a change committed while it runs wakes the wait.
         let ticket = hub.subscribe(caller)
         defer { hub.unsubscribe(ticket) }

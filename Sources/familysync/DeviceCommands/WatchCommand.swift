@@ -22,15 +22,21 @@ struct WatchCommand: AsyncParsableCommand {
     var once = false
     @Option(help: "Seconds one long poll is held, 1-60. Default: 30.")
     var pollTimeout: Int = 30
+    @Flag(help: "A tracked device: every poll carries its heartbeat (monitoring on) and any queued errors, one request a rhythm (PROTOCOL §6, §10).")
+    var heartbeat = false
 
     func validate() throws {
         guard (1...60).contains(pollTimeout) else { throw ValidationError("--poll-timeout is 1 to 60 seconds") }
+        if heartbeat, once { throw ValidationError("--heartbeat rides on the polls a watch holds, and --once holds none: 'familysync health report' sends one") }
     }
 
     func run() async throws {
         let context = try options.context()
-        let (profile, client) = try context.device()
-        let engine = SyncEngine(client: client, store: context.stateStore(), credentialReference: profile.deviceId.lowercased, pollTimeout: pollTimeout)
+        let (profile, client) = heartbeat ? try await context.trackedDevice(for: "--heartbeat") : try context.device()
+        let carried = heartbeat ? PollHeartbeat(reporter: HealthReporter(store: context.stateStore())) { MonitoringStatus(monitoringActive: true) } : nil
+        let engine = SyncEngine(
+            client: client, store: context.stateStore(), credentialReference: profile.deviceId.lowercased, pollTimeout: pollTimeout, heartbeat: carried
+        )
         // The engine hands over its events one at a time, so it runs beside the loop that prints them.
         let running = Task { [fromNow, once] () async throws in
             do {
