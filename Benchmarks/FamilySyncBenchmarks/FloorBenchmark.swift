@@ -147,8 +147,7 @@ enum FloorBenchmark {
         // pgbench ends a -T run on SIGALRM, which a process started from this one's threads
         // inherits blocked (Foundation's Process keeps the caller's signal mask): it is
         // unblocked before pgbench starts.
-        let unblocked = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])"
-        let output = try Shell.run("/usr/bin/python3", ["-c", unblocked, "/usr/bin/pgbench"] + mode + ["-n", "-M", "prepared", "-c\(connections)", "-j2", "-T\(seconds)", url])
+        let output = try Shell.run("/usr/bin/python3", ["-c", Shell.unblocked, "/usr/bin/pgbench"] + mode + ["-n", "-M", "prepared", "-c\(connections)", "-j2", "-T\(seconds)", url])
         guard let tps = Shell.number(after: "tps =", in: output) else { throw BenchFailure("unexpected pgbench output: \(output)") }
         return Measured(requestsPerSecond: tps, cpuMicroseconds: nil)
     }
@@ -182,8 +181,9 @@ struct Profile {
         guard let directory = ProcessInfo.processInfo.environment["FAMILYSYNC_FLOOR_PERF"] else { return nil }
         let name = "\(pid)" + path.prefix { $0 != "?" }.replacingOccurrences(of: "/", with: "_") + ".data"
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/perf")
-        process.arguments = ["record", "-F", "999", "-g", "-p", "\(pid)", "-o", directory + "/" + name, "--", "sleep", "\(seconds)"]
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        // perf ends on its `sleep`'s SIGCHLD, which it would inherit blocked (see `pgbench`).
+        process.arguments = ["-c", Shell.unblocked, "/usr/bin/perf", "record", "-F", "999", "-g", "-p", "\(pid)", "-o", directory + "/" + name, "--", "sleep", "\(seconds)"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         guard (try? process.run()) != nil else { return nil }
@@ -195,6 +195,10 @@ struct Profile {
 
 /// A tool run to its end, its standard output returned; a failure says what it printed.
 enum Shell {
+    /// Python's `-c` program that runs `argv[1:]` with no signal blocked: a process started by
+    /// Foundation's `Process` from one of this process's threads inherits their mask.
+    static let unblocked = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])"
+
     @discardableResult
     static func run(_ executable: String, _ arguments: [String]) throws -> String {
         let process = Process()

@@ -14,13 +14,13 @@ import Testing
             let clock = ManualClock()
             let intake = PostgresHealthIntake(changeLog: ChangeLog(database: Database.underTest(client), logger: testLogger), clock: clock, logger: testLogger)
             let first = try await intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true, notificationSequence: 1), by: family.child)
-            #expect(!first.quiet && first.health.status == .healthy)
+            #expect(!first.quiet && first.health?.status == .healthy)
             var quiet = 0
             for beat in 2...20 {
                 clock.advance(by: 30)
                 let reported = try await intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true, notificationSequence: Int64(beat)), by: family.child)
                 if reported.quiet { quiet += 1 }
-                #expect(reported.health.lastHeartbeatAt == clock.now() && reported.health.status == .healthy)
+                #expect(reported.health?.lastHeartbeatAt == clock.now() && reported.health?.status == .healthy)
             }
             // 19 beats over 9.5 minutes: the record is refreshed once, at 5 minutes' age; the rest are quiet.
             #expect(quiet == 18)
@@ -32,9 +32,29 @@ import Testing
             // Monitoring still off: nothing a parent sees changes, quiet again.
             clock.advance(by: 30)
             let off = try await intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: false), by: family.child)
-            #expect(off.quiet && off.health.status == .inactive)
+            #expect(off.quiet && off.health?.status == .inactive)
             clock.advance(by: 30)
             #expect(try await !intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true), by: family.child).quiet, "on again: a status change")
+        }
+    }
+
+    /// A poll's heartbeat (`answering` false) takes the same quiet path without reading the
+    /// `health` record back, and is recorded as fully: the next answered heartbeat sees it.
+    @Test func aHeartbeatNotAnsweredIsQuietAndRecorded() async throws {
+        try await withTestDatabase { client, _ in
+            let family = try await RecordEnginePropertyTests.makeFamily(client)
+            let clock = ManualClock()
+            let intake = PostgresHealthIntake(changeLog: ChangeLog(database: Database.underTest(client), logger: testLogger), clock: clock, logger: testLogger)
+            // The first is the full path, answered or not: it writes the record.
+            let first = try await intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true, memoryUsageMB: 5, notificationSequence: 1), by: family.child, answering: false)
+            #expect(!first.quiet && first.health?.status == .healthy)
+            clock.advance(by: 30)
+            let unanswered = try await intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true, memoryUsageMB: 7, notificationSequence: 2), by: family.child, answering: false)
+            #expect(unanswered.quiet && unanswered.health == nil && unanswered.sinceLastHeartbeat == 30)
+            clock.advance(by: 30)
+            let answered = try await intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true, notificationSequence: 3), by: family.child)
+            #expect(answered.quiet && answered.sinceLastHeartbeat == 30)
+            #expect(answered.health?.memoryUsageMB == 7 && answered.health?.lastHeartbeatAt == clock.now() && answered.health?.missedNotifications == 0)
         }
     }
 
@@ -57,7 +77,7 @@ import Testing
             _ = try await beat(0)
             _ = try await beat(Int64(top))
             _ = try await beat(0)
-            #expect(try await beat(Int64(top)).health.missedNotifications == top)
+            #expect(try await beat(Int64(top)).health?.missedNotifications == top)
             _ = try await beat(.max)
             #expect(try await beat(.max).quiet, "the same number again, on the one-statement path")
 
@@ -81,7 +101,7 @@ import Testing
             #expect(try await beat(.max).quiet)
             let failed = ExtensionError(id: UUID(), timestamp: clock.now(), eventName: "intervalDidStart", action: "record_usage", success: false)
             let full = try await beat(1, errors: [failed])
-            #expect(!full.quiet && full.health.missedNotifications == top && full.health.sequenceResets == top)
+            #expect(!full.quiet && full.health?.missedNotifications == top && full.health?.sequenceResets == top)
             let counters = try await database.rows(
                 """
                 SELECT missed_notifications, sequence_resets, heartbeats, gaps_60, gaps_120, gaps_300, gaps_900, gaps_3600, gaps_longer, events, failures

@@ -8,6 +8,22 @@ import Testing
 /// credential is still refused at once where it changed, and on every other instance by the time
 /// the change's notice has reached it: when a poll held there has answered.
 @Suite struct CredentialCacheTests {
+    /// The scheme in any case, the token with spaces or tabs around it; no token, or no space
+    /// after the scheme, is no credential.
+    @Test func theBearerTokenIsReadAsRFC6750Says() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            for header in ["Bearer \(parent.credential)", "bEaReR   \(parent.credential) \t ", "BEARER \t\(parent.credential)"] {
+                let reply = try await server.send(.get, "/v1/devices/me", headers: [("Authorization", header)])
+                #expect(reply.status == .ok, "\(header.debugDescription): \(String(buffer: reply.body))")
+            }
+            for header in ["Bearer", "Bearer ", "Bearer  \t ", "Bearer\(parent.credential)", "Basic \(parent.credential)", "Bearer \(parent.credential)x"] {
+                let reply = try await server.send(.get, "/v1/devices/me", headers: [("Authorization", header)])
+                #expect(reply.status == .unauthorized && reply.errorCode == "AUTHENTICATION_REQUIRED", "\(header.debugDescription)")
+            }
+        }
+    }
+
     @Test func aRevokedDeviceIsRefusedAtOnceOnTheInstanceThatRevokedIt() async throws {
         try await withTestServer { server in
             let parent = try await server.createFamily()

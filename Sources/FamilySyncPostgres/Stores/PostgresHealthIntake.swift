@@ -19,7 +19,9 @@ public struct PostgresHealthIntake: Sendable {
 
     /// What a report did, for the answer and for the fleet's figures.
     public struct Reported: Sendable {
-        public var health: DeviceHealth
+        /// The device's day after the report; nil when not asked for (`answering` false) and the
+        /// quiet path took the heartbeat.
+        public var health: DeviceHealth?
         /// Taken by the one-statement path (a heartbeat that changed nothing a parent sees).
         public var quiet: Bool
         /// Seconds since the heartbeat before (nil for the first).
@@ -37,10 +39,14 @@ public struct PostgresHealthIntake: Sendable {
     /// under the family's lock that stores what changed (`HeartbeatRules.decide`), writes the
     /// `health` record if it must, and makes the day's tracking alert when the heartbeat gaps
     /// passed 15 minutes.
-    public func report(_ report: HealthReport, by device: AuthenticatedDevice) async throws -> Reported {
+    /// `answering` false: the caller does not need the day (a poll's heartbeat, PROTOCOL §6), so a
+    /// quiet heartbeat does not read the `health` record back.
+    public func report(_ report: HealthReport, by device: AuthenticatedDevice, answering: Bool = true) async throws -> Reported {
         let now = clock.now()
         guard let zone = device.zoneName else { throw FamilySyncError(.accessDenied, "This device is not tracked.") }
-        if report.errors.isEmpty, let quiet = try await quietHeartbeat(HeartbeatRules.QuietHeartbeat(report, now: now), by: device, zone: zone) {
+        if report.errors.isEmpty,
+            let quiet = try await quietHeartbeat(HeartbeatRules.QuietHeartbeat(report, now: now), by: device, zone: zone, answering: answering)
+        {
             return quiet
         }
         let logger = logger
@@ -73,7 +79,7 @@ public struct PostgresHealthIntake: Sendable {
 
     /// The one-statement heartbeat: updates the row only while `quiet` admits it, and answers from
     /// the `health` record; nil when the report needs the full path.
-    func quietHeartbeat(_ quiet: HeartbeatRules.QuietHeartbeat, by device: AuthenticatedDevice, zone: String) async throws -> Reported? {
+    func quietHeartbeat(_ quiet: HeartbeatRules.QuietHeartbeat, by device: AuthenticatedDevice, zone: String, answering: Bool) async throws -> Reported? {
         let sequence = quiet.sequence
         let top = HealthTally.maximumCount
         let rows = try await changeLog.database.rows(
@@ -114,16 +120,20 @@ public struct PostgresHealthIntake: Sendable {
                 FROM before WHERE h.family_id = \(device.familyID) AND h.device_id = \(device.deviceID) AND before.device_id = h.device_id
                 RETURNING h.family_id, h.memory_usage_mb, before.last_heartbeat_at AS previous
             )
-            SELECT u.previous, u.memory_usage_mb, r.fields FROM updated u
+            SELECT u.previous, u.memory_usage_mb, CASE WHEN \(answering) THEN r.fields END AS fields FROM updated u
             JOIN records r ON r.family_id = \(device.familyID) AND r.zone_name = \(zone) AND r.record_name = \(DeviceHealth.recordName) AND NOT r.deleted
             """,
             logger: logger
         )
-        guard let (previous, memory, fields) = try rows.decode((Date, Double?, RecordFields).self).first,
-            let record = DeviceHealth(fields: fields.value, deviceID: device.deviceID)
-        else { return nil }
+        guard let (previous, memory, fields) = try rows.decode((Date, Double?, RecordFields?).self).first else { return nil }
+        var health: DeviceHealth?
+        if answering {
+            // The stored record answers; one that no longer reads takes the full path.
+            guard let fields, let record = DeviceHealth(fields: fields.value, deviceID: device.deviceID) else { return nil }
+            health = quiet.answer(from: record, memoryUsageMB: memory)
+        }
         return Reported(
-            health: quiet.answer(from: record, memoryUsageMB: memory), quiet: true, sinceLastHeartbeat: quiet.now.timeIntervalSince(previous),
+            health: health, quiet: true, sinceLastHeartbeat: quiet.now.timeIntervalSince(previous),
             missedNotifications: 0, sequenceReset: false, newErrors: [], alerts: []
         )
     }

@@ -21,7 +21,9 @@ struct DeviceHealthController {
     @Sendable func report(_ request: Request, context: FamilySyncRequestContext) async throws -> DeviceHealthBody {
         let caller = try context.requireDevice()
         try AccessPolicy.check(caller, .reportHealth)
-        return DeviceHealthBody(try await take(try await report(in: request, context: context), from: caller))
+        let reported = try await take(try await report(in: request, context: context), from: caller, answering: true)
+        guard let health = reported.health else { throw FamilySyncError(.internalError, "The heartbeat was taken but its day was not read.") }
+        return DeviceHealthBody(health)
     }
 
     /// The heartbeat a request's body carries, checked (§10's bad-input rules).
@@ -35,11 +37,12 @@ struct DeviceHealthController {
         return report
     }
 
-    /// Records a checked heartbeat and its metrics; the device's day as it stands after it.
-    func take(_ report: HealthReport, from caller: AuthenticatedDevice) async throws -> DeviceHealth {
-        let reported = try await intake.report(report, by: caller)
+    /// Records a checked heartbeat and its metrics. `answering`: the device's day is read back
+    /// for the answer (a poll's heartbeat does without).
+    func take(_ report: HealthReport, from caller: AuthenticatedDevice, answering: Bool) async throws -> PostgresHealthIntake.Reported {
+        let reported = try await intake.report(report, by: caller, answering: answering)
         metrics.record(reported)
-        return reported.health
+        return reported
     }
 
     /// `GET /v1/devices/{id}/health?date=`: JSON, or with `Accept: text/plain` the export.
