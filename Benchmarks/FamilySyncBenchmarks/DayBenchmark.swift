@@ -9,20 +9,23 @@ import Logging
 import PostgresNIO
 import Synchronization
 
-/// `familysync-bench day [devices] [speed] [hours]`: what one child's device costs the server a
+/// `familysync-bench day [devices] [speed] [hours] [carried|separate]`: what one child's device costs the server a
 /// day (issue 38). Families of a parent and three children; each child does, at `speed` times real
 /// time, what an app's monitoring side does around the clock (Benchmarks/README.md, "The cost of a
 /// device-day"): its poll held and held again (§6, 30 s), a quiet heartbeat every 30 s (§10),
 /// totals every 15 minutes (§9.2), sessions every hour (§5), its push registration once, and what
 /// a parent's two writes and one command a day bring it (a wake, a fetch, a result). The run covers
 /// `hours` of the simulated day and every figure is scaled to 24 hours, per child device.
-/// Half the children ask for gzip and half do not, for the bytes both ways.
+/// Half the children ask for gzip and half do not, for the bytes both ways. `carried` (the
+/// default): each poll carries the heartbeat (`POST /v1/poll`, issue 50); `separate`: a heartbeat
+/// of its own every 30 s beside `GET /v1/poll`, as before.
 enum DayBenchmark {
     static func run(_ arguments: [String]) async throws {
         let childCount = max(6, (arguments.count > 0 ? Int(arguments[0]) ?? 198 : 198) / 3 * 3)
         // A held poll's 30 s at `speed` is at least 1 s (the API's timeout is in whole seconds).
         let speed = min(30, max(1, arguments.count > 1 ? Double(arguments[1]) ?? 30 : 30))
         let hours = max(0.25, arguments.count > 2 ? Double(arguments[2]) ?? 2 : 2)
+        let carried = arguments.count > 3 ? arguments[3] != "separate" : true
         let logger = {
             var logger = Logger(label: "familysync.bench")
             logger.logLevel = .warning
@@ -59,7 +62,7 @@ enum DayBenchmark {
                     _ = try await parent.confirmPairing(invitation.pairing.id)
                     let transport = (index * 3 + number) % 2 == 0 ? compressed : plain
                     let client = FamilySyncClient(serverURL: base, credential: accepted.credential, transport: transport)
-                    children.append(DayChild(id: accepted.device.id, client: client, speed: speed))
+                    children.append(DayChild(id: accepted.device.id, client: client, speed: speed, carriesHeartbeats: carried))
                 }
                 families.append((parent, children))
             }
@@ -69,7 +72,7 @@ enum DayBenchmark {
             let before = try await DatabaseCounters.read(postgres, pidFiles: database.postmasterPIDFiles, logger: logger)
             let start = ContinuousClock.now
             let end = start + .seconds(hours * 3600 / speed)
-            print("device-day: \(children.count) child devices in \(families.count) families, \(Int(speed))× real time, \(hours) simulated hours (\(String(format: "%.1f", hours * 60 / speed)) real minutes)")
+            print("device-day: \(children.count) child devices in \(families.count) families, \(Int(speed))× real time, \(hours) simulated hours (\(String(format: "%.1f", hours * 60 / speed)) real minutes), heartbeats \(carried ? "carried by the polls" : "separate")")
 
             let sampling = Task {
                 var peak = 0
@@ -183,13 +186,21 @@ final class DayChild: Sendable {
     let id: UUID
     let client: FamilySyncClient
     let speed: Double
+    /// The heartbeat rides on the poll (`POST /v1/poll`) instead of a request of its own.
+    let carriesHeartbeats: Bool
     let ledger = Mutex(Ledger())
     static let apps = [("com.khan", "Khan Academy", "learning"), ("com.brawl", "Brawl Stars", "reward"), ("com.tiktok", "TikTok", "social_media")]
 
-    init(id: UUID, client: FamilySyncClient, speed: Double) {
+    init(id: UUID, client: FamilySyncClient, speed: Double, carriesHeartbeats: Bool) {
         self.id = id
         self.client = client
         self.speed = speed
+        self.carriesHeartbeats = carriesHeartbeats
+    }
+
+    /// The monitoring side's heartbeat; the notification sequence moves on once an hour.
+    func heartbeat(_ round: Int) -> HealthReportRequest {
+        HealthReportRequest(heartbeatAt: Date(), monitoringActive: true, memoryUsageMB: 4.2, notificationSequence: Int64(round / 120))
     }
 
     /// A simulated interval in real time.
@@ -220,11 +231,11 @@ final class DayChild: Sendable {
         _ = await call(\.other) { try await client.registerPush(token: String(repeating: "ab", count: 32), topic: "com.example.screentime") }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.polls(until: end) }
-            group.addTask { await self.every(30, until: end) { sequence in
-                _ = await self.call(\.heartbeats) {
-                    try await self.client.reportHealth(HealthReportRequest(heartbeatAt: Date(), monitoringActive: true, memoryUsageMB: 4.2, notificationSequence: Int64(sequence / 120)))
-                }
-            } }
+            if !carriesHeartbeats {
+                group.addTask { await self.every(30, until: end) { round in
+                    _ = await self.call(\.heartbeats) { try await self.client.reportHealth(self.heartbeat(round)) }
+                } }
+            }
             group.addTask { await self.every(900, until: end) { round in
                 let date = String(ISO8601DateFormatter().string(from: Date()).prefix(10))
                 let apps = Self.apps.enumerated().map { index, app in
@@ -266,8 +277,14 @@ final class DayChild: Sendable {
         var token: String?
         var zoneTokens: [String: String] = [:]
         let hold = max(1, Int((30 / speed).rounded()))
+        var round = 0
         while ContinuousClock.now < end {
-            guard let answer = await call(\.polls, { try await client.poll(since: token, timeout: hold) }) else {
+            let beat = carriesHeartbeats ? heartbeat(round) : nil
+            round += 1
+            guard let answer = await call(\.polls, {
+                if let beat { return try await client.poll(since: token, timeout: hold, heartbeat: beat) }
+                return try await client.poll(since: token, timeout: hold)
+            }) else {
                 try? await Task.sleep(for: .seconds(1))
                 continue
             }

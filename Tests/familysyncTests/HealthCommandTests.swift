@@ -43,4 +43,35 @@ import Testing
             #expect(bad.status == 2 && bad.stderr.contains("--error is ACTION:EVENT[:DESCRIPTION]"), "\(bad.stderr)")
         }
     }
+
+    /// `watch --heartbeat`: the child's watch carries its heartbeat on every poll (`POST /v1/poll`),
+    /// with the error `health report` left queued when the server refused nothing; the parent sees
+    /// the device healthy without a `health report` of its own.
+    @Test func aWatchCarriesTheHeartbeat() async throws {
+        try await withCLISession { cli in
+            try await cli.ok(["family", "create", "--name", "Mom's iPhone", "--platform", "ios", "--time-zone", "UTC", "--profile", "mom"])
+            let invitation = try await cli.ok(["pair", "start", "--child-name", "Johnny", "--profile", "mom", "--json"]).json()
+            try await cli.ok(["pair", "accept", try #require(invitation["qrPayload"] as? String), "--name", "Johnny's iPad", "--platform", "ipados", "--time-zone", "UTC", "--profile", "johnny"])
+            try await cli.ok(["pair", "confirm", "--yes", "--profile", "mom"])
+            #expect(try await cli.ok(["health", "--profile", "mom"]).stdout.contains(": unknown, no heartbeat yet"))
+
+            let watch = try await cli.start(["watch", "--heartbeat", "--poll-timeout", "1", "--profile", "johnny"])
+            defer { watch.signal(SIGKILL) }
+            let deadline = ContinuousClock.now + .seconds(60)
+            var shown = ""
+            while !shown.contains(": healthy, last heartbeat") {
+                guard ContinuousClock.now < deadline else { throw TestFailure("the watch's polls never carried a heartbeat: \(shown); the watch: \(watch.stderr)") }
+                try await Task.sleep(for: .milliseconds(200))
+                shown = try await cli.ok(["health", "--profile", "mom"]).stdout
+            }
+            watch.signal(SIGTERM)
+            _ = try await watch.waitForExit()
+
+            // --once holds no poll to carry it, and a device that is not tracked sends none.
+            let once = try await cli.run(["watch", "--heartbeat", "--once", "--profile", "johnny"])
+            #expect(once.status != 0 && once.stderr.contains("--heartbeat rides on the polls"), "\(once.stderr)")
+            let parent = try await cli.run(["watch", "--heartbeat", "--profile", "mom"])
+            #expect(parent.status == 2 && parent.stderr.contains("--heartbeat is for a tracked device"), "\(parent.stderr)")
+        }
+    }
 }
