@@ -17,10 +17,10 @@ import Testing
         var server = ServerConfiguration(host: "127.0.0.1", port: 0)
         if TestPostgres.isShared(url) { server.keepingJobsToTheTest() }
         let (started, requestArrived) = AsyncStream.makeStream(of: Void.self)
-        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let (listeners, listenerContinuation) = AsyncStream.makeStream(of: (any Channel).self)
         let dependencies = ServerDependencies(postgres: client, listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, logger: testLogger)
         let app = buildApplication(configuration: server, dependencies: dependencies) { channel in
-            portContinuation.yield(channel.localAddress?.port ?? 0)
+            listenerContinuation.yield(channel)
         } routes: { router in
             router.get("/test/slow") { _, _ -> String in
                 requestArrived.yield()
@@ -31,8 +31,9 @@ import Testing
         let group = ServiceGroup(configuration: .init(services: [app], logger: testLogger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
-            var portIterator = ports.makeAsyncIterator()
-            let port = try #require(await portIterator.next())
+            var listenerIterator = listeners.makeAsyncIterator()
+            let listener = try #require(await listenerIterator.next())
+            let port = try #require(listener.localAddress?.port)
             let response = Task {
                 try await rawExchange(port: port, request: "GET /test/slow HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
             }
@@ -43,10 +44,9 @@ import Testing
             #expect(answer.hasPrefix("HTTP/1.1 200"), "answer: \(answer)")
             #expect(answer.hasSuffix("finished"))
             try await tasks.next()  // the group ends once the request is done
-            // And it no longer accepts connections.
-            await #expect(throws: TestFailure.self) {
-                try await rawExchange(port: port, request: "GET /health/live HTTP/1.1\r\nHost: localhost\r\n\r\n")
-            }
+            // And it no longer accepts connections: its listening socket is closed. (Not checked by
+            // connecting to its port: in a full run another test's server may listen there by then.)
+            #expect(!listener.isActive)
         }
     }
 }
