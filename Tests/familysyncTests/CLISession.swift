@@ -76,6 +76,16 @@ struct CLISession {
 
     /// Runs and expects exit code 0.
     @discardableResult
+    /// The walkthrough's family: Mom's iPhone (profile `mom`) and Johnny's iPad (profile
+    /// `johnny`), paired and confirmed, as the README's demo does it. `ttl`: the invitation's.
+    func pairMomAndJohnny(ttl: Int? = nil) async throws {
+        _ = try await ok(["family", "create", "--name", "Mom's iPhone", "--platform", "ios", "--time-zone", "UTC", "--profile", "mom"])
+        let invitation = try await ok(["pair", "start", "--child-name", "Johnny", "--profile", "mom", "--json"] + (ttl.map { ["--ttl", "\($0)"] } ?? [])).json()
+        guard let payload = invitation["qrPayload"] as? String else { throw TestFailure("no qrPayload in \(invitation)") }
+        _ = try await ok(["pair", "accept", payload, "--name", "Johnny's iPad", "--platform", "ipados", "--time-zone", "UTC", "--profile", "johnny"])
+        _ = try await ok(["pair", "confirm", "--yes", "--profile", "mom"])
+    }
+
     func ok(_ arguments: [String], environment extra: [String: String] = [:], input: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Run {
         let run = try await run(arguments, environment: extra, input: input)
         #expect(run.status == 0, "familysync \(arguments.joined(separator: " ")): \(run.stderr)", sourceLocation: sourceLocation)

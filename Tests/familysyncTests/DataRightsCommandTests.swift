@@ -8,10 +8,7 @@ import Testing
 @Suite(.timeLimit(.minutes(3))) struct DataRightsCommandTests {
     @Test func aParentSetsRetentionExportsAndDeletesAChild() async throws {
         try await withCLISession { cli in
-            try await cli.ok(["family", "create", "--name", "Mom's iPhone", "--platform", "ios", "--time-zone", "UTC", "--profile", "mom"])
-            let invitation = try await cli.ok(["pair", "start", "--child-name", "Johnny", "--profile", "mom", "--json"]).json()
-            try await cli.ok(["pair", "accept", try #require(invitation["qrPayload"] as? String), "--name", "Johnny's iPad", "--platform", "ipados", "--time-zone", "UTC", "--profile", "johnny"])
-            try await cli.ok(["pair", "confirm", "--yes", "--profile", "mom"])
+            try await cli.pairMomAndJohnny()
             try "logicalID,displayName,category,sessionStart,sessionEnd,earnedPoints\ngame,Brawl Stars,reward,2026-11-20T10:00:00Z,2026-11-20T10:50:00Z,0\n"
                 .write(toFile: cli.directory + "/usage.csv", atomically: true, encoding: .utf8)
             try await cli.ok(["usage", "upload", "usage.csv", "--profile", "johnny"])

@@ -9,11 +9,8 @@ import Testing
 @Suite(.timeLimit(.minutes(3))) struct HealthCommandTests {
     @Test func aChildThatStopsHeartbeatingTurnsStaleThenAlerts() async throws {
         try await withCLISession(serverArguments: ["--clock-rate", "120"]) { cli in
-            try await cli.ok(["family", "create", "--name", "Mom's iPhone", "--platform", "ios", "--time-zone", "UTC", "--profile", "mom"])
             // The longest invitation: at 120 times the pace, 24 hours last 12 minutes.
-            let invitation = try await cli.ok(["pair", "start", "--child-name", "Johnny", "--ttl", "86400", "--profile", "mom", "--json"]).json()
-            try await cli.ok(["pair", "accept", try #require(invitation["qrPayload"] as? String), "--name", "Johnny's iPad", "--platform", "ipados", "--time-zone", "UTC", "--profile", "johnny"])
-            try await cli.ok(["pair", "confirm", "--yes", "--profile", "mom"])
+            try await cli.pairMomAndJohnny(ttl: 86400)
 
             let watch = try await cli.start(["watch", "--from-now", "--profile", "mom"])
             defer { watch.signal(SIGKILL) }
@@ -49,10 +46,7 @@ import Testing
     /// the device healthy without a `health report` of its own.
     @Test func aWatchCarriesTheHeartbeat() async throws {
         try await withCLISession { cli in
-            try await cli.ok(["family", "create", "--name", "Mom's iPhone", "--platform", "ios", "--time-zone", "UTC", "--profile", "mom"])
-            let invitation = try await cli.ok(["pair", "start", "--child-name", "Johnny", "--profile", "mom", "--json"]).json()
-            try await cli.ok(["pair", "accept", try #require(invitation["qrPayload"] as? String), "--name", "Johnny's iPad", "--platform", "ipados", "--time-zone", "UTC", "--profile", "johnny"])
-            try await cli.ok(["pair", "confirm", "--yes", "--profile", "mom"])
+            try await cli.pairMomAndJohnny()
             #expect(try await cli.ok(["health", "--profile", "mom"]).stdout.contains(": unknown, no heartbeat yet"))
 
             let watch = try await cli.start(["watch", "--heartbeat", "--poll-timeout", "1", "--profile", "johnny"])
