@@ -19,7 +19,7 @@ enum FloorServer {
         guard let wiring = FloorWiring(rawValue: arguments[1]) else { throw BenchFailure("unknown wiring \(arguments[1])") }
         let client = PostgresClient(configuration: url.servingPoolConfiguration(connections: FloorWiring.connections), backgroundLogger: logger)
         let database = Database(client: client)
-        let perLoop = Dictionary(uniqueKeysWithValues: MultiThreadedEventLoopGroup.singleton.makeIterator().map { loop in
+        let perLoop = wiring != .clientPerLoop ? [:] : Dictionary(uniqueKeysWithValues: MultiThreadedEventLoopGroup.singleton.makeIterator().map { loop in
             (ObjectIdentifier(loop), PostgresClient(
                 configuration: url.servingPoolConfiguration(connections: FloorWiring.connections / NIOSingletons.groupLoopCountSuggestion), eventLoopGroup: loop, backgroundLogger: logger
             ))
@@ -42,7 +42,7 @@ enum FloorServer {
             }
         }
         let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "floor"), services: [client] + (wiring == .clientPerLoop ? Array(perLoop.values) : []),
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "floor"), services: [client] + Array(perLoop.values),
             onServerRunning: { channel in FileHandle.standardOutput.write(Data("port=\(channel.localAddress?.port ?? 0)\n".utf8)) }, logger: logger
         )
         try await app.runService()
