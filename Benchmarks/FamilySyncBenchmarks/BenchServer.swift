@@ -8,10 +8,10 @@ import PostgresNIO
 import Prometheus
 import ServiceLifecycle
 
-/// `familysync-bench serve <database url> [demand] [connections=N] [listen=<url>] [prepared=off]`:
+/// `familysync-bench serve <database url> [client] [connections=N] [listen=<url>] [prepared=off]`:
 /// the server as `familysync serve` runs it, on a free loopback port it prints as `port=N`, until
-/// SIGTERM. `demand`: PostgresNIO's default pool (opened on demand, keep-alive queries) instead of
-/// the held one, for comparison. `connections`: the held pool's size (`--db-connections`);
+/// SIGTERM. `client`: requests lease from PostgresNIO's `PostgresClient`, as before
+/// `LoopBoundPool`, for comparison. `connections`: the pool's size (`--db-connections`);
 /// `listen`: the listener's own URL (`--listen-database-url`); `prepared=off`:
 /// `--prepared-statements off`, as behind PgBouncer in transaction mode; `otlp=<url>`: tracing
 /// on, spans to that collector (`--otlp-endpoint`); `takeover`: NIO's loops as Swift's global
@@ -27,13 +27,14 @@ enum BenchServer {
         }
         let connections = option("connections").flatMap { Int($0) } ?? PostgresClient.defaultConnections
         let listener = try option("listen").map { try DatabaseURL($0) } ?? url
-        let pool = options.contains("demand") ? url.clientConfiguration() : url.servingPoolConfiguration(connections: connections)
-        let postgres = PostgresClient(configuration: pool, backgroundLogger: logger)
+        let pool: ServingPool = options.contains("client")
+            ? .postgresClient(PostgresClient(configuration: url.servingPoolConfiguration(connections: connections), backgroundLogger: logger), size: connections)
+            : .loopBound(try url.servingPool(connections: connections, logger: logger))
         let tracing = try option("otlp").map { try TraceExport.start(endpoint: $0, logger: logger) }
         let app = buildApplication(
             configuration: .init(port: 0, unauthenticatedRateLimit: RateLimit(burst: 1_000_000, perMinute: 1_000_000)),
             dependencies: ServerDependencies(
-                postgres: postgres, listener: try listener.connectionConfiguration(), metricsRegistry: PrometheusCollectorRegistry(), logger: logger,
+                pool: pool, listener: try listener.connectionConfiguration(), metricsRegistry: PrometheusCollectorRegistry(), logger: logger,
                 preparedStatements: option("prepared") != "off", tracer: tracing?.tracer
             ),
             modules: [WebDashboard()]
@@ -50,10 +51,10 @@ enum BenchServer {
     /// `connections`, `listenURL` and `preparedStatements` as the options of `serve` above; its
     /// log to `log` (a file) instead of this process's standard error.
     static func launch(
-        databaseURL: DatabaseURL, demandPool: Bool = false, connections: Int? = nil, listenURL: DatabaseURL? = nil, preparedStatements: Bool = true,
+        databaseURL: DatabaseURL, postgresClient: Bool = false, connections: Int? = nil, listenURL: DatabaseURL? = nil, preparedStatements: Bool = true,
         log: String? = nil, otlpEndpoint: String? = nil, takeover: Bool = false
     ) throws -> (process: Process, port: Int) {
-        var arguments = ["serve", databaseURL.connectionString] + (demandPool ? ["demand"] : [])
+        var arguments = ["serve", databaseURL.connectionString] + (postgresClient ? ["client"] : [])
         if let connections { arguments.append("connections=\(connections)") }
         if let listenURL { arguments.append("listen=\(listenURL.connectionString)") }
         if !preparedStatements { arguments.append("prepared=off") }

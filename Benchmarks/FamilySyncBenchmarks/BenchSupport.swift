@@ -82,16 +82,18 @@ struct InProcessServer {
         let directory = "/tmp/familysync-bench-\(getpid())"
         let database = try await BenchDatabase.start(directory: directory, logger: logger)
         let url = database.url
-        let postgres = PostgresClient(configuration: url.servingPoolConfiguration(), backgroundLogger: logger)
+        let pool = try url.servingPool(logger: logger)
+        // The harness's own client, for what it sets up and checks in the database.
+        let postgres = PostgresClient(configuration: url.servingPoolConfiguration(connections: 4), backgroundLogger: logger)
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = buildApplication(
             configuration: .init(port: 0, limits: limits, unauthenticatedRateLimit: RateLimit(burst: 1000, perMinute: 1000)),
             dependencies: ServerDependencies(
-                postgres: postgres, listener: try url.connectionConfiguration(), metricsRegistry: PrometheusCollectorRegistry(), logger: logger, push: push
+                pool: .loopBound(pool), listener: try url.connectionConfiguration(), metricsRegistry: PrometheusCollectorRegistry(), logger: logger, push: push
             ),
             modules: [WebDashboard()]
         ) { channel in portContinuation.yield(channel.localAddress?.port ?? 0) }
-        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        let group = ServiceGroup(configuration: .init(services: [postgres, app], logger: logger))
         let running = Task { try await group.run() }
         var portIterator = ports.makeAsyncIterator()
         let port = await portIterator.next()!

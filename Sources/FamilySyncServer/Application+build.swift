@@ -7,8 +7,8 @@ import PostgresNIO
 
 public typealias FamilySyncApplication = Application<RouterResponder<FamilySyncRequestContext>>
 
-/// The application: the router, the database client and the change listener as its services
-/// (the client starts with it and closes after the server has stopped), the periodic jobs, and
+/// The application: the router, the database pool and the change listener as its services
+/// (the pool starts with it and closes after the server has stopped), the periodic jobs, and
 /// the migrations and the token key loaded before the server accepts a request. `modules` are
 /// served beside the API (`familysync serve` mounts the web dashboard, `FamilySyncWeb`); `routes`
 /// adds to the router (tests reach the shared machinery through it).
@@ -29,7 +29,7 @@ package func buildApplication(
             idleTimeout: .nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1)))
         )),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "FamilySync"),
-        services: [dependencies.postgres, dependencies.listener],
+        services: [dependencies.pool.service, dependencies.listener],
         onServerRunning: onServerRunning,
         logger: logger
     )
@@ -104,6 +104,7 @@ func buildRouter(
     let routes = MethodAwareRouter(router, table: RouteTable())
     // Outermost first: the request id is on every response, metrics see the final status,
     // and the error middleware turns every failure below it into §1.1's JSON.
+    routes.add(middleware: PreferredLoopMiddleware())
     routes.add(middleware: RequestIDMiddleware())
     // A span per request when tracing is on, outside the error middleware to see final statuses.
     if let tracer = dependencies.tracer {

@@ -6,13 +6,14 @@ import PostgresNIO
 import Prometheus
 import Tracing
 
-/// What the application is built from, each part made once: the database client, the stores over
+/// What the application is built from, each part made once: the database pool, the stores over
 /// it, the long-poll machinery and its listener, the token keyring, metrics, clock and logger.
 /// `familysync serve`, the benchmarks and the tests build it the same way; tests override the
 /// parts they must control (a manual clock, a slow listener, no migration for a database that is
 /// down).
 public struct ServerDependencies: Sendable {
-    public let postgres: PostgresClient
+    /// The serving pool, a service of the application.
+    public let pool: ServingPool
     /// The pool as every store uses it, with the families' turns for writing.
     public let database: Database
     public let metricsRegistry: PrometheusCollectorRegistry
@@ -86,18 +87,17 @@ public struct ServerDependencies: Sendable {
     /// those still at their first read, which a test that stops the database next must not.
     public var heldPolls: Int { longPolling.hub.waiting }
 
-    /// `listener` is the database of the LISTEN connection: the same database as `postgres`'s,
-    /// on a connection of its own.
+    /// `listener` is the database of the LISTEN connection: the same database as `pool`'s, on a
+    /// connection of its own.
     public init(
-        postgres: PostgresClient, listener: PostgresConnection.Configuration, metricsRegistry: PrometheusCollectorRegistry,
+        pool: ServingPool, listener: PostgresConnection.Configuration, metricsRegistry: PrometheusCollectorRegistry,
         clock: any WallClock = SystemWallClock(), logger: Logger, listenerBackoff: Duration = .milliseconds(100),
         listenerMaximumBackoff: Duration = .seconds(5), migrateOnStart: Bool = true, push: PushSettings? = nil, preparedStatements: Bool = true,
-        familyWrites: FamilyWriteQueue.Limits = .init(), poolSize: Int = PostgresClient.defaultConnections,
-        tracer: (any Tracer)? = nil
+        familyWrites: FamilyWriteQueue.Limits = .init(), tracer: (any Tracer)? = nil
     ) {
         self.tracer = tracer
-        self.postgres = postgres
-        let database = Database(client: postgres, families: FamilyWriteQueue(limits: familyWrites))
+        self.pool = pool
+        let database = Database(serving: pool, families: FamilyWriteQueue(limits: familyWrites))
         self.database = database
         self.metricsRegistry = metricsRegistry
         self.clock = clock
@@ -143,7 +143,7 @@ public struct ServerDependencies: Sendable {
         self.push = push
         pushClaims = PostgresPushClaims(database: database, logger: logger)
         pushMetrics = PushMetrics(registry: metricsRegistry)
-        databaseMetrics = DatabaseMetrics(registry: metricsRegistry, poolSize: poolSize)
+        databaseMetrics = DatabaseMetrics(registry: metricsRegistry, poolSize: pool.size)
         shedMetrics = ShedMetrics(registry: metricsRegistry)
         pushListener = PostgresChangeListener(
             configuration: listener, sink: pushWake, logger: logger, initialBackoff: listenerBackoff, maximumBackoff: listenerMaximumBackoff,

@@ -14,14 +14,18 @@ import Glibc
 @Suite struct DatabaseOutageTests {
     /// Eight writers queue on one row's lock, as a family's writers do, so that most of them are
     /// waiting inside a transaction when the postmaster is killed. PostgresNIO's own
-    /// `withTransaction` then sent ROLLBACK on the dead connection, which is never answered.
-    @Test func transactionsInFlightWhenThePostmasterDiesFailAndTheNextOnesWork() async throws {
+    /// `withTransaction` then sent ROLLBACK on the dead connection, which is never answered. Both
+    /// pools: the serving one (`LoopBoundPool`) and PostgresNIO's, which the store tests lease from.
+    @Test(arguments: [true, false]) func transactionsInFlightWhenThePostmasterDiesFailAndTheNextOnesWork(loopBound: Bool) async throws {
         try await withTemporaryDirectory { directory in
             let embedded = EmbeddedPostgres(configuration: .init(dataDirectory: directory, durability: .durable), binaries: try PostgresBinaries.find(), logger: testLogger)
             let url = try await embedded.start()
             let supervisor = Task { try await EmbeddedDatabaseSupervisor(database: embedded, logger: testLogger, checkInterval: .milliseconds(50)).run() }
             let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: testLogger)
             let pool = Task { await client.run() }
+            let database = loopBound
+                ? Database(serving: .loopBound(LoopBoundPool(configuration: try url.connectionConfiguration(), limit: 8, logger: testLogger)))
+                : Database(client: client)
             defer {
                 supervisor.cancel()
                 pool.cancel()
@@ -36,7 +40,7 @@ import Glibc
                     var failures = 0, successesAfterKill = 0
                     while successesAfterKill < 3 {
                         do {
-                            try await Database(client: client).inTransaction(logger: testLogger) { connection in
+                            try await database.inTransaction(logger: testLogger) { connection in
                                 try await connection.query("SELECT n FROM counter WHERE id = 1 FOR UPDATE", logger: testLogger)
                                 try await connection.query("SELECT pg_sleep(0.02)", logger: testLogger)
                                 try await connection.query("UPDATE counter SET n = n + 1 WHERE id = 1", logger: testLogger)

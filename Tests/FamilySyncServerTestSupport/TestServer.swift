@@ -253,8 +253,9 @@ extension TestServer {
     public static let operatorToken = "fso1.operator-token-of-the-test-servers-0123456789"
 }
 
-/// Suites run their cases in parallel; a server holds up to five connections to the shared
-/// cluster (its pool and its listener), so only so many run at once.
+/// Suites run their cases in parallel; a server holds up to eight connections to the shared
+/// cluster (its pool's four, its listeners, and the test's own client's two, which few tests
+/// use), so only so many run at once.
 private let testServerSlots = AsyncSemaphore(limit: 32)
 
 private func runTestServer<Result: Sendable>(
@@ -265,23 +266,31 @@ private func runTestServer<Result: Sendable>(
     let url = if let databaseURL { databaseURL } else { try await TestPostgres.shared.makeDatabase(isolation: isolation) }
     var configuration = configuration
     if TestPostgres.isShared(url) { configuration.keepingJobsToTheTest() }
-    var postgresConfiguration = url.clientConfiguration()
-    postgresConfiguration.options.maximumConnections = 4
+    var poolConfiguration = try url.connectionConfiguration()
     // The suite runs dozens of servers on two cores against one cluster: at its peak a backend
     // has taken longer than PostgresNIO's 10 s to start, and the pool then failed whole requests.
-    postgresConfiguration.options.connectTimeout = .seconds(30)
+    poolConfiguration.options.connectTimeout = .seconds(30)
     // Settings of the pool's sessions (not the listener's), sent in each connection's startup.
+    poolConfiguration.options.additionalStartupParameters += databaseSession
+    let pool = LoopBoundPool(configuration: poolConfiguration, limit: 4, logger: testLogger)
+    let dependencies = ServerDependencies(
+        pool: .loopBound(pool), listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, clock: clock, logger: testLogger,
+        listenerBackoff: listenerBackoff, listenerMaximumBackoff: max(listenerBackoff, .seconds(2)), push: push, familyWrites: familyWrites, tracer: tracer
+    )
+    // The test's own client, for what it sets up and checks in the database, with the pool's settings.
+    var postgresConfiguration = url.clientConfiguration()
+    postgresConfiguration.options.maximumConnections = 2
+    postgresConfiguration.options.connectTimeout = .seconds(30)
     postgresConfiguration.options.additionalStartupParameters += databaseSession
     let postgres = PostgresClient(configuration: postgresConfiguration, backgroundLogger: testLogger)
-    let dependencies = ServerDependencies(
-        postgres: postgres, listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, clock: clock, logger: testLogger,
-        listenerBackoff: listenerBackoff, listenerMaximumBackoff: max(listenerBackoff, .seconds(2)), push: push, familyWrites: familyWrites,
-        poolSize: postgresConfiguration.options.maximumConnections, tracer: tracer
-    )
     // The web dashboard, as `familysync serve` mounts it.
     let app = buildApplication(configuration: configuration, dependencies: dependencies, modules: [WebDashboard()])
-    return try await app.test(.live) { client in
-        try await body(TestServer(postgres: postgres, clock: clock, port: client.port!, databaseURL: url, dependencies: dependencies))
+    return try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { await postgres.run() }
+        defer { group.cancelAll() }
+        return try await app.test(.live) { client in
+            try await body(TestServer(postgres: postgres, clock: clock, port: client.port!, databaseURL: url, dependencies: dependencies))
+        }
     }
 }
 

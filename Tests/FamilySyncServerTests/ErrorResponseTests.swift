@@ -24,7 +24,7 @@ import Testing
     }
 
     /// Routes that reach the shared machinery the way later endpoints will.
-    static func probeRoutes(_ router: Router<FamilySyncRequestContext>, _ postgres: PostgresClient) {
+    static func probeRoutes(_ router: Router<FamilySyncRequestContext>, _ database: Database) {
         router.post("/test/json") { request, context in
             let greeting = try await request.decode(as: Greeting.self, context: context)
             return "\(greeting.name) \(greeting.age)"
@@ -32,7 +32,7 @@ import Testing
         router.get("/test/boom") { _, _ -> String in throw Boom() }
         router.get("/test/sql") { _, context -> String in
             // A real database error, whose SQL and message must not reach the client.
-            _ = try await postgres.query("SELECT stack_secret FROM no_such_table", logger: context.logger)
+            try await database.rows("SELECT stack_secret FROM no_such_table", logger: context.logger)
             return "unreachable"
         }
     }

@@ -13,12 +13,12 @@ import Testing
 @Suite struct GracefulShutdownTests {
     @Test func aRequestInFlightFinishesAfterShutdownBegins() async throws {
         let url = try await TestPostgres.shared.makeDatabase()
-        let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: testLogger)
+        let pool = try url.servingPool(connections: 4, logger: testLogger)
         var server = ServerConfiguration(host: "127.0.0.1", port: 0)
         if TestPostgres.isShared(url) { server.keepingJobsToTheTest() }
         let (started, requestArrived) = AsyncStream.makeStream(of: Void.self)
         let (listeners, listenerContinuation) = AsyncStream.makeStream(of: (any Channel).self)
-        let dependencies = ServerDependencies(postgres: client, listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, logger: testLogger)
+        let dependencies = ServerDependencies(pool: .loopBound(pool), listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, logger: testLogger)
         let app = buildApplication(configuration: server, dependencies: dependencies) { channel in
             listenerContinuation.yield(channel)
         } routes: { router in

@@ -43,10 +43,10 @@ import Testing
     /// The server starts migrations itself: a fresh, empty database is ready once it listens.
     @Test func startMigratesAnEmptyDatabase() async throws {
         let url = try await TestPostgres.shared.makeDatabase(migrated: false)
-        let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: testLogger)
+        let pool = try url.servingPool(connections: 4, logger: testLogger)
         let app = buildApplication(
             configuration: .init(port: 0),
-            dependencies: ServerDependencies(postgres: client, listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, logger: testLogger)
+            dependencies: ServerDependencies(pool: .loopBound(pool), listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, logger: testLogger)
         )
         try await app.test(.router) { client in
             try await client.execute(uri: "/health/ready", method: .get) { response in

@@ -14,26 +14,25 @@ import Prometheus
 func withTestApplication<Result: Sendable>(
     limits: Limits = Limits(),
     databaseURL: DatabaseURL? = nil,
-    extraRoutes: (Router<FamilySyncRequestContext>, PostgresClient) -> Void = { _, _ in },
+    extraRoutes: (Router<FamilySyncRequestContext>, Database) -> Void = { _, _ in },
     _ body: (FamilySyncApplication) async throws -> Result
 ) async throws -> Result {
     var url = databaseURL
     if url == nil { url = try await TestPostgres.shared.makeDatabase() }
-    var configuration = url!.clientConfiguration()
-    configuration.options.maximumConnections = 4
+    var configuration = try url!.connectionConfiguration()
     // A live database gets the other test servers' 30 s: a backend took longer than 1 s to start
     // in a full run on a busy machine, and the request failed as "database unavailable" (issue
     // 46). A database nobody reaches (the health tests') fails fast.
     configuration.options.connectTimeout = databaseURL == nil ? .seconds(30) : .seconds(1)
-    let client = PostgresClient(configuration: configuration, backgroundLogger: testLogger)
+    let pool = LoopBoundPool(configuration: configuration, limit: 4, logger: testLogger)
     // A database that is down cannot be migrated; such a test starts the server without.
     let dependencies = ServerDependencies(
-        postgres: client, listener: try url!.connectionConfiguration(), metricsRegistry: testMetricsRegistry, logger: testLogger, migrateOnStart: databaseURL == nil
+        pool: .loopBound(pool), listener: try url!.connectionConfiguration(), metricsRegistry: testMetricsRegistry, logger: testLogger, migrateOnStart: databaseURL == nil
     )
     var serverConfiguration = ServerConfiguration(host: "127.0.0.1", port: 0, limits: limits)
     if TestPostgres.isShared(url!) { serverConfiguration.keepingJobsToTheTest() }
     let app = buildApplication(configuration: serverConfiguration, dependencies: dependencies, routes: { router in
-        extraRoutes(router, client)
+        extraRoutes(router, dependencies.database)
     })
     return try await body(app)
 }
@@ -43,7 +42,7 @@ func withTestApplication<Result: Sendable>(
 func servedRoutes() -> [String: Set<String>] {
     let nowhere = PostgresConnection.Configuration(unixSocketPath: "/nonexistent", username: "x", password: nil, database: nil)
     let dependencies = ServerDependencies(
-        postgres: PostgresClient(configuration: .init(unixSocketPath: "/nonexistent", username: "x", password: nil, database: nil)), listener: nowhere,
+        pool: .loopBound(LoopBoundPool(configuration: nowhere, limit: 1, logger: testLogger)), listener: nowhere,
         metricsRegistry: .init(), logger: testLogger
     )
     var servedByPath: [String: Set<String>] = [:]

@@ -1,24 +1,67 @@
 import FamilySyncCore
 import Logging
 import PostgresNIO
+import ServiceLifecycle
 import Synchronization
+
+/// Where a serving instance leases its connections: its own `LoopBoundPool`, or PostgresNIO's
+/// `PostgresClient` as it leased before (the harnesses' baseline; tests that drive the stores
+/// directly). Either is a service of the application.
+public enum ServingPool: Sendable {
+    case loopBound(LoopBoundPool)
+    case postgresClient(PostgresClient, size: Int)
+
+    public var service: any Service {
+        switch self {
+        case .loopBound(let pool): pool
+        case .postgresClient(let client, _): client
+        }
+    }
+
+    /// The most connections it opens.
+    public var size: Int {
+        switch self {
+        case .loopBound(let pool): pool.limit
+        case .postgresClient(_, let size): size
+        }
+    }
+}
 
 /// The serving pool as the stores use it: its transactions and leases, what this instance has
 /// leased of it now (to tell a busy pool from a database that is away), and the families' turns
 /// for writing (`FamilyWriteQueue`). One per instance, shared by every store.
 public struct Database: Sendable {
-    public let client: PostgresClient
+    private enum Connections {
+        case pool(LoopBoundPool)
+        case client(PostgresClient, LeasedConnections)
+    }
+
+    private let connections: Connections
     public let families: FamilyWriteQueue
-    private let leased: LeasedConnections
     /// Connections of the pool this instance's requests hold now (`/metrics`).
-    public var leasedConnections: Int { leased.count }
+    public var leasedConnections: Int {
+        switch connections {
+        case .pool(let pool): pool.leased
+        case .client(_, let leased): leased.count
+        }
+    }
     /// How long a lease waits by default (`Database.connectionWait` when serving).
     public let leaseWait: Duration
 
+    public init(serving pool: ServingPool, families: FamilyWriteQueue = FamilyWriteQueue(), leaseWait: Duration = Database.connectionWait) {
+        switch pool {
+        case .loopBound(let pool): self.init(.pool(pool), families: families, leaseWait: leaseWait)
+        case .postgresClient(let client, _): self.init(client: client, families: families, leaseWait: leaseWait)
+        }
+    }
+
     public init(client: PostgresClient, families: FamilyWriteQueue = FamilyWriteQueue(), leaseWait: Duration = Database.connectionWait) {
-        self.client = client
+        self.init(.client(client, LeasedConnections()), families: families, leaseWait: leaseWait)
+    }
+
+    private init(_ connections: Connections, families: FamilyWriteQueue, leaseWait: Duration) {
+        self.connections = connections
         self.families = families
-        self.leased = LeasedConnections()
         self.leaseWait = leaseWait
     }
 
@@ -84,38 +127,53 @@ public struct Database: Sendable {
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         let wait = wait ?? leaseWait
-        let lease = LeaseRace()
-        let leased = leased
         // The wait for a connection, as a span of its own when tracing is on; ended when the
         // connection comes, or here when none came.
         let waiting = Traced.start("db.lease_wait")
         defer { waiting?.end() }
         do {
-            return try await withThrowingTaskGroup(of: Result?.self) { group in
-                group.addTask {
-                    try await self.client.withConnection { connection in
-                        guard lease.claim(.leased) else { throw CancellationError() }
-                        waiting?.end()
-                        return try await leased.holding { try await connection.failingWhenClosed { try await body(connection) } }
-                    }
+            switch connections {
+            case .pool(let pool):
+                return try await pool.leasing(within: wait) { connection in
+                    waiting?.end()
+                    return try await body(connection)
                 }
-                group.addTask {
-                    try await TimerSleep.sleep(for: wait)
-                    guard lease.claim(.timedOut) else { return nil }
-                    let refusal = (leased.count > 0 ? TryAgainReason.poolExhausted : .databaseUnavailable).error
-                    waiting?.end(failing: refusal)
-                    throw refusal
-                }
-                defer { group.cancelAll() }
-                while let next = try await group.next() {
-                    if let result = next { return result }
-                }
-                throw CancellationError()
+            case .client(let client, let leased):
+                return try await Self.leasing(client, leased, within: wait, waiting: waiting, body)
             }
-        } catch let error as FamilySyncError {
-            throw error
         } catch {
-            throw DatabaseErrorTranslation.translate(error) ?? error
+            // A no-op once the connection came: only a lease refused marks the span failed.
+            let error = DatabaseErrorTranslation.translate(error) ?? error
+            waiting?.end(failing: error)
+            throw error
+        }
+    }
+
+    /// A lease of PostgresNIO's own pool, raced against its deadline, with the watchdog
+    /// (`failingWhenClosed`) that `LoopBoundPool` keeps by itself.
+    private static func leasing<Result: Sendable>(
+        _ client: PostgresClient, _ leased: LeasedConnections, within wait: Duration, waiting: Traced.Wait?,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        let lease = LeaseRace()
+        return try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask {
+                try await client.withConnection { connection in
+                    guard lease.claim(.leased) else { throw CancellationError() }
+                    waiting?.end()
+                    return try await leased.holding { try await connection.failingWhenClosed { try await body(connection) } }
+                }
+            }
+            group.addTask {
+                try await TimerSleep.sleep(for: wait)
+                guard lease.claim(.timedOut) else { return nil }
+                throw (leased.count > 0 ? TryAgainReason.poolExhausted : .databaseUnavailable).error
+            }
+            defer { group.cancelAll() }
+            while let next = try await group.next() {
+                if let result = next { return result }
+            }
+            throw CancellationError()
         }
     }
 }

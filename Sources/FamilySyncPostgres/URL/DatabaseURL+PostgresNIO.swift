@@ -1,9 +1,16 @@
+import Logging
 import NIOCore
 import NIOSSL
 import PostgresNIO
 
 extension DatabaseURL {
-    /// The serving pool: up to `connections`, opened as needed (see `servingPool(upTo:)`).
+    /// The serving pool: up to `connections`, opened as requests need them.
+    public func servingPool(connections: Int = PostgresClient.defaultConnections, logger: Logger) throws -> LoopBoundPool {
+        LoopBoundPool(configuration: try connectionConfiguration(), limit: connections, logger: logger)
+    }
+
+    /// PostgresNIO's own pool as the server leased from it before `LoopBoundPool`: up to
+    /// `connections`, opened as needed (see `servingPool(upTo:)`). The harnesses' own clients.
     public func servingPoolConfiguration(connections: Int = PostgresClient.defaultConnections) -> PostgresClient.Configuration {
         var configuration = clientConfiguration()
         configuration.servingPool(upTo: connections)

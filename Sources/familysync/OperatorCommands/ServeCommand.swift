@@ -130,11 +130,11 @@ struct ServeCommand: AsyncParsableCommand {
         let started = ContinuousClock.now
         let (url, embedded) = try await EmbeddedDatabaseLauncher.open(source, logger: logger)
         do {
-            let client = PostgresClient(configuration: url.servingPoolConfiguration(connections: connections), backgroundLogger: logger)
+            let pool = try url.servingPool(connections: connections, logger: logger)
             let clock: any WallClock = clockRate.map { ScaledWallClock(rate: $0) } ?? SystemWallClock()
             let dependencies = ServerDependencies(
-                postgres: client, listener: try (listenURL ?? url).connectionConfiguration(), metricsRegistry: registry, clock: clock, logger: logger, push: push,
-                preparedStatements: prepared == .on, poolSize: connections, tracer: tracing?.tracer
+                pool: .loopBound(pool), listener: try (listenURL ?? url).connectionConfiguration(), metricsRegistry: registry, clock: clock, logger: logger, push: push,
+                preparedStatements: prepared == .on, tracer: tracing?.tracer
             )
             if let push {
                 logger.info("push on", metadata: ["to": "\(push.destination.description)", "minimumInterval": "\(push.minimumInterval)"])
