@@ -5,16 +5,16 @@ import FamilySyncProtocol
 import Foundation
 import NIOCore
 
-/// `familysync-bench floor [seconds a row] [rounds] [connections] [only=text,…]`: what a request costs at the
-/// floor of its libraries, beside what FamilySync's cost (Benchmarks/README.md, "The floor").
-/// In one run, rows alternating round by round, each driven by `wrk -t2 -c<connections>` on its
-/// own server process:
+/// `familysync-bench floor [seconds a row] [rounds] [connections] [only=text,…] [takeover]`: what a
+/// request costs at the floor of its libraries, beside what FamilySync's cost (Benchmarks/README.md,
+/// "The floor"). In one run, rows alternating round by round, each driven by
+/// `wrk -t2 -c<connections>` on its own server process:
 /// Hummingbird alone; Hummingbird with pgbench -S's read and with a plain `UPDATE`, through
-/// each wiring of PostgresNIO (`FloorWiring`), with Swift's executor as it comes and with NIO's
-/// loops as the global executor (`takeover`); `pgbench -S` and the `UPDATE` by pgbench itself;
-/// FamilySync's nothing-new fetch, quiet heartbeat and a poll carrying it, as `serve` runs, with
-/// and without the takeover. Each row: req/s, the server's CPU a request (from /proc) and the
-/// ratio of its req/s to pgbench -S's in the same round.
+/// each wiring of PostgresNIO (`FloorWiring`), and with `takeover` each again with NIO's loops as
+/// the global executor; `pgbench -S` and the `UPDATE` by pgbench itself; FamilySync's nothing-new
+/// fetch, quiet heartbeat and a poll carrying it, as `serve` runs (`LoopBoundPool`) and leasing
+/// from `PostgresClient` as before. Each row: req/s, the server's CPU a request (from /proc) and
+/// the ratio of its req/s to pgbench -S's in the same round.
 enum FloorBenchmark {
     struct Row {
         var name: String
@@ -48,8 +48,8 @@ enum FloorBenchmark {
             servers.append(launched.process)
             return launched
         }
-        func familySync(takeover: Bool) throws -> (process: Process, port: Int) {
-            let launched = try BenchServer.launch(databaseURL: bench.url, takeover: takeover)
+        func familySync(postgresClient: Bool) throws -> (process: Process, port: Int) {
+            let launched = try BenchServer.launch(databaseURL: bench.url, postgresClient: postgresClient)
             servers.append(launched.process)
             return launched
         }
@@ -57,7 +57,9 @@ enum FloorBenchmark {
         var rows: [Row] = []
         let hello = try floorServer(.client, takeover: false)
         rows.append(Row(name: "Hummingbird alone, GET /hello") { try await wrk(hello, "/hello", seconds: seconds, connections: connections) })
-        for takeover in [false, true] {
+        // NIO's loops as Swift's executor helped no wiring (Benchmarks/README.md, "The floor"): its
+        // rows only when asked for.
+        for takeover in arguments.contains("takeover") ? [false, true] : [false] {
             for wiring in FloorWiring.allCases {
                 // The loop's executor preference is what the takeover gives every task.
                 if takeover, wiring == .loopExecutor { continue }
@@ -69,15 +71,15 @@ enum FloorBenchmark {
         }
         rows.append(Row(name: "pgbench -S -M prepared") { try pgbench(["-S"], url: url, seconds: seconds, connections: connections) })
         rows.append(Row(name: "pgbench UPDATE -M prepared") { try pgbench(["-f", updateScript], url: url, seconds: seconds, connections: connections) })
-        for takeover in [false, true] {
-            let server = try familySync(takeover: takeover)
+        for postgresClient in [true, false] {
+            let server = try familySync(postgresClient: postgresClient)
             let api = API(base: "http://127.0.0.1:\(server.port)", http: bench.client)
             let fetch = try await api.nothingNewFetch()
             // Many devices, as in life: one device's heartbeats from 16 connections at once would
             // queue on its row's lock.
             let children = try await HealthBenchmark.pairDevices(64, api: api).map(\.credential)
-            let heartbeat = try HeartbeatScript.write(credentials: children, to: bench.directory + "/heartbeat-\(takeover).lua")
-            let label = takeover ? " + takeover" : ""
+            let heartbeat = try HeartbeatScript.write(credentials: children, to: bench.directory + "/heartbeat-\(postgresClient).lua")
+            let label = postgresClient ? " (PostgresClient, before)" : ""
             rows.append(Row(name: "FamilySync nothing-new\(label)") {
                 try await wrk(server, fetch.path, seconds: seconds, connections: connections, headers: ["Authorization: Bearer \(fetch.credential)"])
             })

@@ -24,6 +24,9 @@ enum FloorServer {
                 configuration: url.servingPoolConfiguration(connections: FloorWiring.connections / NIOSingletons.groupLoopCountSuggestion), eventLoopGroup: loop, backgroundLogger: logger
             ))
         })
+        // FamilySync's pool, for the `pool` wiring.
+        let pool = try url.servingPool(connections: wiring == .pool ? FloorWiring.connections : 1, logger: logger)
+        let pooled = Database(serving: .loopBound(pool))
         let loops = try await LoopBoundConnections.open(
             wiring.bindsToLoops ? FloorWiring.connections : 0, configuration: try url.connectionConfiguration(), on: MultiThreadedEventLoopGroup.singleton, logger: logger
         )
@@ -34,6 +37,7 @@ enum FloorServer {
             router.get(RouterPath(path)) { _, context in
                 do {
                     let client = wiring == .clientPerLoop ? perLoop[ObjectIdentifier(context.loop)]! : client
+                    let database = wiring == .pool ? pooled : database
                     return "\(try await wiring.run(statement, aid: .random(in: 1...100_000), client: client, database: database, loops: loops, on: context.loop, logger: logger))"
                 } catch {
                     // What failed, for the harness to show; a floor row must have no failures at all.
@@ -42,7 +46,7 @@ enum FloorServer {
             }
         }
         let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "floor"), services: [client] + Array(perLoop.values),
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "floor"), services: [client, pool] + Array(perLoop.values),
             onServerRunning: { channel in FileHandle.standardOutput.write(Data("port=\(channel.localAddress?.port ?? 0)\n".utf8)) }, logger: logger
         )
         try await app.runService()
@@ -55,9 +59,13 @@ enum FloorWiring: String, CaseIterable {
     case client
     /// `PostgresClient.execute` of a `PostgresPreparedStatement`: parsed once per connection.
     case prepared
-    /// As the stores lease today: `Database.leasing` (the lease raced against its deadline in a
-    /// task group) around the prepared statement.
+    /// As the stores leased before `LoopBoundPool`: `Database.leasing` over `PostgresClient` (the
+    /// lease raced against its deadline in a task group, a watchdog beside the body) around the
+    /// prepared statement.
     case lease
+    /// As the stores lease now: `Database.leasing` over `LoopBoundPool`, the request's loop
+    /// preferred (`PreferredLoopMiddleware`), around the prepared statement.
+    case pool
     /// Connections opened on each event loop, a request taking one of its channel's loop; prepared.
     case loop
     /// `loop`, and the handler run on its channel's loop (a task executor preference).
@@ -89,6 +97,10 @@ enum FloorWiring: String, CaseIterable {
             return try await Self.prepared(statement, aid: aid, on: ClientRunner(client: client, logger: logger))
         case .lease:
             return try await database.leasing { connection in try await Self.prepared(statement, aid: aid, on: ConnectionRunner(connection: connection, logger: logger)) }
+        case .pool:
+            return try await LoopBoundPool.$preferredLoop.withValue(loop) {
+                try await database.leasing { connection in try await Self.prepared(statement, aid: aid, on: ConnectionRunner(connection: connection, logger: logger)) }
+            }
         case .loop, .loopExecutor:
             return try await loops.leasing(on: loop) { connection in try await Self.prepared(statement, aid: aid, on: ConnectionRunner(connection: connection, logger: logger)) }
         }

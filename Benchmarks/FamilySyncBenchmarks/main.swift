@@ -26,7 +26,7 @@ if CommandLine.arguments.contains("takeover") {
 //   familysync-bench day [child devices] [speed] [simulated hours]
 //   familysync-bench tracing [seconds a phase] [clients] [rounds]
 //   familysync-bench outbox [changes] [rounds]
-//   familysync-bench floor [seconds a row] [rounds] [connections]
+//   familysync-bench floor [seconds a row] [rounds] [connections] [only=…] [takeover]
 //   familysync-bench cluster-ops <database url> <cluster dir> [families] [seconds a phase] [seconds stopped]
 var arguments = Array(CommandLine.arguments.dropFirst())
 var harness = "records"
