@@ -23,9 +23,8 @@ import Glibc
             let supervisor = Task { try await EmbeddedDatabaseSupervisor(database: embedded, logger: testLogger, checkInterval: .milliseconds(50)).run() }
             let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: testLogger)
             let pool = Task { await client.run() }
-            let database = loopBound
-                ? Database(serving: .loopBound(LoopBoundPool(configuration: try url.connectionConfiguration(), limit: 8, logger: testLogger)))
-                : Database(client: client)
+            let loopBoundPool = LoopBoundPool(configuration: try url.connectionConfiguration(), limit: 8, logger: testLogger)
+            let database = loopBound ? Database(serving: .loopBound(loopBoundPool)) : Database(client: client)
             defer {
                 supervisor.cancel()
                 pool.cancel()
@@ -35,10 +34,12 @@ import Glibc
             try await Database.underTest(client).rows("INSERT INTO counter VALUES (1, 0)", logger: testLogger)
 
             let killed = Killed()
-            let writers = (0..<8).map { _ in
+            let progress = WriterProgress(count: 8)
+            let writers = (0..<8).map { writer in
                 Task {
                     var failures = 0, successesAfterKill = 0
                     while successesAfterKill < 3 {
+                        progress.note(writer, "attempt \(failures + successesAfterKill + 1) (\(failures) failed, \(successesAfterKill) after the kill)")
                         do {
                             try await database.inTransaction(logger: testLogger) { connection in
                                 try await connection.query("SELECT n FROM counter WHERE id = 1 FOR UPDATE", logger: testLogger)
@@ -58,14 +59,32 @@ import Glibc
             kill(try #require(PostmasterLock(clusterDirectory: embedded.clusterDirectory)?.livePostmasterPID), SIGKILL)
             killed.set()
             // A hang detector with a wide margin: the restart takes well under a second.
-            let failures = try await failingIfHung(after: .seconds(30), "writers after the postmaster died") {
-                var total = 0
-                for writer in writers { total += try await writer.value }
-                return total
+            let failures: Int
+            do {
+                failures = try await failingIfHung(after: .seconds(30), "writers after the postmaster died") {
+                    var total = 0
+                    for writer in writers { total += try await writer.value }
+                    return total
+                }
+            } catch {
+                // What the pool held at the hang, and each writer's count, to tell which of them stuck.
+                Issue.record("pool: \(loopBound ? loopBoundPool.description : "PostgresClient"); writers: \(progress.describe())")
+                throw error
             }
             #expect(failures > 0, "no transaction was caught by the kill: the test proved nothing")
         }
     }
+}
+
+/// What each writer was doing last, for the message of a hang.
+private final class WriterProgress: Sendable {
+    private let states: Mutex<[String]>
+
+    init(count: Int) { states = Mutex(Array(repeating: "not started", count: count)) }
+
+    func note(_ writer: Int, _ state: String) { states.withLock { $0[writer] = state } }
+
+    func describe() -> String { states.withLock { $0.enumerated().map { "\($0): \($1)" }.joined(separator: "; ") } }
 }
 
 /// Set once, read by the writers.

@@ -60,6 +60,14 @@ public final class LoopBoundPool: Service, Sendable {
     /// Connections this instance's requests hold now.
     public var leased: Int { state.withLock { $0.leased } }
 
+    /// What it holds now, for a test that failed or a hang being looked into.
+    public var description: String {
+        state.withLock { state in
+            "open \(state.open), leased \(state.leased), idle \(state.idle.values.map(\.count).reduce(0, +)), waiting \(state.waiters.count), "
+                + "gone \(state.gone.count), failing until \(state.failingUntil.map { "\($0.uptimeNanoseconds / 1_000_000) ms" } ?? "–") (now \(NIODeadline.now().uptimeNanoseconds / 1_000_000) ms)"
+        }
+    }
+
     /// Connections open or being opened now.
     public var open: Int { state.withLock { $0.open } }
 
