@@ -24,7 +24,7 @@ package func buildApplication(
     let logger = dependencies.logger
     var app = Application(
         router: router,
-        server: .http1(configuration: .init(
+        server: .http1AnsweringInChildTasks(configuration: .init(
             additionalChannelHandlers: [ConnectionEndWatcher()],
             idleTimeout: .nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1)))
         )),

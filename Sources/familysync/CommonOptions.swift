@@ -1,5 +1,6 @@
 import ArgumentParser
 import FamilySyncPostgres
+import FamilySyncServer
 import Foundation
 import Logging
 
@@ -48,17 +49,17 @@ struct LoggingOptions: ParsableArguments {
         let format = (logFormat ?? environment["FAMILYSYNC_LOG_FORMAT"] ?? "text").lowercased()
         switch format {
         case "text":
-            LoggingSystem.bootstrap { label in
-                var handler = StreamLogHandler.standardError(label: label)
+            LoggingSystem.bootstrap({ label, provider in
+                var handler = StreamLogHandler.standardError(label: label, metadataProvider: provider)
                 handler.logLevel = level
                 return handler
-            }
+            }, metadataProvider: RequestLogMetadata.provider)
         case "json":
-            LoggingSystem.bootstrap { label in
-                var handler = JSONLogHandler(label: label)
+            LoggingSystem.bootstrap({ label, provider in
+                var handler = JSONLogHandler(label: label, metadataProvider: provider)
                 handler.logLevel = level
                 return handler
-            }
+            }, metadataProvider: RequestLogMetadata.provider)
         default:
             throw OperatorError.configuration("log format must be text or json, not '\(format)'")
         }

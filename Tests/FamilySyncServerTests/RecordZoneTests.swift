@@ -43,6 +43,7 @@ import Testing
             #expect(first.records.first?.fields?["category"] == .string("learning"))
             let again = try await server.send(.get, "/v1/zones/\(zone)/changes?since=\(first.changeToken)", credential: child.credential).decode(ZoneChangesResponse.self)
             #expect(again.records.isEmpty)
+            #expect(again.changeToken == first.changeToken, "nothing new hands back the token asked with, as it came")
 
             // An update merges; a delete appears once as a tombstone.
             let tag = try #require(results[0].record?.recordChangeTag)

@@ -17,10 +17,9 @@ struct AuthenticationMiddleware: RouterMiddleware {
         }
         var context = context
         context.device = device
-        context.logger[metadataKey: "device_id"] = "\(device.deviceID.lowercased)"
         // What the request changes is audited as this device's, from this address (§15.4).
         return try await AuditActor.$current.withValue(AuditActor(device, address: context.clientAddress)) {
-            try await next(request, context)
+            try await RequestLogMetadata.$deviceID.withValue(device.deviceID.lowercased) { try await next(request, context) }
         }
     }
 }

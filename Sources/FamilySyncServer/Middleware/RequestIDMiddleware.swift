@@ -2,7 +2,8 @@ import HTTPTypes
 import Hummingbird
 
 /// Gives every response an `X-Request-Id`: the client's when it sent a usable one (1–128 visible
-/// ASCII characters), else a new random one. The id is in every log line of the request.
+/// ASCII characters), else a new random one. The id is in every log line of the request
+/// (`RequestLogMetadata`).
 struct RequestIDMiddleware: RouterMiddleware {
     typealias Context = FamilySyncRequestContext
 
@@ -12,8 +13,7 @@ struct RequestIDMiddleware: RouterMiddleware {
         var context = context
         let requestID = request.headers[Self.headerName].flatMap(Self.usable) ?? Self.make()
         context.requestID = requestID
-        context.logger[metadataKey: "request_id"] = "\(requestID)"
-        var response = try await next(request, context)
+        var response = try await RequestLogMetadata.$requestID.withValue(requestID) { try await next(request, context) }
         response.headers[Self.headerName] = requestID
         return response
     }
