@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import PostgresNIO
+import FamilySyncPostgres
 import Synchronization
 
 /// A pool per event loop, as Vapor keeps one: a request takes a connection of its own channel's
@@ -78,15 +79,4 @@ final class EventLoopTaskExecutors: Sendable {
     }
 
     func executor(for loop: any EventLoop) -> EventLoopTaskExecutor { executors[ObjectIdentifier(loop)]! }
-}
-
-final class EventLoopTaskExecutor: TaskExecutor, Sendable {
-    let loop: any EventLoop
-
-    init(_ loop: any EventLoop) { self.loop = loop }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-    }
 }

@@ -42,9 +42,10 @@ import Glibc
                         progress.note(writer, "attempt \(failures + successesAfterKill + 1) (\(failures) failed, \(successesAfterKill) after the kill)")
                         do {
                             try await database.inTransaction(logger: testLogger) { connection in
-                                try await connection.query("SELECT n FROM counter WHERE id = 1 FOR UPDATE", logger: testLogger)
-                                try await connection.query("SELECT pg_sleep(0.02)", logger: testLogger)
-                                try await connection.query("UPDATE counter SET n = n + 1 WHERE id = 1", logger: testLogger)
+                                // As the stores send statements (`rows`), which a closed connection refuses.
+                                try await connection.run("SELECT n FROM counter WHERE id = 1 FOR UPDATE", logger: testLogger)
+                                try await connection.run("SELECT pg_sleep(0.02)", logger: testLogger)
+                                try await connection.run("UPDATE counter SET n = n + 1 WHERE id = 1", logger: testLogger)
                             }
                             if killed.value { successesAfterKill += 1 }
                         } catch let error as FamilySyncError where error.code == .tryAgainLater {

@@ -107,10 +107,10 @@ import Testing
         #expect(pool.open == 0)
     }
 
-    /// The connection closed under a lease (its backend terminated), and a statement written after
-    /// the close, which PostgresNIO (1.33) may never answer: the lease fails `databaseUnavailable`
-    /// (as the stores' `Database` translates it) instead of hanging, and the next lease gets a
-    /// connection that works.
+    /// The connection closed under a lease (its backend terminated), then a statement: written after
+    /// the close, PostgresNIO (1.33) never answers it, so the statement is refused instead
+    /// (`checkOpen`, on the connection's loop) and the lease fails `databaseUnavailable` rather
+    /// than hanging (it hangs without the refusal); the next lease gets a connection that works.
     @Test func aConnectionClosedUnderALeaseFailsItAndIsReplaced() async throws {
         try await withPool(limit: 1) { pool, client in
             try await failingIfHung(after: .seconds(120), "a lease whose connection closed under it") {

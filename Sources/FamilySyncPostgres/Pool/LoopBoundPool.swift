@@ -20,9 +20,12 @@ import Synchronization
 ///   limit while this instance holds connections (`poolExhausted`), the database away when it
 ///   holds none (`databaseUnavailable`); while connecting fails and nothing is open, a lease
 ///   answers at once instead of waiting;
-/// - a connection that closes under a lease fails that lease (`databaseUnavailable`) without
-///   waiting for its statement, which PostgresNIO (1.33) never answers when it was written after
-///   the close;
+/// - a connection that has closed fails the lease's next statement (`databaseUnavailable`) instead
+///   of taking it: PostgresNIO (1.33) never answers a statement written after the close. The
+///   lease's work runs on its connection's loop (a task executor preference), where the stores'
+///   one way of sending a statement (`PostgresConnection.rows`, `RowStatement.forEachRow`) looks
+///   at the connection and writes to it with nothing run between: the close is handled on that
+///   thread too;
 /// - nothing a dying database does makes it trap.
 public final class LoopBoundPool: Service, Sendable {
     /// The loop of the request being served, which its leases prefer (`PreferredLoopMiddleware`).
@@ -38,6 +41,8 @@ public final class LoopBoundPool: Service, Sendable {
     /// The group's loops: a preferred loop of another group (a test's embedded channel's) is not
     /// one a connection can be opened on.
     private let loops: Set<ObjectIdentifier>
+    /// An executor on each of the group's loops, on which a lease's work runs.
+    private let executors: [ObjectIdentifier: EventLoopTaskExecutor]
     private let logger: Logger
     private let state = Mutex(PoolState())
     private let idleTimeout: Duration
@@ -53,6 +58,7 @@ public final class LoopBoundPool: Service, Sendable {
         self.limit = limit
         self.group = group
         self.loops = Set(group.makeIterator().map { ObjectIdentifier($0) })
+        self.executors = Dictionary(uniqueKeysWithValues: group.makeIterator().map { (ObjectIdentifier($0), EventLoopTaskExecutor($0)) })
         self.idleTimeout = idleTimeout
         self.logger = logger
     }
@@ -64,7 +70,7 @@ public final class LoopBoundPool: Service, Sendable {
     public var description: String {
         state.withLock { state in
             "open \(state.open), leased \(state.leased), idle \(state.idle.values.map(\.count).reduce(0, +)), waiting \(state.waiters.count), "
-                + "gone \(state.gone.count), failing until \(state.failingUntil.map { "\($0.uptimeNanoseconds / 1_000_000) ms" } ?? "–") (now \(NIODeadline.now().uptimeNanoseconds / 1_000_000) ms)"
+                + "failing until \(state.failingUntil.map { "\($0.uptimeNanoseconds / 1_000_000) ms" } ?? "–") (now \(NIODeadline.now().uptimeNanoseconds / 1_000_000) ms)"
         }
     }
 
@@ -84,34 +90,16 @@ public final class LoopBoundPool: Service, Sendable {
         shutDown()
     }
 
-    /// Runs `body` with a connection, leased within `wait` or refused with `TRY_AGAIN_LATER`. Once
-    /// `body` has its connection it is not interrupted, unless the connection closes under it.
+    /// Runs `body` with a connection, leased within `wait` or refused with `TRY_AGAIN_LATER`, on the
+    /// connection's loop. Once `body` has its connection it is not interrupted.
     public func leasing<Result: Sendable>(
         within wait: Duration, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         let preferred = Self.preferredLoop.flatMap { loops.contains(ObjectIdentifier($0)) ? $0 : nil }
         let connection = try await take(on: preferred ?? group.next(), within: wait)
-        let outcome = SingleOutcome<Result>()
-        guard watch(connection, abort: { outcome.resolve(.failure(TryAgainReason.databaseUnavailable.error)) }) else {
-            give(back: connection)
-            throw TryAgainReason.databaseUnavailable.error
-        }
-        // In a task of its own, so that a statement never answered cannot hold the caller.
-        let work = Task {
-            do {
-                let result = try await body(connection)
-                give(back: connection)
-                outcome.resolve(.success(result))
-            } catch {
-                give(back: connection)
-                outcome.resolve(.failure(error))
-            }
-        }
-        return try await withTaskCancellationHandler {
-            try await outcome.value
-        } onCancel: {
-            work.cancel()
-        }
+        defer { give(back: connection) }
+        guard let executor = executors[ObjectIdentifier(connection.eventLoop)] else { return try await body(connection) }
+        return try await withTaskExecutorPreference(executor) { try await body(connection) }
     }
 
     // MARK: Taking and giving back
@@ -195,25 +183,13 @@ public final class LoopBoundPool: Service, Sendable {
     }
 
     /// A connection back from its lease: to the oldest waiter, or idle on its loop; closed if the
-    /// pool is shutting down; dropped if it closed meanwhile (counted already if `closed` saw it).
+    /// pool is shutting down; dropped if it closed meanwhile.
     private func give(back connection: PostgresConnection) {
         let action = state.withLock { state -> PoolAction in
-            let key = ObjectIdentifier(connection)
-            if state.gone.remove(key) != nil { return .nothing }
             state.leased -= 1
-            state.aborts[key] = nil
             return state.place(connection, limit: limit)
         }
         perform(action)
-    }
-
-    /// Registers what fails the lease should `connection` close under it; false when it is closed already.
-    private func watch(_ connection: PostgresConnection, abort: @escaping @Sendable () -> Void) -> Bool {
-        state.withLock { state in
-            guard !connection.isClosed else { return false }
-            state.aborts[ObjectIdentifier(connection)] = abort
-            return true
-        }
     }
 
     // MARK: Opening and closing
@@ -258,23 +234,13 @@ public final class LoopBoundPool: Service, Sendable {
         }
     }
 
-    /// A connection that closed: dropped if idle; if leased, its lease fails now and the
-    /// connection is counted gone (its `give(back:)` may never come, should its statement never
-    /// be answered).
+    /// A connection that closed while idle: dropped (a leased one is dropped when it comes back).
     private func closed(_ connection: PostgresConnection) {
-        let (abort, action) = state.withLock { state -> ((@Sendable () -> Void)?, PoolAction) in
-            let key = ObjectIdentifier(connection)
-            if let abort = state.aborts.removeValue(forKey: key) {
-                state.gone.insert(key)
-                state.leased -= 1
-                state.open -= 1
-                return (abort, state.openForWaiters(limit: limit))
-            }
-            guard state.removeIdle(connection) else { return (nil, .nothing) }
+        let action = state.withLock { state -> PoolAction in
+            guard state.removeIdle(connection) else { return .nothing }
             state.open -= 1
-            return (nil, state.openForWaiters(limit: limit))
+            return state.openForWaiters(limit: limit)
         }
-        abort?()
         perform(action)
     }
 
@@ -341,10 +307,6 @@ extension LoopBoundPool {
         var open = 0
         var leased = 0
         var waiters: [Waiter] = []
-        /// What fails a lease whose connection closes under it, by connection.
-        var aborts: [ObjectIdentifier: @Sendable () -> Void] = [:]
-        /// Leased connections that closed, counted out already, until they come back.
-        var gone: Set<ObjectIdentifier> = []
         var nextWaiter = 0
         var nextConnection = 0
         /// After a failed connect, no other is tried before this (doubling up to `lastBackoff`).

@@ -20,10 +20,12 @@ extension PostgresConnection {
     @discardableResult
     public func rows(_ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line) async throws -> [PostgresRow] {
         guard Traced.tracer != nil else {
+            try checkOpen()
             let result: EventLoopFuture<PostgresQueryResult> = self.query(query, logger: logger, file: file, line: line)
             return try await result.get().rows
         }
         return try await Traced.statement(query.sql) { span in
+            try self.checkOpen()
             let result: EventLoopFuture<PostgresQueryResult> = self.query(query, logger: logger, file: file, line: line)
             let rows = try await result.get().rows
             span?.attributes["db.response.returned_rows"] = rows.count
@@ -32,6 +34,15 @@ extension PostgresConnection {
     }
 
 
+
+    /// `TRY_AGAIN_LATER` for a connection that has closed, instead of a statement written to it,
+    /// which PostgresNIO (1.33) drops unanswered. Called right before the statement is written,
+    /// with nothing in between that could suspend: on the connection's own loop (as
+    /// `LoopBoundPool` runs a lease's work) the write is made in the same turn of the loop, and the
+    /// close, handled on that thread too, cannot come between.
+    func checkOpen() throws(FamilySyncError) {
+        if isClosed { throw TryAgainReason.databaseUnavailable.error }
+    }
 
     /// A statement whose rows, if any, are not wanted.
     public func run(_ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line) async throws {

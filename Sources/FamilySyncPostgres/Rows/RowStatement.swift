@@ -18,12 +18,14 @@ extension RowStatement {
     func forEachRow(on connection: PostgresConnection, prepared: Bool, logger: Logger, _ body: (PostgresRow) throws -> Void) async throws {
         if prepared {
             guard Traced.tracer != nil else {
+                try connection.checkOpen()
                 for try await row in try await connection.execute(self, logger: logger) { try body(row) }
                 return
             }
             // Its span, as `rows` makes for the others.
             try await Traced.statement(Self.sql) { span in
                 var count = 0
+                try connection.checkOpen()
                 for try await row in try await connection.execute(self, logger: logger) {
                     count += 1
                     try body(row)
