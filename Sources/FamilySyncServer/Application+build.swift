@@ -24,13 +24,10 @@ package func buildApplication(
     let logger = dependencies.logger
     var app = Application(
         router: router,
-        server: .http1AnsweringInChildTasks(
-            configuration: .init(
-                additionalChannelHandlers: [ConnectionEndWatcher()],
-                idleTimeout: .nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1)))
-            ),
-            inPlace: { request in request.uri.path == PollController.path }
-        ),
+        server: .http1(configuration: .init(
+            additionalChannelHandlers: [ConnectionEndWatcher()],
+            idleTimeout: .nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1)))
+        )),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "FamilySync"),
         services: [dependencies.pool.service, dependencies.listener],
         onServerRunning: onServerRunning,

@@ -24,9 +24,6 @@ struct PollController {
     let heartbeats: DeviceHealthController
     let logger: Logger
 
-    /// Its path, in `/v1`'s group; the server answers it in its connection's task.
-    static let path = "/v1/poll"
-
     func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.get("poll", use: longPoll)
             .post("poll", use: heartbeatAndPoll)
