@@ -23,7 +23,7 @@ if CommandLine.arguments.contains("takeover") {
 //   familysync-bench dashboard [rounds]
 //   familysync-bench neighbours [writers] [seconds] [quiet families] [direct|pgbouncer|both]
 //   familysync-bench export [usage records]
-//   familysync-bench day [child devices] [speed] [simulated hours]
+//   familysync-bench day [child devices] [speed] [simulated hours] [carried|separate] [client]
 //   familysync-bench tracing [seconds a phase] [clients] [rounds]
 //   familysync-bench outbox [changes] [rounds]
 //   familysync-bench floor [seconds a row] [rounds] [connections] [only=…] [takeover]

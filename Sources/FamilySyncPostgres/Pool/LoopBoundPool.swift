@@ -97,9 +97,15 @@ public final class LoopBoundPool: Service, Sendable {
     ) async throws -> Result {
         let preferred = Self.preferredLoop.flatMap { loops.contains(ObjectIdentifier($0)) ? $0 : nil }
         let connection = try await take(on: preferred ?? group.next(), within: wait)
-        defer { give(back: connection) }
-        guard let executor = executors[ObjectIdentifier(connection.eventLoop)] else { return try await body(connection) }
-        return try await withTaskExecutorPreference(executor) { try await body(connection) }
+        guard let executor = executors[ObjectIdentifier(connection.eventLoop)] else {
+            defer { give(back: connection) }
+            return try await body(connection)
+        }
+        return try await withTaskExecutorPreference(executor) {
+            // Given back on the loop, before the task leaves it.
+            defer { give(back: connection) }
+            return try await body(connection)
+        }
     }
 
     // MARK: Taking and giving back
