@@ -149,8 +149,9 @@ public struct Database: Sendable {
         }
     }
 
-    /// A lease of PostgresNIO's own pool, raced against its deadline, with the watchdog
-    /// (`failingWhenClosed`) that `LoopBoundPool` keeps by itself.
+    /// A lease of PostgresNIO's own pool, raced against its deadline, with a watchdog beside the
+    /// work (`failingWhenClosed`): off the connection's loop, a statement's look at its connection
+    /// (`checkOpen`) cannot rule out a close before the write, as it does in a `LoopBoundPool` lease.
     private static func leasing<Result: Sendable>(
         _ client: PostgresClient, _ leased: LeasedConnections, within wait: Duration, waiting: Traced.Wait?,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
