@@ -134,7 +134,6 @@ import Testing
     @Test func idleConnectionsAreClosed() async throws {
         try await withPool(limit: 2, idleTimeout: .milliseconds(300)) { pool, client in
             let first = try await pool.leasing(within: .seconds(60)) { connection in try await backend(connection) }
-            #expect(pool.open == 1)
             try await failingIfHung(after: .seconds(60), "the idle connection closing") {
                 while pool.open > 0 { try await Task.sleep(for: .milliseconds(50)) }
                 while try await client.query("SELECT 1 FROM pg_stat_activity WHERE pid = \(first)", logger: testLogger).collect().count > 0 {
