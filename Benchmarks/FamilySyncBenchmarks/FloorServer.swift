@@ -18,15 +18,14 @@ enum FloorServer {
         let url = try DatabaseURL(arguments[0])
         guard let wiring = FloorWiring(rawValue: arguments[1]) else { throw BenchFailure("unknown wiring \(arguments[1])") }
         let client = PostgresClient(configuration: url.servingPoolConfiguration(connections: FloorWiring.connections), backgroundLogger: logger)
-        let database = Database(client: client)
+        // FamilySync's pool, for the `pool` wiring only; the stores' lease before it for the others.
+        let pool = wiring == .pool ? try url.servingPool(connections: FloorWiring.connections, logger: logger) : nil
+        let database = pool.map { Database(serving: .loopBound($0)) } ?? Database(client: client)
         let perLoop = wiring != .clientPerLoop ? [:] : Dictionary(uniqueKeysWithValues: MultiThreadedEventLoopGroup.singleton.makeIterator().map { loop in
             (ObjectIdentifier(loop), PostgresClient(
                 configuration: url.servingPoolConfiguration(connections: FloorWiring.connections / NIOSingletons.groupLoopCountSuggestion), eventLoopGroup: loop, backgroundLogger: logger
             ))
         })
-        // FamilySync's pool, for the `pool` wiring.
-        let pool = try url.servingPool(connections: wiring == .pool ? FloorWiring.connections : 1, logger: logger)
-        let pooled = Database(serving: .loopBound(pool))
         let loops = try await LoopBoundConnections.open(
             wiring.bindsToLoops ? FloorWiring.connections : 0, configuration: try url.connectionConfiguration(), on: MultiThreadedEventLoopGroup.singleton, logger: logger
         )
@@ -37,7 +36,6 @@ enum FloorServer {
             router.get(RouterPath(path)) { _, context in
                 do {
                     let client = wiring == .clientPerLoop ? perLoop[ObjectIdentifier(context.loop)]! : client
-                    let database = wiring == .pool ? pooled : database
                     return "\(try await wiring.run(statement, aid: .random(in: 1...100_000), client: client, database: database, loops: loops, on: context.loop, logger: logger))"
                 } catch {
                     // What failed, for the harness to show; a floor row must have no failures at all.
@@ -46,7 +44,7 @@ enum FloorServer {
             }
         }
         let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "floor"), services: [client, pool] + Array(perLoop.values),
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "floor"), services: [client] + (pool.map { [$0] } ?? []) + Array(perLoop.values),
             onServerRunning: { channel in FileHandle.standardOutput.write(Data("port=\(channel.localAddress?.port ?? 0)\n".utf8)) }, logger: logger
         )
         try await app.runService()

@@ -39,10 +39,8 @@ public final class LoopBoundPool: Service, Sendable {
     /// The most connections it opens at once.
     public let limit: Int
     private let group: any EventLoopGroup
-    /// The group's loops: a preferred loop of another group (a test's embedded channel's) is not
-    /// one a connection can be opened on.
-    private let loops: Set<ObjectIdentifier>
-    /// An executor on each of the group's loops, on which a lease's work runs.
+    /// An executor on each of the group's loops, on which a lease's work runs. A preferred loop
+    /// that is not among them (a test's embedded channel's) is not one a connection can be opened on.
     private let executors: [ObjectIdentifier: EventLoopTaskExecutor]
     private let logger: Logger
     private let state = Mutex(PoolState())
@@ -58,7 +56,6 @@ public final class LoopBoundPool: Service, Sendable {
         self.configuration = configuration
         self.limit = limit
         self.group = group
-        self.loops = Set(group.makeIterator().map { ObjectIdentifier($0) })
         self.executors = Dictionary(uniqueKeysWithValues: group.makeIterator().map { (ObjectIdentifier($0), EventLoopTaskExecutor($0)) })
         self.idleTimeout = idleTimeout
         self.logger = logger
@@ -96,7 +93,7 @@ public final class LoopBoundPool: Service, Sendable {
     public func leasing<Result: Sendable>(
         within wait: Duration, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        let preferred = Self.preferredLoop.flatMap { loops.contains(ObjectIdentifier($0)) ? $0 : nil }
+        let preferred = Self.preferredLoop.flatMap { executors[ObjectIdentifier($0)] == nil ? nil : $0 }
         let connection = try await take(on: preferred ?? group.next(), within: wait)
         guard let executor = executors[ObjectIdentifier(connection.eventLoop)] else {
             defer { give(back: connection) }
