@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import FamilySyncProtocol
 import FamilySyncServerTestSupport
+import FamilySyncTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -52,7 +53,9 @@ func withRecordingProxy<Result: Sendable>(
     }
     let app = Application(responder: responder, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     return try await app.test(.live) { client in
-        try await body(client.port!) { asked.withLock { $0 } }
+        try await OpenWaits.during("the steps through a recording proxy", limit: testServerLimit) {
+            try await body(client.port!) { asked.withLock { $0 } }
+        }
     }
 }
 

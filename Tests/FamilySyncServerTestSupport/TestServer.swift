@@ -125,6 +125,14 @@ public struct TestServer: Sendable {
     private func sendOnce(
         _ method: HTTPRequest.Method, _ uri: String, credential: String?, json: String?, headers extra: [(String, String)], timeout: Duration
     ) async throws -> Reply {
+        try await OpenWaits.during("\(method) \(uri.split(separator: "?").first ?? "") to the test server", limit: timeout) {
+            try await exchange(method, uri, credential: credential, json: json, headers: extra, timeout: timeout)
+        }
+    }
+
+    private func exchange(
+        _ method: HTTPRequest.Method, _ uri: String, credential: String?, json: String?, headers extra: [(String, String)], timeout: Duration
+    ) async throws -> Reply {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(uri)")
         request.method = .init(rawValue: method.rawValue)
         if let credential {
@@ -288,8 +296,14 @@ private func runTestServer<Result: Sendable>(
     return try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { await postgres.run() }
         defer { group.cancelAll() }
-        return try await app.test(.live) { client in
-            try await body(TestServer(postgres: postgres, clock: clock, port: client.port!, databaseURL: url, dependencies: dependencies))
+        // A hung run names this server's pool, and whether the hang was in the test's steps or in
+        // the server's shutdown after them.
+        return try await OpenWaits.describing("a test server's pool (\(Test.current.map { "\($0.id)" } ?? "outside a test"))", by: { pool.description }) {
+            try await app.test(.live) { client in
+                try await OpenWaits.during("the test's steps on its server (port \(client.port!))", limit: testServerLimit) {
+                    try await body(TestServer(postgres: postgres, clock: clock, port: client.port!, databaseURL: url, dependencies: dependencies))
+                }
+            }
         }
     }
 }

@@ -55,6 +55,25 @@ public enum OpenWaits {
         _ = entries.withLock { $0.removeValue(forKey: id) }
     }
 
+    /// What a hung run prints beside its waits: the state of each part that is running now (a test
+    /// server's pool), named by `what`, for as long as `body` runs.
+    public static func describing<Result>(
+        _ what: String, by state: @escaping @Sendable () -> String, _ body: () async throws -> Result
+    ) async rethrows -> Result {
+        let id = nextID.add(1, ordering: .relaxed).oldValue
+        states.withLock { $0[id] = (what, state) }
+        defer { _ = states.withLock { $0.removeValue(forKey: id) } }
+        return try await body()
+    }
+
+    private static let states = Mutex<[Int: (what: String, state: @Sendable () -> String)]>([:])
+
+    /// Each running part's state, as `describing` registered it.
+    public static func reportStates() -> String {
+        let all = states.withLock { $0 }.sorted { $0.key < $1.key }.map(\.value)
+        return all.isEmpty ? "  none" : all.map { "  \($0.what): \($0.state())" }.joined(separator: "\n")
+    }
+
     /// The waits open inside wait `id`, innermost last, each with how long it has waited.
     public static func describe(inside id: Int, now: ContinuousClock.Instant = .now) -> String {
         let all = entries.withLock { $0 }
@@ -135,7 +154,7 @@ private enum Watchdog {
                     : "still open \(OpenWaits.grace.components.seconds) s past its bound, which no timeout could end: \(overdue.joined(separator: "; "))"
                 // The stacks first: CI shows a log's end, where the summary belongs.
                 FileHandle.standardError.write(Data("\nThe threads of the hung run:\n\(ThreadBacktraces.describe())\n".utf8))
-                let text = "\nTHE TEST RUN HUNG, ended by the suite's watchdog (Tests/FamilySyncTestSupport/OpenWaits.swift): \(why).\nEvery wait open now:\n\(OpenWaits.report(now: now))\n"
+                let text = "\nTHE TEST RUN HUNG, ended by the suite's watchdog (Tests/FamilySyncTestSupport/OpenWaits.swift): \(why).\nEvery wait open now:\n\(OpenWaits.report(now: now))\nThe parts running now:\n\(OpenWaits.reportStates())\n"
                 FileHandle.standardError.write(Data(text.utf8))
                 // exit, not _exit: the embedded cluster's atexit handler stops it.
                 exit(EXIT_FAILURE)

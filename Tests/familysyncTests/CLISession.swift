@@ -78,11 +78,11 @@ struct CLISession {
     @discardableResult
     /// The walkthrough's family: Mom's iPhone (profile `mom`) and Johnny's iPad (profile
     /// `johnny`), paired and confirmed, as the README's demo does it. `ttl`: the invitation's.
-    func pairMomAndJohnny(ttl: Int? = nil) async throws {
-        _ = try await ok(["family", "create", "--name", "Mom's iPhone", "--platform", "ios", "--time-zone", "UTC", "--profile", "mom"])
+    func pairMomAndJohnny(ttl: Int? = nil, timeZone: String = "UTC") async throws {
+        _ = try await ok(["family", "create", "--name", "Mom's iPhone", "--platform", "ios", "--time-zone", timeZone, "--profile", "mom"])
         let invitation = try await ok(["pair", "start", "--child-name", "Johnny", "--profile", "mom", "--json"] + (ttl.map { ["--ttl", "\($0)"] } ?? [])).json()
         guard let payload = invitation["qrPayload"] as? String else { throw TestFailure("no qrPayload in \(invitation)") }
-        _ = try await ok(["pair", "accept", payload, "--name", "Johnny's iPad", "--platform", "ipados", "--time-zone", "UTC", "--profile", "johnny"])
+        _ = try await ok(["pair", "accept", payload, "--name", "Johnny's iPad", "--platform", "ipados", "--time-zone", timeZone, "--profile", "johnny"])
         _ = try await ok(["pair", "confirm", "--yes", "--profile", "mom"])
     }
 

@@ -9,8 +9,11 @@ import Testing
 @Suite(.timeLimit(.minutes(3))) struct HealthCommandTests {
     @Test func aChildThatStopsHeartbeatingTurnsStaleThenAlerts() async throws {
         try await withCLISession(serverArguments: ["--clock-rate", "120"]) { cli in
-            // The longest invitation: at 120 times the pace, 24 hours last 12 minutes.
-            try await cli.pairMomAndJohnny(ttl: 86400)
+            // The longest invitation: at 120 times the pace, 24 hours last 12 minutes. The family
+            // lives where it is about noon now: the test's half hour of the server's time crossed
+            // midnight when the suite ran after 23:25 UTC, and the day's report no longer held
+            // the error reported the day before.
+            try await cli.pairMomAndJohnny(ttl: 86400, timeZone: nearNoon())
 
             let watch = try await cli.start(["watch", "--from-now", "--profile", "mom"])
             defer { watch.signal(SIGKILL) }
@@ -68,4 +71,13 @@ import Testing
             #expect(parent.status == 2 && parent.stderr.contains("--heartbeat is for a tracked device"), "\(parent.stderr)")
         }
     }
+}
+
+/// A time zone where it is between 11:30 and 12:30 now (`Etc/GMT-1` is UTC+1, POSIX's sign).
+func nearNoon(_ now: Date = Date()) -> String {
+    var utc = Calendar(identifier: .gregorian)
+    utc.timeZone = TimeZone(identifier: "UTC")!
+    let parts = utc.dateComponents([.hour, .minute], from: now)
+    let offset = 12 - (parts.hour! + (parts.minute! >= 30 ? 1 : 0))
+    return offset == 0 ? "Etc/GMT" : offset > 0 ? "Etc/GMT-\(offset)" : "Etc/GMT+\(-offset)"
 }
