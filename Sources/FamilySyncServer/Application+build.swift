@@ -142,6 +142,7 @@ func buildRouter(
     // The operator's, with its own token (not a family's); limited per address as the open ones.
     FleetController(reports: dependencies.trackingReports, token: configuration.operatorToken, clock: clock).addRoutes(to: open)
     let authenticated = v1.group().add(middleware: AuthenticationMiddleware(devices: dependencies.devices))
+        .add(middleware: BusyFamilyMiddleware(families: dependencies.database.families))
         .add(middleware: ReadCountMiddleware(tally: dependencies.readTally, clock: clock))
         .add(middleware: IdempotencyMiddleware(keys: dependencies.idempotencyKeys, keyring: keyring, clock: clock))
     families.addAuthenticatedRoutes(to: authenticated)

@@ -93,6 +93,43 @@ import Testing
         }
     }
 
+    /// A full line refuses the family's next write before its body is read (`BusyFamilyRefusal`):
+    /// on every route whose requests write in the family's turn, a body that is not even JSON is
+    /// answered `family_busy`, not 400, and no writer joins the line. The family's reads and another
+    /// family's writes are served meanwhile, and nothing changed.
+    @Test func aFullLineRefusesTheFamilysWritesBeforeTheirBodies() async throws {
+        try await withTestServer(familyWrites: .init(waiting: 1, wait: .seconds(60))) { server in
+            let a = try await server.createFamily(), b = try await server.createFamily()
+            let (_, childA) = try await server.pair(by: a)
+            let zoneA = "child-\(childA.deviceID.lowercased)"
+            let queued = try await Self.holdingLock(of: a.familyID, in: server) {
+                // One writer holds the turn (stuck on the lock), one waits: the line of one is full.
+                let writes = (0..<2).map { index in
+                    Task { try await server.send(.post, "/v1/zones/\(zoneA)/records/modify", credential: a.credential, json: TestServer.write(zoneA, "app-\(index)"), retryingShed: false) }
+                }
+                try await Self.waitForWriters(2, of: a.familyID, in: server)
+                let before = try await server.fingerprint()
+                for route in BusyFamilyRefusal.routes.sorted() {
+                    let parts = route.split(separator: " ")
+                    let path = parts[1].replacingOccurrences(of: "{zone}", with: zoneA).replacingOccurrences(of: "{id}", with: childA.deviceID.lowercased)
+                    for credential in [a.credential, childA.credential] {
+                        let reply = try await server.send(
+                            .init(String(parts[0]))!, path, credential: credential, json: "not json", headers: [("Idempotency-Key", UUID().uuidString)], retryingShed: false
+                        )
+                        #expect(reply.status == .serviceUnavailable && reply.error?.reason == TryAgainReason.familyBusy.reason, "\(route): \(reply.status) \(String(buffer: reply.body))")
+                        #expect(reply.headers[.retryAfter] == "1")
+                    }
+                }
+                #expect(server.database.families.writers(of: a.familyID) == 2)
+                #expect(try await server.fingerprint() == before)
+                #expect(try await server.send(.get, "/v1/zones/family/changes", credential: a.credential, retryingShed: false).status == .ok)
+                #expect(try await server.send(.post, "/v1/zones/family/records/modify", credential: b.credential, json: TestServer.write("family", "note"), retryingShed: false).status == .ok)
+                return writes
+            }
+            for write in queued { #expect(try await write.value.status == .ok) }
+        }
+    }
+
     /// A writer that waited its whole turn's wait is shed saying the family is busy, not that the
     /// database is away.
     @Test func aWriteThatWaitedTooLongIsShedAsBusy() async throws {

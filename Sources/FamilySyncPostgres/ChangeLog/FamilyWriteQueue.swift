@@ -54,6 +54,12 @@ public final class FamilyWriteQueue: Sendable {
         }
     }
 
+    /// Whether a new writer of `family` would be refused now, its line being full
+    /// (`BusyFamilyRefusal`: said before the request's body is read).
+    public func isFull(_ family: UUID) -> Bool {
+        lines.withLock { lines in lines[family].map { $0.count >= limits.waiting } ?? false }
+    }
+
     /// Writers of `family` holding or waiting for its turn, for tests.
     public func writers(of family: UUID) -> Int {
         lines.withLock { lines in lines[family].map { $0.count + 1 } ?? 0 }
