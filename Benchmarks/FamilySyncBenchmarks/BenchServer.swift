@@ -15,7 +15,7 @@ import ServiceLifecycle
 /// `listen`: the listener's own URL (`--listen-database-url`); `prepared=off`:
 /// `--prepared-statements off`, as behind PgBouncer in transaction mode; `otlp=<url>`: tracing
 /// on, spans to that collector (`--otlp-endpoint`); `takeover`: NIO's loops as Swift's global
-/// executor (main.swift).
+/// executor (main.swift); `waiting=N`: a family's line of writes holds N (`FamilyWriteQueue`).
 enum BenchServer {
     static func run(_ arguments: [String]) async throws {
         var logger = Logger(label: "familysync.bench.server")
@@ -35,7 +35,8 @@ enum BenchServer {
             configuration: .init(port: 0, unauthenticatedRateLimit: RateLimit(burst: 1_000_000, perMinute: 1_000_000)),
             dependencies: ServerDependencies(
                 pool: pool, listener: try listener.connectionConfiguration(), metricsRegistry: PrometheusCollectorRegistry(), logger: logger,
-                preparedStatements: option("prepared") != "off", tracer: tracing?.tracer
+                preparedStatements: option("prepared") != "off",
+                familyWrites: option("waiting").flatMap { Int($0) }.map { FamilyWriteQueue.Limits(waiting: $0) } ?? .init(), tracer: tracing?.tracer
             ),
             modules: [WebDashboard()]
         ) { channel in
@@ -52,7 +53,7 @@ enum BenchServer {
     /// log to `log` (a file) instead of this process's standard error.
     static func launch(
         databaseURL: DatabaseURL, postgresClient: Bool = false, connections: Int? = nil, listenURL: DatabaseURL? = nil, preparedStatements: Bool = true,
-        log: String? = nil, otlpEndpoint: String? = nil, takeover: Bool = false
+        log: String? = nil, otlpEndpoint: String? = nil, takeover: Bool = false, waiting: Int? = nil
     ) throws -> (process: Process, port: Int) {
         var arguments = ["serve", databaseURL.connectionString] + (postgresClient ? ["client"] : [])
         if let connections { arguments.append("connections=\(connections)") }
@@ -60,6 +61,7 @@ enum BenchServer {
         if !preparedStatements { arguments.append("prepared=off") }
         if let otlpEndpoint { arguments.append("otlp=\(otlpEndpoint)") }
         if takeover { arguments.append("takeover") }
+        if let waiting { arguments.append("waiting=\(waiting)") }
         return try launch(arguments, log: log)
     }
 

@@ -3,7 +3,9 @@ import FamilySyncCore
 import FamilySyncPostgres
 import FamilySyncProtocol
 import Foundation
+import Logging
 import NIOCore
+import PostgresNIO
 
 /// `familysync-bench floor [seconds a row] [rounds] [connections] [only=text,…] [takeover]`: what a
 /// request costs at the floor of its libraries, beside what FamilySync's cost (Benchmarks/README.md,
@@ -13,7 +15,8 @@ import NIOCore
 /// each wiring of PostgresNIO (`FloorWiring`), and with `takeover` each again with NIO's loops as
 /// the global executor; `pgbench -S` and the `UPDATE` by pgbench itself; FamilySync's nothing-new
 /// fetch, quiet heartbeat and a poll carrying it, as `serve` runs (`LoopBoundPool`) and leasing
-/// from `PostgresClient` as before. Each row: req/s, the server's CPU a request (from /proc) and
+/// from `PostgresClient` as before; a one-record modify of 64 families, and one family's write
+/// shed while its line is full (`BusyFamilyRefusal`). Each row: req/s, the server's CPU a request (from /proc) and
 /// the ratio of its req/s to pgbench -S's in the same round.
 enum FloorBenchmark {
     struct Row {
@@ -38,6 +41,8 @@ enum FloorBenchmark {
         let bench = try await SeparateServerBench.start(connections: 4, databaseConnections: 400)
         var servers: [Process] = []
         defer { for server in servers where server.isRunning { server.terminate() } }
+        // The busy family's row lock, held for the whole run.
+        var lockHolders: [PostgresConnection] = []
         let url = bench.url.connectionString
         try Shell.run("/usr/bin/pgbench", ["-i", "-q", "-s", "1", url])
         let updateScript = bench.directory + "/update.sql"
@@ -89,6 +94,27 @@ enum FloorBenchmark {
             rows.append(Row(name: "FamilySync POST /v1/poll?timeout=0 (heartbeat)\(label)") {
                 try await wrk(server, "/v1/poll?timeout=0", seconds: seconds, connections: connections, script: heartbeat)
             })
+            guard !postgresClient else { continue }
+            // A served write beside a shed one: 64 families' one-record modifies, and one family's
+            // while its line is full (PROTOCOL §1.2), refused before the body is read.
+            var parents: [String] = []
+            for _ in 0..<64 {
+                parents.append(try await api.send(
+                    .POST, "/v1/families", body: CreateFamilyRequest(device: .init(name: "Floor parent", platform: .ios, timeZone: "UTC")), as: CreateFamilyResponse.self
+                ).credential)
+            }
+            let writes = try ModifyScript.write(credentials: parents, to: bench.directory + "/modify.lua")
+            rows.append(Row(name: "FamilySync write (one-record modify)") {
+                try await wrk(server, "/v1/zones/family/records/modify", seconds: seconds, connections: connections, script: writes)
+            })
+            let busy = try BenchServer.launch(databaseURL: bench.url, waiting: 0)
+            servers.append(busy.process)
+            let (busyParent, lock) = try await BusyFamily.make(on: busy.port, bench: bench)
+            lockHolders.append(lock)
+            let shed = try ModifyScript.write(credentials: [busyParent], to: bench.directory + "/modify-busy.lua")
+            rows.append(Row(name: "FamilySync write shed (family_busy)") {
+                try await wrk(busy, "/v1/zones/family/records/modify", seconds: seconds, connections: connections, script: shed, refused: true)
+            })
         }
 
         rows.removeAll { !wanted($0.name) }
@@ -114,6 +140,7 @@ enum FloorBenchmark {
             let ratios = zip(rates, results[readIndex].map(\.requestsPerSecond)).map { String(format: "%.3f", $0 / $1) }.joined(separator: " / ")
             print("| \(row.name) | \(String(format: "%.0f", median(rates))) | \(cpu.isEmpty ? "–" : String(format: "%.0f µs", median(cpu))) | \(ratios) |")
         }
+        for lock in lockHolders { try? await lock.close() }
         for server in servers {
             server.terminate()
             server.waitUntilExit()
@@ -124,8 +151,10 @@ enum FloorBenchmark {
     static func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
     /// `wrk` against one server for `seconds`; its req/s, and the server's CPU over the run a request.
+    /// Every answer must be 2xx, or with `refused`, none.
     static func wrk(
-        _ server: (process: Process, port: Int), _ path: String, seconds: Int, connections: Int, headers: [String] = [], script: String? = nil
+        _ server: (process: Process, port: Int), _ path: String, seconds: Int, connections: Int, headers: [String] = [], script: String? = nil,
+        refused: Bool = false
     ) async throws -> Measured {
         let before = try ProcessSample(pid: server.process.processIdentifier)
         var arguments = ["-t2", "-c\(connections)", "-d\(seconds)s"]
@@ -135,7 +164,13 @@ enum FloorBenchmark {
         let output = try Shell.run("/usr/bin/wrk", arguments + ["http://127.0.0.1:\(server.port)\(path)"])
         try profile?.finish()
         let after = try ProcessSample(pid: server.process.processIdentifier)
-        if let line = output.split(separator: "\n").first(where: { $0.contains("Non-2xx") }) {
+        let non2xx = output.split(separator: "\n").first { $0.contains("Non-2xx") }
+        if refused {
+            let total = output.split(separator: "\n").first { $0.contains("requests in") }.flatMap { Double($0.split(separator: " ")[0]) }
+            guard let refusals = non2xx.flatMap({ Double($0.split(separator: " ").last ?? "") }), refusals == total else {
+                throw BenchFailure("\(path): not every answer was a refusal: \(output)")
+            }
+        } else if let line = non2xx {
             let sample = (try? Shell.run("/usr/bin/curl", ["-s", "-i", "http://127.0.0.1:\(server.port)\(path)"] + headers.flatMap { ["-H", $0] })) ?? ""
             throw BenchFailure("\(path): \(line.trimmingCharacters(in: .whitespaces)); one of them: \(sample)")
         }
@@ -170,6 +205,76 @@ enum HeartbeatScript {
             """
         try script.write(toFile: path, atomically: true, encoding: .utf8)
         return path
+    }
+}
+
+/// A wrk script that POSTs a one-record modify into the `family` zone, each request as one of
+/// `credentials`' parents in turn, its record's fields changed every time. Each of wrk's threads
+/// starts elsewhere in the list, so that two requests in flight are rarely one family's.
+enum ModifyScript {
+    /// A family zone's own record (a type of the app's, `x-`), with `text`.
+    static func body(text: String) -> String {
+        #"{"operations":[{"operationType":"forceReplace","record":{"recordName":"floor-note","recordType":"x-note","fields":{"text":"\#(text)"}}}]}"#
+    }
+
+    static func write(credentials: [String], to path: String) throws -> String {
+        let template = body(text: "%d")
+        let script = """
+            local credentials = { \(credentials.map { "\"\($0)\"" }.joined(separator: ", ")) }
+            local threads = 0
+            function setup(thread)
+                threads = threads + 1
+                thread:set("offset", threads * 1000)
+            end
+            local next = 0
+            local round = 0
+            function init(args)
+                next = offset or 0
+            end
+            request = function()
+                next = next + 1
+                round = round + 1
+                return wrk.format("POST", "/v1/zones/family/records/modify", { ["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. credentials[next % #credentials + 1] }, string.format('\(template)', round % 100))
+            end
+            """
+        try script.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+}
+
+/// A family whose line of writes is full on a server whose lines hold none (`waiting=0`): its row
+/// lock held from outside, one write of its own stuck on it in its turn. Every other write of it is
+/// refused until the lock's connection closes.
+enum BusyFamily {
+    static func make(on port: Int, bench: SeparateServerBench) async throws -> (parent: String, lock: PostgresConnection) {
+        let api = API(base: "http://127.0.0.1:\(port)", http: bench.client)
+        let family = try await api.send(
+            .POST, "/v1/families", body: CreateFamilyRequest(device: .init(name: "Busy parent", platform: .ios, timeZone: "UTC")), as: CreateFamilyResponse.self
+        )
+        let logger = Logger(label: "familysync.bench.lock")
+        let lock = try await PostgresConnection.connect(configuration: try bench.url.connectionConfiguration(), id: 1, logger: logger)
+        try await lock.run("BEGIN", logger: logger)
+        try await lock.run("SELECT 1 FROM families WHERE family_id = \(family.family.id) FOR UPDATE", logger: logger)
+        func write() -> HTTPClientRequest {
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/zones/family/records/modify")
+            request.method = .POST
+            request.headers.add(name: "Authorization", value: "Bearer \(family.credential)")
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: ModifyScript.body(text: "stuck")))
+            return request
+        }
+        // The stuck one: its answer comes when the lock goes, after the run. A look that finds
+        // the turn free takes it and is stuck instead (its own wait ends; the server's does not).
+        let http = bench.client
+        Task { _ = try? await http.execute(write(), timeout: .hours(1)) }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(500))
+            guard let answer = try? await http.execute(write(), timeout: .seconds(2)) else { continue }
+            _ = try await answer.body.collect(upTo: 1 << 20)
+            if answer.status == .serviceUnavailable { return (family.credential, lock) }
+        }
+        throw BenchFailure("the busy family's line never filled")
     }
 }
 

@@ -12,9 +12,10 @@ import NIOHTTP1
 /// alone (the baseline), then while one family's `writers` write one-record modifies into its
 /// child's zone back to back. Over the embedded PostgreSQL directly, then through PgBouncer in
 /// transaction mode (its pool as large as the server's, the listener direct, prepared statements
-/// off, as docs/operations.md says to run behind it).
+/// off, as docs/operations.md says to run behind it). `ignoring`: the bursting family's client
+/// ignores `Retry-After` and sends a shed write again at once, as a broken client would.
 ///
-///     familysync-bench neighbours [writers] [seconds] [quiet families] [direct|pgbouncer|both]
+///     familysync-bench neighbours [writers] [seconds] [quiet families] [direct|pgbouncer|both] [ignoring]
 enum NeighboursBenchmark {
     static let poolConnections = 8
     /// The burst runs this long before the quiet families' window opens (its connections open,
@@ -28,12 +29,14 @@ enum NeighboursBenchmark {
         let writers = numbers.count > 0 ? numbers[0] : 48
         let duration = numbers.count > 1 ? numbers[1] : 15
         let quietCount = numbers.count > 2 ? numbers[2] : 3
-        let which = arguments.first { Int($0) == nil } ?? "both"
+        let which = arguments.first { Int($0) == nil && $0 != "ignoring" } ?? "both"
+        let ignoring = arguments.contains("ignoring")
         guard ["direct", "pgbouncer", "both"].contains(which), writers > 0, duration > 0, quietCount > 0 else {
-            print("usage: familysync-bench neighbours [writers] [seconds] [quiet families] [direct|pgbouncer|both]")
+            print("usage: familysync-bench neighbours [writers] [seconds] [quiet families] [direct|pgbouncer|both] [ignoring]")
             exit(2)
         }
-        print("FamilySync neighbours benchmark: one family with \(writers) writers at once, \(quietCount) quiet families (a write and a fetch every 100 ms), "
+        print("FamilySync neighbours benchmark: one family with \(writers) writers at once\(ignoring ? " ignoring Retry-After" : ""), "
+              + "\(quietCount) quiet families (a write and a fetch every 100 ms), "
               + "\(duration) s a phase, the server in its own process with \(poolConnections) pool connections")
         print("  load average at start: \(loadAverage())")
         let bench = try await SeparateServerBench.start(connections: 8)
@@ -49,7 +52,7 @@ enum NeighboursBenchmark {
                     summariseLog(log)
                 }
                 print(title)
-                try await measure(port: port, serverPID: server.processIdentifier, writers: writers, duration: duration, quietCount: quietCount)
+                try await measure(port: port, serverPID: server.processIdentifier, writers: writers, duration: duration, quietCount: quietCount, ignoring: ignoring)
             }
             if which != "pgbouncer" {
                 try await measureServer("  direct to PostgreSQL:", databaseURL: bench.url, log: bench.directory + "-direct.log")
@@ -229,8 +232,11 @@ enum NeighboursBenchmark {
 
     /// One writer of the bursting family: one-record modifies of its own record back to back
     /// until the window closes. A 503 that shed it waits its `Retry-After`, grown by up to half at random, as
-    /// the SDK does (within the window). What is answered within `window` is counted.
-    static func burstWriter(_ family: Family, writer: Int, http: HTTPClient, base: String, window: ClosedRange<ContinuousClock.Instant>) async throws -> BurstFigures {
+    /// the SDK does (within the window), or, `ignoring` it, goes again at once. What is answered
+    /// within `window` is counted.
+    static func burstWriter(
+        _ family: Family, writer: Int, http: HTTPClient, base: String, window: ClosedRange<ContinuousClock.Instant>, ignoring: Bool = false
+    ) async throws -> BurstFigures {
         var figures = BurstFigures()
         var round = 0
         while ContinuousClock.now < window.upperBound {
@@ -246,6 +252,7 @@ enum NeighboursBenchmark {
                 if counted { figures.written.append(answer.seconds) }
             } else if let reason = answer.shedReason {
                 if counted { figures.shed[reason, default: 0] += 1 }
+                if ignoring { continue }
                 let wait = Duration.seconds(answer.retryAfter ?? reason.retryAfter) * Double.random(in: 1...1.5)
                 try await Task.sleep(until: min(ContinuousClock.now + wait, window.upperBound), clock: .continuous)
             } else {
@@ -258,7 +265,7 @@ enum NeighboursBenchmark {
 
     // MARK: - The run
 
-    static func measure(port: Int, serverPID: Int32, writers: Int, duration: Int, quietCount: Int) async throws {
+    static func measure(port: Int, serverPID: Int32, writers: Int, duration: Int, quietCount: Int, ignoring: Bool) async throws {
         let base = "http://127.0.0.1:\(port)"
         // Each side its own client and connections, so that the burst's queue in the client is
         // not the quiet families'.
@@ -313,7 +320,7 @@ enum NeighboursBenchmark {
             cpu = try ProcessSample(pid: serverPID).cpuSeconds
             let (during, burst) = try await withThrowingTaskGroup(of: BurstFigures.self) { group in
                 for writer in 0..<writers {
-                    group.addTask { try await burstWriter(burstFamily, writer: writer, http: burstHTTP, base: base, window: window) }
+                    group.addTask { try await burstWriter(burstFamily, writer: writer, http: burstHTTP, base: base, window: window, ignoring: ignoring) }
                 }
                 let during = try await quietPhase(from: windowStart, for: .seconds(duration))
                 let burst = try await group.reduce(into: BurstFigures()) { $0.add($1) }

@@ -50,6 +50,17 @@ import Testing
         }
     }
 
+    /// A lease's work starts on its connection's loop, before anything it awaits: where a statement
+    /// looks at its connection and is written in one turn of the loop.
+    @Test func aLeasesWorkStartsOnItsConnectionsLoop() async throws {
+        try await withPool(limit: 2) { pool, _ in
+            for _ in 0..<20 {
+                let onLoop = try await pool.leasing(within: .seconds(60)) { connection in connection.eventLoop.inEventLoop }
+                #expect(onLoop)
+            }
+        }
+    }
+
     /// With every connection held, a lease waits its deadline and says the pool is busy; once one
     /// comes back, the next lease takes it.
     @Test func aPoolAtItsLimitSaysSoAfterTheDeadline() async throws {
