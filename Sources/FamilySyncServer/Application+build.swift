@@ -35,11 +35,15 @@ package func buildApplication(
     )
     if dependencies.migrateOnStart {
         app.beforeServerStarts {
-            let applied = try await PostgresConnection.withConnection(dependencies.migrationDatabase, logger: logger) { connection in
-                try await dependencies.migrator.migrate(connection: connection)
+            let applied = try await StartupRetry.run("migrations", logger: logger) {
+                try await PostgresConnection.withConnection(dependencies.migrationDatabase, logger: logger) { connection in
+                    try await dependencies.migrator.migrate(connection: connection)
+                }
             }
             if !applied.isEmpty { logger.info("migrations applied", metadata: ["versions": "\(applied)"]) }
-            dependencies.keyring.set(try await PostgresServerSecrets.loadOrCreate("change-token", database: dependencies.database, logger: logger))
+            dependencies.keyring.set(try await StartupRetry.run("secrets", logger: logger) {
+                try await PostgresServerSecrets.loadOrCreate("change-token", database: dependencies.database, logger: logger)
+            })
             dependencies.migrated.open()
             // `familysync_database_up` and the schema's figures from the start, not 15 s later.
             _ = try? await dependencies.databaseMetrics.check(dependencies.database, migrator: dependencies.migrator, logger: logger)

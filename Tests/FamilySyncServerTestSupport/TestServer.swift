@@ -13,6 +13,7 @@ import NIOCore
 import PostgresNIO
 import Metrics
 import Prometheus
+import ServiceLifecycle
 import Tracing
 import Synchronization
 import Testing
@@ -291,18 +292,44 @@ private func runTestServer<Result: Sendable>(
     postgresConfiguration.options.connectTimeout = .seconds(30)
     postgresConfiguration.options.additionalStartupParameters += databaseSession
     let postgres = PostgresClient(configuration: postgresConfiguration, backgroundLogger: testLogger)
+    // The port once the server listens, or why it never will. Not HummingbirdTesting's live
+    // framework: it waits for the port without end when the application fails before listening
+    // (its start's database work failed, say), and that hung the suite with nothing said.
+    let listening = SingleOutcome<Int>()
     // The web dashboard, as `familysync serve` mounts it.
-    let app = buildApplication(configuration: configuration, dependencies: dependencies, modules: [WebDashboard()])
+    let app = buildApplication(configuration: configuration, dependencies: dependencies, modules: [WebDashboard()]) { channel in
+        _ = listening.resolve(.success(channel.localAddress?.port ?? 0))
+    }
+    let services = ServiceGroup(configuration: .init(services: [app], logger: testLogger))
     return try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { await postgres.run() }
         defer { group.cancelAll() }
-        // A hung run names this server's pool, and whether the hang was in the test's steps or in
-        // the server's shutdown after them.
+        // A hung run names this server's pool, and whether the hang was in its start, the test's
+        // steps or the server's shutdown after them.
         return try await OpenWaits.describing("a test server's pool (\(Test.current.map { "\($0.id)" } ?? "outside a test"))", by: { pool.description }) {
-            try await app.test(.live) { client in
-                try await OpenWaits.during("the test's steps on its server (port \(client.port!))", limit: testServerLimit) {
-                    try await body(TestServer(postgres: postgres, clock: clock, port: client.port!, databaseURL: url, dependencies: dependencies))
+            try await withThrowingTaskGroup(of: Void.self) { serving in
+                serving.addTask {
+                    do {
+                        try await services.run()
+                        _ = listening.resolve(.failure(TestFailure("the test server stopped before it listened")))
+                    } catch {
+                        _ = listening.resolve(.failure(TestFailure("the test server did not start: \(String(reflecting: error))")))
+                        throw error
+                    }
                 }
+                let port = try await OpenWaits.during("the test server's start", limit: .seconds(120)) { try await listening.value }
+                let outcome: Swift.Result<Result, any Error>
+                do {
+                    outcome = .success(try await OpenWaits.during("the test's steps on its server (port \(port))", limit: testServerLimit) {
+                        try await body(TestServer(postgres: postgres, clock: clock, port: port, databaseURL: url, dependencies: dependencies))
+                    })
+                } catch {
+                    outcome = .failure(error)
+                }
+                // As the live test framework did: the server stops gracefully, and is waited for.
+                await services.triggerGracefulShutdown()
+                try await serving.waitForAll()
+                return try outcome.get()
             }
         }
     }

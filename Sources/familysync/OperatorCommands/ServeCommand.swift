@@ -300,7 +300,7 @@ struct ServeCommand: AsyncParsableCommand {
         case let error as EmbeddedPostgresError:
             return error.isConfigurationProblem ? OperatorError.configuration(error.description) : OperatorError.runtime(error.description)
         case _ where DatabaseErrorTranslation.translate(error)?.code == .tryAgainLater:
-            // At start the pool tries for a minute before it gives up.
+            // At start the server tries for a minute before it gives up (`StartupRetry`).
             return OperatorError.runtime("the database could not be reached: \(DatabaseErrorTranslation.describeForOperator(error))")
         default:
             return OperatorError.runtime(DatabaseErrorTranslation.describeForOperator(error))
