@@ -16,8 +16,8 @@ import PostgresNIO
 /// the global executor; `pgbench -S` and the `UPDATE` by pgbench itself; FamilySync's nothing-new
 /// fetch, quiet heartbeat and a poll carrying it, as `serve` runs (`LoopBoundPool`) and leasing
 /// from `PostgresClient` as before; a one-record modify of 64 families, and one family's write
-/// shed while its line is full (`BusyFamilyRefusal`). Each row: req/s, the server's CPU a request (from /proc) and
-/// the ratio of its req/s to pgbench -S's in the same round.
+/// shed while its line is full (`BusyFamilyRefusal`). Each row: req/s, the server's CPU a request
+/// (from /proc) and the ratio of its req/s to pgbench -S's in the same round.
 enum FloorBenchmark {
     struct Row {
         var name: String
