@@ -55,8 +55,10 @@ public actor TestPostgres {
     private static func launch() async throws -> EmbeddedPostgres {
         removeClustersOfDeadProcesses()
         let directory = "\(root)/\(getpid())"
+        // 32 test servers at once hold up to eight connections each, and the CLI tests' server
+        // processes up to 20: at 400, a stressed run's busiest minute met "too many clients".
         let embedded = EmbeddedPostgres(
-            configuration: .init(dataDirectory: directory, durability: .throwaway, maxConnections: 400),
+            configuration: .init(dataDirectory: directory, durability: .throwaway, maxConnections: 600),
             binaries: try PostgresBinaries.find(),
             logger: testLogger
         )

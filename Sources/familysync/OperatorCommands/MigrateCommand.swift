@@ -1,5 +1,6 @@
 import ArgumentParser
 import FamilySyncPostgres
+import FamilySyncServer
 import Foundation
 import PostgresNIO
 
@@ -15,9 +16,13 @@ struct MigrateCommand: AsyncParsableCommand {
     func run() async throws {
         let (applied, latest) = try await database.run(logging: logging) { url, logger in
             let migrator = Migrator(logger: logger)
-            // One connection for a one-shot command: a pool would be leased before it runs.
-            let applied = try await PostgresConnection.withConnection(try url.connectionConfiguration(), logger: logger) { connection in
-                try await migrator.migrate(connection: connection)
+            // One connection for a one-shot command: a pool would be leased before it runs. Tried
+            // again for a minute while the database is away, as `serve`'s start is.
+            let configuration = try url.connectionConfiguration()
+            let applied = try await StartupRetry.run("migrations", logger: logger) {
+                try await PostgresConnection.withConnection(configuration, logger: logger) { connection in
+                    try await migrator.migrate(connection: connection)
+                }
             }
             return (applied, migrator.latestVersion)
         }
