@@ -1,7 +1,6 @@
 import FamilySyncCore
 import FamilySyncPostgres
 import Logging
-import PostgresNIO
 
 /// What the server needs from the database before it listens (the migrations, its secrets), tried
 /// again while the database is away, for a minute, as PostgresNIO's pool waited before
@@ -25,18 +24,11 @@ package enum StartupRetry {
                 return try await body()
             } catch where DatabaseErrorTranslation.translate(error)?.code == .tryAgainLater && ContinuousClock.now + backoff < deadline {
                 logger.notice("the database is not answering yet; trying again", metadata: [
-                    "step": "\(what)", "error": "\(reason(error))", "after": "\(backoff)",
+                    "step": "\(what)", "error": "\(DatabaseErrorTranslation.describeForOperator(error))", "after": "\(backoff)",
                 ])
                 try await Task.sleep(for: backoff)
                 backoff = min(backoff * 2, lastBackoff)
             }
         }
-    }
-
-    /// The server's message, or for a connection that failed, PostgresNIO's code and the socket's
-    /// error (its description hides both); never the statement or its values.
-    package static func reason(_ error: any Error) -> String {
-        guard let error = error as? PSQLError, error.serverInfo == nil else { return DatabaseErrorTranslation.describeForOperator(error) }
-        return "\(error.code)" + (error.underlying.map { ": \($0)" } ?? "")
     }
 }

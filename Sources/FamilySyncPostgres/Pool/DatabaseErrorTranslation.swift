@@ -79,12 +79,13 @@ public enum DatabaseErrorTranslation {
         }
     }
 
-    /// The database server's own message, for operators' logs and exit messages only: PSQLError's
-    /// description hides it so that it cannot reach a client by accident.
+    /// The database server's own message, or for a failure without one (a connection refused or
+    /// cut) PostgresNIO's code and the socket's error, for operators' logs and exit messages only:
+    /// PSQLError's description hides both so that they cannot reach a client by accident. Never
+    /// the statement or its values.
     public static func describeForOperator(_ error: any Error) -> String {
-        if let error = error as? PSQLError, let message = error.serverInfo?[.message] {
-            return message
-        }
-        return String(describing: error)
+        guard let error = error as? PSQLError else { return String(describing: error) }
+        if let message = error.serverInfo?[.message] { return message }
+        return "\(error.code)" + (error.underlying.map { ": \($0)" } ?? "")
     }
 }

@@ -301,7 +301,7 @@ struct ServeCommand: AsyncParsableCommand {
             return error.isConfigurationProblem ? OperatorError.configuration(error.description) : OperatorError.runtime(error.description)
         case _ where DatabaseErrorTranslation.translate(error)?.code == .tryAgainLater:
             // At start the server tries for a minute before it gives up (`StartupRetry`).
-            return OperatorError.runtime("the database could not be reached: \(StartupRetry.reason(error))")
+            return OperatorError.runtime("the database could not be reached: \(DatabaseErrorTranslation.describeForOperator(error))")
         default:
             return OperatorError.runtime(DatabaseErrorTranslation.describeForOperator(error))
         }
