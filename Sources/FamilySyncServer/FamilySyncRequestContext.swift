@@ -34,6 +34,12 @@ public struct FamilySyncRequestContext: RequestContext {
 
     public var maxUploadSize: Int { maxBodyBytes }
 
+    /// "METHOD /path/{param}" as the router names the route `request` matched (its path when none
+    /// did): how `IdempotencyKey.routes` and `BusyFamilyRefusal.routes` name routes.
+    func route(of request: Request) -> String {
+        "\(request.method) \(endpointPath ?? request.uri.path)"
+    }
+
     /// The authenticated device; `AUTHENTICATION_REQUIRED` on a route that forgot the middleware.
     public func requireDevice() throws(FamilySyncError) -> AuthenticatedDevice {
         guard let device else { throw FamilySyncError(.authenticationRequired, "A device credential is required.") }

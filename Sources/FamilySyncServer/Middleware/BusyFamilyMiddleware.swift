@@ -13,7 +13,7 @@ struct BusyFamilyMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         // The cheap looks first: most requests are reads, and most families' lines have room.
         if request.method != .get, let device = context.device, families.isFull(device.familyID),
-            BusyFamilyRefusal.routes.contains("\(request.method) \(context.endpointPath ?? request.uri.path)")
+            BusyFamilyRefusal.routes.contains(context.route(of: request))
         {
             throw TryAgainReason.familyBusy.error
         }

@@ -23,7 +23,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let sent = request.headers[values: Self.headerName]
         guard !sent.isEmpty else { return try await next(request, context) }
-        let route = "\(request.method) \(context.endpointPath ?? request.uri.path)"
+        let route = context.route(of: request)
         guard IdempotencyKey.routes.contains(route) else { throw IdempotencyKey.notAccepted(on: route) }
         guard sent.count == 1 else { throw FamilySyncError.badRequest("Send one \(IdempotencyKey.header).", field: IdempotencyKey.header) }
         let key = try IdempotencyKey.validate(sent[0])
