@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CompressNIO
+import FamilySyncClientNIO
 import FamilySyncCore
 import FamilySyncPostgres
 import FamilySyncProtocol
@@ -44,7 +45,7 @@ struct API: Sendable {
         guard response.status.code < 300 else { throw BenchFailure("GET \(path): \(response.status) \(String(buffer: bytes))") }
         let wireBytes = bytes.readableBytes
         let decodeStart = ContinuousClock.now
-        if response.headers.first(name: "Content-Encoding") == "gzip" { bytes = try bytes.decompress(with: .gzip()) }
+        bytes = try AsyncHTTPClientTransport.decoded(bytes, encoding: response.headers.first(name: "Content-Encoding"))
         let decoded = try WireCoding.makeDecoder().decode(Response.self, from: Data(bytes.readableBytesView))
         return (decoded, wireBytes, seconds(.now - decodeStart))
     }

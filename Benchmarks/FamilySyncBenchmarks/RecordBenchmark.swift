@@ -22,28 +22,15 @@ enum RecordBenchmark {
         let api = API(base: "http://127.0.0.1:\(port)", http: HTTPClient(eventLoopGroupProvider: .singleton))
 
         do {
-            // A family, a paired child, and its zone.
-            let family = try await api.send(.POST, "/v1/families", body: CreateFamilyRequest(device: .init(name: "Bench parent", platform: .macos, timeZone: "UTC")), as: CreateFamilyResponse.self)
-            let parent = family.credential
-            let invitation = try await api.send(.POST, "/v1/pairings", credential: parent, body: CreatePairingRequest(role: .child, childName: "Bench"), as: CreatePairingResponse.self)
-            let accepted = try await api.send(.POST, "/v1/pairings/accept", body: AcceptPairingRequest(qrPayload: invitation.qrPayload, device: .init(name: "Bench child", platform: .ipados, timeZone: "UTC")), as: AcceptPairingResponse.self)
-            _ = try await api.send(.POST, "/v1/pairings/\(invitation.pairing.id.lowercased)/confirm", credential: parent, body: Empty(), as: PairingBody.self)
-            let zone = "child-\(accepted.device.id.lowercased)"
-            let familyID = family.family.id
-
-            func fields(_ index: Int) -> [String: JSONValue] {
-                ["logicalID": .string("app-\(index)"), "displayName": .string("App number \(index)"), "category": .string(index % 2 == 0 ? "learning" : "reward"),
-                 "pointsPerMinute": .number(Double(index % 100)), "isEnabled": .bool(true), "blockingEnabled": .bool(false), "bundleIdentifier": .string("com.example.app\(index)")]
-            }
+            let fixture = try await ZoneFixture.make(api)
+            let (accepted, zone, familyID, family) = (fixture.child, fixture.zone, fixture.familyID, fixture.family)
+            let fields = ZoneFixture.fields
 
             // 1. Modify throughput: 400-operation batches through HTTP.
             let batches = stride(from: 0, to: recordCount, by: 400).map { start in (start..<min(start + 400, recordCount)) }
             let clock = ContinuousClock()
             let modifyStart = clock.now
-            for batch in batches {
-                let operations = batch.map { RecordOperation(operationType: .create, record: RecordInput(recordName: "app-\($0)", recordType: "AppConfiguration", fields: fields($0))) }
-                _ = try await api.send(.POST, "/v1/zones/\(zone)/records/modify", credential: parent, body: ModifyRecordsRequest(operations: operations), as: ModifyRecordsResponse.self)
-            }
+            try await fixture.writeApps(recordCount, through: api)
             let modifySeconds = seconds(clock.now - modifyStart)
 
             // Baseline: the same rows into a scratch zone by plain INSERT … SELECT unnest(…) through PostgresNIO.
@@ -71,28 +58,9 @@ enum RecordBenchmark {
 
             // 2. Full sync: every record of the zone, 1000 a page, as a new child device would:
             // plain JSON, then gzipped (asked for and inflated here, as the SDK does).
-            func fullSync(gzip: Bool) async throws -> (seconds: Double, wireBytes: Int, decodeSeconds: Double, token: String) {
-                let start = clock.now
-                var token: String?
-                var synced = 0
-                var wireBytes = 0
-                var decodeSeconds = 0.0
-                while true {
-                    let (page, bytes, decoding) = try await api.measuredGet(
-                        "/v1/zones/\(zone)/changes?limit=1000" + (token.map { "&since=\($0)" } ?? ""), credential: accepted.credential, gzip: gzip, as: ZoneChangesResponse.self
-                    )
-                    synced += page.records.count
-                    wireBytes += bytes
-                    decodeSeconds += decoding
-                    token = page.changeToken
-                    if !page.moreComing { break }
-                }
-                guard synced == recordCount else { throw BenchFailure("full sync returned \(synced) of \(recordCount)") }
-                return (seconds(clock.now - start), wireBytes, decodeSeconds, token!)
-            }
-            let plainSync = try await fullSync(gzip: false)
-            let gzipSync = try await fullSync(gzip: true)
-            let (syncSeconds, token) = (plainSync.seconds, Optional(plainSync.token))
+            let plainSync = try await fixture.fullSync(api, gzip: false, format: .full, expecting: recordCount)
+            let gzipSync = try await fixture.fullSync(api, gzip: true, format: .full, expecting: recordCount)
+            let (syncSeconds, token) = (plainSync.seconds, plainSync.token)
 
             // 3. Incremental "nothing new": the same token again and again, through HTTP …
             var latencies: [Double] = []
@@ -137,5 +105,68 @@ enum RecordBenchmark {
         try await api.http.shutdown()
         try await server.stop()
 
+    }
+}
+
+/// A family with one paired child, and the child's zone, through HTTP: what the record and
+/// full-sync harnesses write into.
+struct ZoneFixture {
+    let family: CreateFamilyResponse
+    let child: AcceptPairingResponse
+    var parent: String { family.credential }
+    var familyID: UUID { family.family.id }
+    var zone: String { "child-\(child.device.id.lowercased)" }
+
+    static func make(_ api: API) async throws -> ZoneFixture {
+        let family = try await api.send(.POST, "/v1/families", body: CreateFamilyRequest(device: .init(name: "Bench parent", platform: .macos, timeZone: "UTC")), as: CreateFamilyResponse.self)
+        let invitation = try await api.send(.POST, "/v1/pairings", credential: family.credential, body: CreatePairingRequest(role: .child, childName: "Bench"), as: CreatePairingResponse.self)
+        let accepted = try await api.send(.POST, "/v1/pairings/accept", body: AcceptPairingRequest(qrPayload: invitation.qrPayload, device: .init(name: "Bench child", platform: .ipados, timeZone: "UTC")), as: AcceptPairingResponse.self)
+        _ = try await api.send(.POST, "/v1/pairings/\(invitation.pairing.id.lowercased)/confirm", credential: family.credential, body: Empty(), as: PairingBody.self)
+        return ZoneFixture(family: family, child: accepted)
+    }
+
+    /// The fields of the `index`th app: an `AppConfiguration` as a parent's app writes it.
+    static func fields(_ index: Int) -> [String: JSONValue] {
+        ["logicalID": .string("app-\(index)"), "displayName": .string("App number \(index)"), "category": .string(index % 2 == 0 ? "learning" : "reward"),
+         "pointsPerMinute": .number(Double(index % 100)), "isEnabled": .bool(true), "blockingEnabled": .bool(false), "bundleIdentifier": .string("com.example.app\(index)")]
+    }
+
+    /// What a full sync cost: its time, the bytes of its pages on the wire, the client's share
+    /// (inflating and decoding), and the token of its last page (FamilySync's).
+    struct FullSync {
+        var seconds: Double
+        var wireBytes: Int
+        var decodeSeconds: Double
+        var token: String?
+    }
+
+    /// Every page of the zone with no token, 1,000 records a page, as the child's new device
+    /// fetches it (asking for gzip or not), inflated and decoded as the SDK does.
+    func fullSync(_ api: API, gzip: Bool, format: ChangesFormat, expecting count: Int) async throws -> FullSync {
+        let start = ContinuousClock.now
+        var token: String?
+        var (synced, wireBytes, decodeSeconds) = (0, 0, 0.0)
+        while true {
+            let (page, bytes, decoding) = try await api.measuredGet(
+                "/v1/zones/\(zone)/changes?limit=1000&format=\(format.rawValue)" + (token.map { "&since=\($0)" } ?? ""), credential: child.credential, gzip: gzip, as: ZoneChangesResponse.self
+            )
+            synced += page.records.count
+            wireBytes += bytes
+            decodeSeconds += decoding
+            token = page.changeToken
+            if !page.moreComing { break }
+        }
+        guard synced == count, let token else { throw BenchFailure("the full sync returned \(synced) of \(count)") }
+        return FullSync(seconds: seconds(.now - start), wireBytes: wireBytes, decodeSeconds: decodeSeconds, token: token)
+    }
+
+    /// `count` apps written by the parent in 400-operation batches.
+    func writeApps(_ count: Int, through api: API) async throws {
+        for start in stride(from: 0, to: count, by: 400) {
+            let operations = (start..<min(start + 400, count)).map {
+                RecordOperation(operationType: .create, record: RecordInput(recordName: "app-\($0)", recordType: "AppConfiguration", fields: Self.fields($0)))
+            }
+            _ = try await api.send(.POST, "/v1/zones/\(zone)/records/modify", credential: parent, body: ModifyRecordsRequest(operations: operations), as: ModifyRecordsResponse.self)
+        }
     }
 }

@@ -26,6 +26,7 @@ if CommandLine.arguments.contains("takeover") {
 //   familysync-bench day [child devices] [speed] [simulated hours] [carried|separate] [client]
 //   familysync-bench tracing [seconds a phase] [clients] [rounds]
 //   familysync-bench outbox [changes] [rounds]
+//   familysync-bench peersync [rounds] [records]   (Kinto from Benchmarks/kinto.sh)
 //   familysync-bench floor [seconds a row] [rounds] [connections] [only=…] [takeover]
 //   familysync-bench cluster-ops <database url> <cluster dir> [families] [seconds a phase] [seconds stopped]
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -71,6 +72,8 @@ case "outbox":
     try await OutboxBenchmark.run(arguments)
 case "cluster-ops":
     try await ClusterOpsBenchmark.run(arguments)
+case "peersync":
+    try await PeerSyncBenchmark.run(arguments)
 case "floor":
     try await FloorBenchmark.run(arguments)
 case "floor-serve":

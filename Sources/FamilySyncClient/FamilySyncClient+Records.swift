@@ -38,17 +38,23 @@ extension FamilySyncClient {
         try await send(.POST, "/v1/zones/\(zone)/records/query", body: request, replayable: true, as: QueryRecordsResponse.self)
     }
 
-    /// `GET /v1/zones/{zone}/changes`: one page after `since` (nil: from the start).
-    public func zoneChanges(_ zone: String, since: String?, limit: Int? = nil) async throws(FamilySyncError) -> ZoneChangesResponse {
-        try await send(.GET, "/v1/zones/\(zone)/changes", query: [("since", since), ("limit", limit.map(String.init))], as: ZoneChangesResponse.self)
+    /// `GET /v1/zones/{zone}/changes`: one page after `since` (nil: from the start). The page comes
+    /// compact (PROTOCOL §5.5) unless `format` says otherwise: the same records in about 40 % fewer
+    /// bytes to inflate and decode.
+    public func zoneChanges(_ zone: String, since: String?, limit: Int? = nil, format: ChangesFormat = .compact) async throws(FamilySyncError) -> ZoneChangesResponse {
+        try await send(
+            .GET, "/v1/zones/\(zone)/changes", query: [("since", since), ("limit", limit.map(String.init)), ("format", format == .full ? nil : format.rawValue)],
+            as: ZoneChangesResponse.self
+        )
     }
 
     /// `POST /v1/changes/zones`: a page of each zone (at most 50), after the token given with it
     /// (nil: from the start), in one round trip. `limit` is per zone; the whole answer holds at
     /// most 1000 records, so a zone may say `moreComing` before its `limit`. A zone that failed
     /// alone (not found, its token wrong or expired) is an entry whose `outcome` is that error.
-    public func changes(inZones zones: [MultiZoneChangesRequest.Zone], limit: Int? = nil) async throws(FamilySyncError) -> [ZoneChangesResult] {
-        try await send(.POST, "/v1/changes/zones", body: MultiZoneChangesRequest(zones: zones, limit: limit), replayable: true, as: MultiZoneChangesResponse.self).zones
+    public func changes(inZones zones: [MultiZoneChangesRequest.Zone], limit: Int? = nil, format: ChangesFormat = .compact) async throws(FamilySyncError) -> [ZoneChangesResult] {
+        let request = MultiZoneChangesRequest(zones: zones, limit: limit, format: format == .full ? nil : format)
+        return try await send(.POST, "/v1/changes/zones", body: request, replayable: true, as: MultiZoneChangesResponse.self).zones
     }
 
     /// `GET /v1/changes`: the zones changed after `since`.

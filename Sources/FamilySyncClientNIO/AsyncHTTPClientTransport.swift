@@ -85,8 +85,19 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
 
     /// The body as sent, gzip undone; at most 64 MiB either way. Only what begins with gzip's
     /// magic bytes is inflated: an answer a proxy already inflated is JSON.
-    static func decoded(_ body: ByteBuffer, encoding: String?) throws -> ByteBuffer {
+    package static func decoded(_ body: ByteBuffer, encoding: String?) throws -> ByteBuffer {
         guard encoding?.lowercased() == "gzip", body.readableBytesView.starts(with: [0x1f, 0x8b]) else { return body }
+        // gzip's trailer ends with the inflated size (modulo 2³²): one buffer that size, rather
+        // than buffers grown in turn and joined. A stream of several members says less than its
+        // whole and overflows it; that one is inflated the general way.
+        if let size = body.getInteger(at: body.writerIndex - 4, endianness: .little, as: UInt32.self), size > 0, size <= 64 << 20 {
+            var compressed = body
+            var inflated = ByteBufferAllocator().buffer(capacity: Int(size))
+            do {
+                try compressed.decompress(to: &inflated, with: .gzip())
+                if compressed.readableBytes == 0 { return inflated }
+            } catch let error as CompressNIOError where error == .bufferOverflow {}
+        }
         var compressed = body
         return try compressed.decompress(with: .gzip(), maxSize: 64 << 20)
     }

@@ -16,9 +16,12 @@ public struct MultiZoneChangesRequest: Codable, Sendable, Equatable {
     public var zones: [Zone]
     /// Records a zone's page may hold; nil: the server's default (200).
     public var limit: Int?
-    public init(zones: [Zone], limit: Int? = nil) {
+    /// How each page is written; nil: `full`.
+    public var format: ChangesFormat?
+    public init(zones: [Zone], limit: Int? = nil, format: ChangesFormat? = nil) {
         self.zones = zones
         self.limit = limit
+        self.format = format
     }
 }
 

@@ -143,7 +143,8 @@ public struct LookupRecordsResponse: Codable, Sendable, Equatable {
     public init(records: [RecordResult]) { self.records = records }
 }
 
-/// `GET /v1/zones/{zone}/changes`.
+/// `GET /v1/zones/{zone}/changes`, in either format (PROTOCOL §5.5): a compact page is read into
+/// the same records the full one would have given.
 public struct ZoneChangesResponse: Codable, Sendable, Equatable {
     public var records: [RecordBody]
     public var changeToken: String
@@ -152,6 +153,90 @@ public struct ZoneChangesResponse: Codable, Sendable, Equatable {
         self.records = records
         self.changeToken = changeToken
         self.moreComing = moreComing
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        changeToken = try container.decode(String.self, forKey: .changeToken)
+        moreComing = try container.decode(Bool.self, forKey: .moreComing)
+        if let devices = try container.decodeIfPresent([String].self, forKey: .devices) {
+            var compact = try container.nestedUnkeyedContainer(forKey: .records)
+            var records: [RecordBody] = []
+            records.reserveCapacity(compact.count ?? 0)
+            while !compact.isAtEnd {
+                records.append(try compact.decode(CompactRecord.self).record(devices: devices, in: compact))
+            }
+            self.records = records
+        } else {
+            records = try container.decode([RecordBody].self, forKey: .records)
+        }
+    }
+
+    /// Always the full format.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(changeToken, forKey: .changeToken)
+        try container.encode(moreComing, forKey: .moreComing)
+        try container.encode(records, forKey: .records)
+    }
+
+    enum CodingKeys: String, CodingKey { case changeToken, devices, moreComing, records }
+}
+
+/// How a page of changes is written (PROTOCOL §5.5): `full`, each record as §5.1 shows it, or
+/// `compact`, what records share said once a page (the devices) or left out when it can be told
+/// from the rest (a creation that was the last change, a client's instant equal to the server's).
+public enum ChangesFormat: String, Codable, Sendable, CaseIterable {
+    case full, compact
+}
+
+/// A record of a compact page: instants as milliseconds since the epoch, devices as their index
+/// in the page's `devices`.
+struct CompactRecord: Decodable {
+    /// `[instant, device]`, and for `modified` the writer's role after them.
+    struct Stamp: Decodable {
+        var milliseconds: Int64
+        var device: Int
+        var role: String?
+
+        init(from decoder: any Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            milliseconds = try container.decode(Int64.self)
+            device = try container.decode(Int.self)
+            role = container.isAtEnd ? nil : try container.decode(String.self)
+        }
+    }
+
+    var recordName: String
+    var recordType: String
+    var fields: [String: JSONValue]?
+    var recordChangeTag: String?
+    var deleted: Bool?
+    var created: Stamp?
+    var modified: Stamp?
+    var clientModifiedAt: Int64?
+
+    /// The record as the full format says it; a device index outside the page is corrupt data.
+    func record(devices: [String], in container: some UnkeyedDecodingContainer) throws -> RecordBody {
+        if deleted == true { return RecordBody(deletedName: recordName, recordType: recordType) }
+        guard let modified, let role = modified.role else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "record '\(recordName)' has no modified stamp with a role")
+        }
+        func device(_ index: Int) throws -> String {
+            guard devices.indices.contains(index) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "record '\(recordName)' names device \(index) of \(devices.count)")
+            }
+            return devices[index]
+        }
+        var record = RecordBody(deletedName: recordName, recordType: recordType)
+        record.deleted = false
+        record.fields = fields
+        record.recordChangeTag = recordChangeTag
+        let created = created ?? modified
+        record.created = .init(timestamp: Instant.date(milliseconds: created.milliseconds), deviceId: try device(created.device))
+        record.modified = .init(timestamp: Instant.date(milliseconds: modified.milliseconds), deviceId: try device(modified.device), role: role)
+        record.clientModifiedAt = Instant.date(milliseconds: clientModifiedAt ?? modified.milliseconds)
+        return record
     }
 }
 

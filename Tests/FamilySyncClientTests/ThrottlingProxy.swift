@@ -39,7 +39,7 @@ func withThrottlingProxy<Result: Sendable>(
 }
 
 /// A hop that forwards every request unchanged and keeps what was asked (method, path, body), for
-/// a test that counts a client's requests.
+/// a test that counts a client's requests or looks at what it asked.
 func withRecordingProxy<Result: Sendable>(
     to port: Int, _ body: @Sendable (_ port: Int, _ asked: @Sendable () -> [RecordedRequest]) async throws -> Result
 ) async throws -> Result {
@@ -47,7 +47,9 @@ func withRecordingProxy<Result: Sendable>(
     let responder = CallbackResponder<BasicRequestContext> { request, _ in
         let bytes = try await request.body.collect(upTo: 8 << 20)
         asked.withLock {
-            $0.append(RecordedRequest(method: request.method.rawValue, path: request.uri.path, body: String(buffer: bytes), acceptEncoding: request.headers[.acceptEncoding]))
+            $0.append(
+                RecordedRequest(method: request.method.rawValue, path: request.uri.path, query: request.uri.query, body: String(buffer: bytes), acceptEncoding: request.headers[.acceptEncoding])
+            )
         }
         return try await forward(request, body: bytes, to: port)
     }
@@ -62,6 +64,7 @@ func withRecordingProxy<Result: Sendable>(
 struct RecordedRequest: Sendable {
     var method: String
     var path: String
+    var query: String?
     var body: String
     var acceptEncoding: String?
 }

@@ -71,6 +71,88 @@ import Testing
         }
     }
 
+    /// The compact format (PROTOCOL §5.5) reads back into the very records the full one gives, on
+    /// both fetches, while saying each device once and leaving out what the rest tells.
+    @Test func aCompactPageSaysWhatTheFullOneSays() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, child) = try await server.pair(by: parent)
+            let (_, otherParent) = try await server.pair(by: parent, role: .parent)
+            let zone = "child-\(child.deviceID.lowercased)"
+            let start = try await server.send(.get, "/v1/zones/\(zone)/changes", credential: child.credential).decode(ZoneChangesResponse.self)
+            // Created and never changed; created with the writer's own instant; created, then
+            // changed by the other parent; created, then deleted.
+            let written = try await server.send(
+                .post, "/v1/zones/\(zone)/records/modify", credential: parent.credential,
+                json: #"""
+                    {"operations":[
+                      {"operationType":"create","record":{"recordName":"plain","recordType":"x-note","fields":\#(Self.awkwardFields)}},
+                      {"operationType":"create","record":{"recordName":"clocked","recordType":"x-note","fields":{"a":1},"clientModifiedAt":"2026-01-02T03:04:05.678Z"}},
+                      {"operationType":"create","record":{"recordName":"changed","recordType":"x-note","fields":{"a":1}}},
+                      {"operationType":"create","record":{"recordName":"gone","recordType":"x-note","fields":{"a":1}}}]}
+                    """#
+            )
+            #expect(written.status == .ok, "\(String(buffer: written.body))")
+            let changed = try await server.send(
+                .post, "/v1/zones/\(zone)/records/modify", credential: otherParent.credential,
+                json: #"{"operations":[{"operationType":"forceUpdate","record":{"recordName":"changed","fields":{"a":2}}}]}"#
+            )
+            #expect(changed.status == .ok, "\(String(buffer: changed.body))")
+            let deleted = try await server.send(
+                .post, "/v1/zones/\(zone)/records/modify", credential: parent.credential, json: #"{"operations":[{"operationType":"forceDelete","record":{"recordName":"gone"}}]}"#
+            )
+            #expect(deleted.status == .ok)
+
+            let full = try await server.send(.get, "/v1/zones/\(zone)/changes?since=\(start.changeToken)&format=full", credential: child.credential)
+            let compact = try await server.send(.get, "/v1/zones/\(zone)/changes?since=\(start.changeToken)&format=compact", credential: child.credential)
+            #expect(full.status == .ok && compact.status == .ok)
+            let records = try full.decode(ZoneChangesResponse.self).records
+            #expect(records.map(\.recordName) == ["plain", "clocked", "changed", "gone"])
+            #expect(try compact.decode(ZoneChangesResponse.self).records == records)
+            // Without `format` a page is full, as before the compact one existed.
+            let unasked = try await server.send(.get, "/v1/zones/\(zone)/changes?since=\(start.changeToken)", credential: child.credential)
+            #expect(String(buffer: unasked.body) == String(buffer: full.body))
+
+            // What the compact page says: the two devices once, in the order they first appear;
+            // `created` only for the record changed since; `clientModifiedAt` only for the
+            // record written with its own; the deletion as in the full format.
+            let parsed = try #require(try JSONSerialization.jsonObject(with: Data(compact.body.readableBytesView)) as? [String: Any])
+            #expect(parsed["devices"] as? [String] == [parent.deviceID.lowercased, otherParent.deviceID.lowercased])
+            let pageRecords = try #require(parsed["records"] as? [[String: Any]])
+            #expect(pageRecords.map { Set($0.keys) } == [
+                ["fields", "modified", "recordChangeTag", "recordName", "recordType"],
+                ["clientModifiedAt", "fields", "modified", "recordChangeTag", "recordName", "recordType"],
+                ["created", "fields", "modified", "recordChangeTag", "recordName", "recordType"],
+                ["deleted", "recordName", "recordType"],
+            ])
+            #expect(pageRecords[1]["clientModifiedAt"] as? Int == 1_767_323_045_678)
+            #expect((pageRecords[2]["created"] as? [Any])?.last as? Int == 0)
+            #expect((pageRecords[2]["modified"] as? [Any])?.dropFirst().map { "\($0)" } == ["1", "parent"])
+            #expect(compact.body.readableBytes < full.body.readableBytes)
+
+            // The multi-zone fetch writes the same compact page, and a zone that failed beside it.
+            let both = try await server.send(
+                .post, "/v1/changes/zones", credential: child.credential,
+                body: MultiZoneChangesRequest(zones: [.init(zoneName: zone, since: start.changeToken), .init(zoneName: "no-such-zone")], format: .compact)
+            )
+            #expect(both.status == .ok, "\(String(buffer: both.body))")
+            #expect(String(buffer: both.body).contains(#""devices":["#))
+            let zones = try both.decode(MultiZoneChangesResponse.self).zones
+            #expect(zones.first?.page?.records == records)
+            #expect(zones.last?.error?.code == "ZONE_NOT_FOUND")
+        }
+    }
+
+    /// A compact page whose record names a device the page does not list is corrupt, not a record
+    /// of nobody's.
+    @Test func aCompactRecordNamingNoListedDeviceIsRefused() throws {
+        let page = #"{"changeToken":"t","devices":["d0"],"moreComing":false,"records":[{"fields":{},"modified":[0,1,"parent"],"recordChangeTag":"x","recordName":"a","recordType":"x-note"}]}"#
+        #expect(throws: DecodingError.self) { try WireCoding.makeDecoder().decode(ZoneChangesResponse.self, from: Data(page.utf8)) }
+        let good = page.replacingOccurrences(of: "[0,1,", with: "[0,0,")
+        let record = try #require(try WireCoding.makeDecoder().decode(ZoneChangesResponse.self, from: Data(good.utf8)).records.first)
+        #expect(record.created?.deviceId == "d0" && record.modified?.role == "parent" && record.clientModifiedAt == Date(timeIntervalSince1970: 0))
+    }
+
     /// The envelope's own strings (names, types, tags and tokens are restricted today, so the
     /// server never hands it one that needs escaping) are escaped all the same.
     @Test func stringsAreEscaped() throws {
@@ -88,5 +170,14 @@ import Testing
         #expect(page.changeToken == awkward)
         #expect(page.moreComing)
         #expect(page.records == [RecordBody(try record.record())])
+
+        // The compact form of the same record, created and changed by two devices.
+        var other = record
+        other.modifiedBy = UUID()
+        var compact = ChangesPageJSON(capacity: 16)
+        compact.writePage(PostgresRecordReads.ZoneChanges(records: [other], zone: zone, sequence: 1, moreComing: false), changeToken: awkward, format: .compact)
+        let compactPage = try WireCoding.makeDecoder().decode(ZoneChangesResponse.self, from: Data(compact.buffer.readableBytesView))
+        #expect(compactPage.changeToken == awkward)
+        #expect(compactPage.records == [RecordBody(try other.record())])
     }
 }

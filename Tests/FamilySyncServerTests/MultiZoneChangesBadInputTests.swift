@@ -51,6 +51,9 @@ import Testing
         Case(description: "limit a string", json: #"{"zones":[\#(zones(["family"]))],"limit":"200"}"#, field: "limit"),
         Case(description: "limit null", json: #"{"zones":[\#(zones(["family"]))],"limit":null}"#, field: "limit"),
         Case(description: "limit beyond any integer", json: #"{"zones":[\#(zones(["family"]))],"limit":1e30}"#),
+        Case(description: "a format not known", json: #"{"zones":[\#(zones(["family"]))],"format":"tiny"}"#, field: "format"),
+        Case(description: "a format not a string", json: #"{"zones":[\#(zones(["family"]))],"format":1}"#, field: "format"),
+        Case(description: "format null", json: #"{"zones":[\#(zones(["family"]))],"format":null}"#, field: "format"),
         Case(description: "a member named twice", json: #"{"zones":[\#(zones(["family"]))],"zones":[\#(zones(["notes"]))]}"#, field: "zones"),
         // A fault after good zones still fails the whole request: nothing is read, nothing marked.
         Case(description: "a bad zone after good ones", json: #"{"zones":[\#(zones(["family", "notes", "x y"]))]}"#, field: "zones[2].zoneName"),

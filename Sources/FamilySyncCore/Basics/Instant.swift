@@ -9,7 +9,7 @@ import Foundation
 /// milliseconds it should round (30.735 s printed as 30.734), and parses February 30th as March 2nd.
 public enum Instant {
     public static func format(_ date: Date) -> String {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let milliseconds = Self.milliseconds(date)
         let days = floorDivide(milliseconds, 86_400_000)
         let inDay = milliseconds - days * 86_400_000
         let (year, month, day) = civil(fromDays: days)
@@ -34,6 +34,18 @@ public enum Instant {
 
     /// RFC 3339 (`YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`), with or without fractional seconds, in
     /// UTC or with an offset; nil for anything else, an impossible date (February 30th) included.
+    /// Whole milliseconds since 1970-01-01T00:00:00Z, rounded as `format` rounds them: the compact
+    /// pages' instants (PROTOCOL §5.5).
+    public static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+
+    /// The instant `milliseconds` after 1970-01-01T00:00:00Z, the same value `parse` gives for the
+    /// text `format` writes for it.
+    public static func date(milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: TimeInterval(milliseconds) / 1000)
+    }
+
     public static func parse(_ text: String) -> Date? {
         // Over the string's own UTF-8, not a copy: an upload parses thousands of instants.
         var text = text
@@ -69,8 +81,7 @@ public enum Instant {
         let days = daysFromCivil(year: Int64(year), month: Int64(month), day: Int64(day))
         let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second - offsetSeconds)
         // Whole milliseconds, as they are formatted, so that parse(format(x)) == x.
-        let milliseconds = seconds * 1000 + Int64((fraction * 1000).rounded())
-        return Date(timeIntervalSince1970: TimeInterval(milliseconds) / 1000)
+        return date(milliseconds: seconds * 1000 + Int64((fraction * 1000).rounded()))
     }
 
     private static func number(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ count: Int) -> Int? {

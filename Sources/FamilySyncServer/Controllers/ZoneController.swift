@@ -62,10 +62,11 @@ struct ZoneController {
         try AccessPolicy.check(caller, .readZones)
         let name = try context.pathZoneName()
         let asked = try request.uri.queryParameters.get("since").map { text throws(FamilySyncError) in (token: try keyring.decode(text, for: caller), text: text) }
-        let changes = try await reads.zoneChanges(access: ZoneAccess(caller), zoneName: name, since: asked?.token, limit: try request.pageLimit())
+        let (limit, format) = (try request.pageLimit(), try request.changesFormat())
+        let changes = try await reads.zoneChanges(access: ZoneAccess(caller), zoneName: name, since: asked?.token, limit: limit)
         try await devices.markSynced(familyID: caller.familyID, deviceID: caller.deviceID)
         var body = ChangesPageJSON(capacity: ChangesPageJSON.capacity(of: [changes]))
-        body.writePage(changes, changeToken: try pageToken(of: changes, for: caller, asked: asked))
+        body.writePage(changes, changeToken: try pageToken(of: changes, for: caller, asked: asked), format: format)
         return body.response()
     }
 
@@ -95,7 +96,7 @@ struct ZoneController {
             if index > 0 { answer.writeStatic(",") }
             switch token.flatMap({ _ in pages.next() ?? .failure(.internalError) }) {
             case .success(let changes):
-                answer.writePage(changes, changeToken: try pageToken(of: changes, for: caller), zoneName: zone.zoneName)
+                answer.writePage(changes, changeToken: try pageToken(of: changes, for: caller), zoneName: zone.zoneName, format: body.format ?? .full)
                 anyPage = true
             case .failure(let failure):
                 try answer.writeFailure(failure.inRequest(at: "zones[\(index)]"), zoneName: zone.zoneName)

@@ -1,4 +1,5 @@
 import FamilySyncCore
+import FamilySyncProtocol
 import Foundation
 import Hummingbird
 
@@ -27,6 +28,13 @@ extension Request {
             throw .badRequest("limit must be a whole number from \(Limits.pageSizes.lowerBound) to \(Limits.pageSizes.upperBound).", field: "limit")
         }
         return limit
+    }
+
+    /// `format` of a page of changes: `full` (the default) or `compact` (PROTOCOL §5.5).
+    func changesFormat() throws(FamilySyncError) -> ChangesFormat {
+        guard let text = uri.queryParameters.get("format") else { return .full }
+        guard let format = ChangesFormat(rawValue: text) else { throw .badRequest("format must be full or compact.", field: "format") }
+        return format
     }
 }
 

@@ -25,14 +25,23 @@ struct ChangesPageJSON {
     }
 
     /// `{"changeToken":…,"moreComing":…,"records":[…]}`, or with `"zoneName"` after them for an
-    /// entry of a multi-zone answer.
-    mutating func writePage(_ changes: PostgresRecordReads.ZoneChanges, changeToken: String, zoneName: String? = nil) {
+    /// entry of a multi-zone answer; in the compact format `"devices"` comes after the token.
+    mutating func writePage(_ changes: PostgresRecordReads.ZoneChanges, changeToken: String, zoneName: String? = nil, format: ChangesFormat = .full) {
         buffer.writeStaticString(#"{"changeToken":"#)
         writeString(changeToken)
+        var devices: [UUID: Int] = [:]
+        if format == .compact {
+            buffer.writeStaticString(#","devices":["#)
+            for record in changes.records where !record.deleted {
+                writeDevice(record.createdBy, into: &devices)
+                writeDevice(record.modifiedBy, into: &devices)
+            }
+            buffer.writeStaticString("]")
+        }
         buffer.writeStaticString(changes.moreComing ? #","moreComing":true,"records":["# : #","moreComing":false,"records":["#)
         for (index, record) in changes.records.enumerated() {
             if index > 0 { buffer.writeStaticString(",") }
-            writeRecord(record)
+            if format == .compact { writeCompactRecord(record, devices: devices) } else { writeRecord(record) }
         }
         buffer.writeStaticString("]")
         if let zoneName {
@@ -79,13 +88,64 @@ struct ChangesPageJSON {
         buffer.writeString(record.modifiedRole.rawValue)
         buffer.writeStaticString(#"","timestamp":""#)
         buffer.writeString(Instant.format(record.modifiedAt))
-        buffer.writeStaticString(#""},"recordChangeTag":"#)
+        buffer.writeStaticString(#""},"#)
+        writeTagAndNames(record)
+    }
+
+    /// `"recordChangeTag":…,"recordName":…,"recordType":…}`: how both formats end a live record.
+    private mutating func writeTagAndNames(_ record: FeedRecord) {
+        buffer.writeStaticString(#""recordChangeTag":"#)
         writeString(record.changeTag)
         buffer.writeStaticString(#","recordName":"#)
         writeString(record.recordName)
         buffer.writeStaticString(#","recordType":"#)
         writeString(record.recordType)
         buffer.writeStaticString("}")
+    }
+
+    /// A device of a compact page's `devices`, the first time the page names it.
+    private mutating func writeDevice(_ device: UUID, into devices: inout [UUID: Int]) {
+        guard devices[device] == nil else { return }
+        if !devices.isEmpty { buffer.writeStaticString(",") }
+        devices[device] = devices.count
+        buffer.writeStaticString("\"")
+        buffer.writeString(device.lowercased)
+        buffer.writeStaticString("\"")
+    }
+
+    /// A record of a compact page (PROTOCOL §5.5): `created` left out when the creation was the
+    /// last change, `clientModifiedAt` when it is `modified`'s instant, `deleted` when false.
+    private mutating func writeCompactRecord(_ record: FeedRecord, devices: [UUID: Int]) {
+        if record.deleted {
+            writeRecord(record)
+            return
+        }
+        buffer.writeStaticString("{")
+        let modified = Instant.milliseconds(record.modifiedAt)
+        let clientModified = Instant.milliseconds(record.clientModifiedAt)
+        if clientModified != modified {
+            buffer.writeStaticString(#""clientModifiedAt":"#)
+            buffer.writeString(String(clientModified))
+            buffer.writeStaticString(",")
+        }
+        let created = Instant.milliseconds(record.createdAt)
+        if created != modified || record.createdBy != record.modifiedBy {
+            buffer.writeStaticString(#""created":["#)
+            buffer.writeString(String(created))
+            buffer.writeStaticString(",")
+            buffer.writeString(String(devices[record.createdBy]!))
+            buffer.writeStaticString("],")
+        }
+        buffer.writeStaticString(#""fields":"#)
+        buffer.writeImmutableBuffer(record.fieldsJSON)
+        buffer.writeStaticString(#","modified":["#)
+        buffer.writeString(String(modified))
+        buffer.writeStaticString(",")
+        buffer.writeString(String(devices[record.modifiedBy]!))
+        buffer.writeStaticString(#",""#)
+        buffer.writeString(record.modifiedRole.rawValue)
+        buffer.writeStaticString(#""],"#)
+        writeTagAndNames(record)
     }
 
     private mutating func writeString(_ text: String) {

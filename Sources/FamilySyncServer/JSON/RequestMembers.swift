@@ -56,6 +56,7 @@ extension MultiZoneChangesRequest: DeclaresMembers {
         // `"since": null` is "no token yet", as leaving it out: a client holding none may send what it holds.
         "zones": .array(.object(["zoneName": .any, "since": .nullable(.any)])),
         "limit": .any,
+        "format": .any,
     ])
 }
 
