@@ -71,7 +71,7 @@ import Testing
             recordName: "r", recordType: "T", fields: ["x": .number(1)], recordChangeTag: "t", clientModifiedAt: Date()
         ))], atomic: true), freeForm: ["operations[].record.fields"])
         try Self.check(in: &checked, LookupRecordsRequest(recordNames: ["r"]))
-        try Self.check(in: &checked, MultiZoneChangesRequest(zones: [.init(zoneName: "z", since: "t")], limit: 1))
+        try Self.check(in: &checked, MultiZoneChangesRequest(zones: [.init(zoneName: "z", since: "t")], limit: 1, format: .compact))
         try Self.check(in: &checked, QueryRecordsRequest(
             recordType: "T", filterBy: [.init(fieldName: "f", comparator: .equals, value: .number(1))], sortBy: [.init(fieldName: "f", ascending: true)],
             resultsLimit: 1, continuationMarker: "m"
