@@ -23,6 +23,19 @@ import Testing
         }
     }
 
+    /// The compact pages' milliseconds (PROTOCOL §5.5) say the instant the text says: the same
+    /// count, rounded alike, and read back into the same `Date` as the text is.
+    @Test func millisecondsSayWhatTheTextSays() {
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<5000 {
+            // Any instant from 1900 to 2200, not only whole milliseconds: a database's microseconds.
+            let date = Date(timeIntervalSince1970: Double.random(in: -2_208_988_800...7_258_118_400, using: &random))
+            let milliseconds = Instant.milliseconds(date)
+            #expect(Instant.date(milliseconds: milliseconds) == Instant.parse(Instant.format(date)), "\(date.timeIntervalSince1970)")
+            #expect(Instant.milliseconds(Instant.date(milliseconds: milliseconds)) == milliseconds)
+        }
+    }
+
     @Test(arguments: [
         ("2026-11-21T08:15:00Z", "2026-11-21T08:15:00.000Z"), ("2026-11-21T08:15:00.5Z", "2026-11-21T08:15:00.500Z"),
         ("2026-11-21T08:15:00.123456Z", "2026-11-21T08:15:00.123Z"), ("2026-11-21T09:15:00.000+01:00", "2026-11-21T08:15:00.000Z"),

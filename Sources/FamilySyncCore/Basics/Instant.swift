@@ -32,8 +32,6 @@ public enum Instant {
         return text
     }
 
-    /// RFC 3339 (`YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`), with or without fractional seconds, in
-    /// UTC or with an offset; nil for anything else, an impossible date (February 30th) included.
     /// Whole milliseconds since 1970-01-01T00:00:00Z, rounded as `format` rounds them: the compact
     /// pages' instants (PROTOCOL §5.5).
     public static func milliseconds(_ date: Date) -> Int64 {
@@ -46,6 +44,8 @@ public enum Instant {
         Date(timeIntervalSince1970: TimeInterval(milliseconds) / 1000)
     }
 
+    /// RFC 3339 (`YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`), with or without fractional seconds, in
+    /// UTC or with an offset; nil for anything else, an impossible date (February 30th) included.
     public static func parse(_ text: String) -> Date? {
         // Over the string's own UTF-8, not a copy: an upload parses thousands of instants.
         var text = text
