@@ -33,9 +33,6 @@ struct BenchPgBouncer {
 
     /// SIGTERM, then SIGKILL if it is still there after five seconds.
     func stop() async {
-        process.terminate()
-        let deadline = ContinuousClock.now + .seconds(5)
-        while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        await process.stopGently()
     }
 }

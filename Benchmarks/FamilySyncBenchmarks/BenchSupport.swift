@@ -62,6 +62,22 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
     sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.down)))]
 }
 
+extension Process {
+    /// SIGTERM, then SIGKILL if it is still there after five seconds: how a harness ends a helper
+    /// process it started (PgBouncer, Kinto).
+    func stopGently() async {
+        terminate()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        if isRunning { kill(processIdentifier, SIGKILL) }
+    }
+}
+
+/// The middle value (the upper of the two middle ones for an even count).
+func median(_ values: [Double]) -> Double {
+    percentile(values.sorted(), 0.5)
+}
+
 func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }

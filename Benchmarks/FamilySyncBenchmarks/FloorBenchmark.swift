@@ -148,7 +148,6 @@ enum FloorBenchmark {
         try await bench.stop()
     }
 
-    static func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
     /// `wrk` against one server for `seconds`; its req/s, and the server's CPU over the run a request.
     /// Every answer must be 2xx, or with `refused`, none.

@@ -89,7 +89,6 @@ enum OutboxBenchmark {
             engine.append(seconds(clock.now - start))
             guard saved == count, try outbox.pendingChanges().isEmpty else { throw BenchFailure("the engine saved \(saved) of \(count)") }
         }
-        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
         print("FamilySync outbox benchmark: \(count) changes, \(rounds) rounds, alternating (median)")
         print(String(format: "  (a) by hand, batches of %d:        %7.1f ms", Limits.maximumOperations, median(batched) * 1000))
         print(String(format: "  (a') the same with Idempotency-Keys: %7.1f ms", median(keyed) * 1000))

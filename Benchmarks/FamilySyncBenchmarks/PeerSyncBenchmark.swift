@@ -79,7 +79,6 @@ enum PeerSyncBenchmark {
         try await server.stop()
     }
 
-    static func median(_ values: [Double]) -> Double { percentile(values.sorted(), 0.5) }
 
     static func analyze(_ database: DatabaseURL, logger: Logger) async throws {
         let connection = try await PostgresConnection.connect(configuration: try database.connectionConfiguration(), id: 1, logger: logger)
@@ -195,10 +194,7 @@ struct KintoProcess {
     }
 
     func stop() async {
-        process.terminate()
-        let deadline = ContinuousClock.now + .seconds(5)
-        while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        await process.stopGently()
     }
 }
 

@@ -153,7 +153,6 @@ enum RecoveryBenchmark {
         try await http.shutdown()
         try await probeHTTP.shutdown()
 
-        func median(_ values: [Double]) -> Double { percentile(values.sorted(), 0.5) }
         func row(_ values: [Double]) -> String { values.map { String(format: "%.0f", $0) }.joined(separator: ", ") }
         print("cold start (initdb included) to ready: \(String(format: "%.0f", coldStart)) ms")
         print("(a) restart to ready after SIGKILL mid-upload, ms: \(row(afterKill)); median \(String(format: "%.0f", median(afterKill)))")
