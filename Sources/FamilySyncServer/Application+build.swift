@@ -5,7 +5,7 @@ import Logging
 import NIOCore
 import PostgresNIO
 
-public typealias FamilySyncApplication = Application<RouterResponder<FamilySyncRequestContext>>
+public typealias FamilySyncApplication = Application<FamilySyncResponder>
 
 /// The application: the router, the database pool and the change listener as its services
 /// (the pool starts with it and closes after the server has stopped), the periodic jobs, and
@@ -23,7 +23,7 @@ package func buildApplication(
     routes(router)
     let logger = dependencies.logger
     var app = Application(
-        router: router,
+        responder: FamilySyncResponder(router: router.buildResponder()),
         server: .http1(configuration: .init(
             additionalChannelHandlers: [ConnectionEndWatcher()],
             idleTimeout: .nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1)))

@@ -5,6 +5,7 @@ import Foundation
 import Hummingbird
 import Tracing
 import Logging
+import NIOCore
 import ServiceLifecycle
 import Synchronization
 
@@ -61,80 +62,132 @@ struct PollController {
     ) async throws -> Response {
         // Subscribed before the first read: a change committed while it runs wakes the wait.
         let ticket = hub.subscribe(caller)
-        defer { hub.unsubscribe(ticket) }
+        var held = HeldPoll(
+            caller: caller, ticket: ticket, after: since?.sequence, sinceText: sinceText, deadline: .now + timeout,
+            holdUntil: marksPushHolds ? clock.now().addingTimeInterval(Double(timeout.components.seconds) + 15) : nil
+        )
+        let answer: PollResponse?
         do {
-            // A client that goes away ends its wait at once (as `.cancelled`): its connection's
-            // end, seen by the connection's `ConnectionEndWatcher`, or for the dashboard's
-            // in-process polls (`/app/live` watches its browser's connection) the caller's
-            // cancellation. The connection stays open for the client's next poll.
-            var watcher: ConnectionEndWatcher?
-            if !context.inProcess, let connection = context.connection {
-                do {
-                    watcher = try await connection.pipeline.handler(type: ConnectionEndWatcher.self).get()
-                    watcher?.watch(on: connection.eventLoop) { [hub] in hub.release(ticket, .cancelled) }
-                } catch {
-                    // No watcher: the channel closed already (its pipeline emptied) or has none
-                    // (a test's channel). Its close ends the wait; a closed one at once.
-                    connection.closeFuture.whenComplete { [hub] _ in hub.release(ticket, .cancelled) }
-                }
+            answer = try await first(&held)
+        } catch {
+            await end(held)
+            throw error
+        }
+        if let answer {
+            await end(held)
+            return try answer.response(from: request, context: context)
+        }
+        // It waits. From a connection, outside the chain (`PollParking`); the dashboard's
+        // in-process polls, in place.
+        if let parking = PollParking.current, !context.inProcess {
+            let connection = context.connection, logger = context.logger
+            return parking.park { [self, held] in
+                await parked(held, connection: connection, request: request, logger: logger)
             }
-            defer { if let watcher, let loop = context.connection?.eventLoop { watcher.unwatch(on: loop) } }
-            let answer = try await withTaskCancellationHandler {
-                try await poll(caller, ticket: ticket, since: since, sinceText: sinceText, timeout: timeout)
-            } onCancel: { [hub] in
-                hub.release(ticket, .cancelled)
-            }
+        }
+        do {
+            let answer = try await hold(held, connection: context.connection, inProcess: context.inProcess)
+            await end(held)
             return try answer.response(from: request, context: context)
         } catch is CancellationError {
-            // Nobody is left to read it; 499 (as nginx logs it) keeps the metrics honest.
-            return Response(status: .init(code: 499, reasonPhrase: "Client Closed Request"))
-        }
-    }
-
-    func poll(_ caller: AuthenticatedDevice, ticket: PollHub.Ticket, since: ChangeToken?, sinceText: String?, timeout: Duration) async throws -> PollResponse {
-        // The mark outlives the poll by a margin only if this instance dies holding it.
-        let holdUntil = marksPushHolds ? clock.now().addingTimeInterval(Double(timeout.components.seconds) + 15) : nil
-        let marked = Mutex(false)
-        do {
-            let answer = try await poll(caller, ticket: ticket, since: since, sinceText: sinceText, timeout: timeout, holdUntil: holdUntil) {
-                marked.withLock { $0 = true }
-            }
-            // A mark that cannot be cleared (the database away) ends with its deadline; the
-            // answer is the client's either way.
-            if let holdUntil, marked.withLock({ $0 }) { try? await polls.release(caller, heldUntil: holdUntil) }
-            return answer
+            await end(held)
+            return Self.clientClosed
         } catch {
-            if let holdUntil { try? await polls.release(caller, heldUntil: holdUntil) }
+            await end(held)
             throw error
         }
     }
 
-    private func poll(
-        _ caller: AuthenticatedDevice, ticket: PollHub.Ticket, since: ChangeToken?, sinceText: String?, timeout: Duration, holdUntil: Date?,
-        onMarked: @escaping @Sendable () -> Void
-    ) async throws -> PollResponse {
-        let deadline = ContinuousClock.now + timeout
+    /// A poll's state between its reads.
+    struct HeldPoll: Sendable {
+        let caller: AuthenticatedDevice
+        let ticket: PollHub.Ticket
+        /// The sequence it waits from: `since`'s, or the first read's without one.
+        var after: Int64?
+        let sinceText: String?
+        let deadline: ContinuousClock.Instant
+        /// Push on (§12): until when the first read marked the device's registration as held.
+        let holdUntil: Date?
+        var marked = false
+    }
+
+    /// The first read: the answer when something changed after `since`, else nil (it waits).
+    private func first(_ held: inout HeldPoll) async throws -> PollResponse? {
+        let check = try await polls.check(held.caller, after: held.after, holdUntil: held.holdUntil)
+        held.marked = check.holding
+        if held.after != nil, check.changed {
+            return PollResponse(changed: true, zones: check.zones, devices: check.devices.map(\.lowercased), changeToken: try token(held.caller, check.sequence))
+        }
+        // Without `since`, the first read fixes the sequence to wait from.
+        if held.after == nil { held.after = check.sequence }
+        return nil
+    }
+
+    /// A parked poll's wait, in the connection's task: its answer, or §1.1's JSON for an error.
+    private func parked(_ held: HeldPoll, connection: (any Channel)?, request: Request, logger: Logger) async -> Response {
+        let response: Response
+        do {
+            let answer = try await hold(held, connection: connection, inProcess: false)
+            response = Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: try JSONEncoder.wire.encode(answer))))
+        } catch is CancellationError {
+            response = Self.clientClosed
+        } catch {
+            // As `ErrorMiddleware` answers and logs it: the chain has returned.
+            let mapped = ErrorMiddleware.translate(error, request: request)
+            if mapped.code == .internalError || mapped.code == .tryAgainLater {
+                logger.error("request failed", metadata: ["error": "\(String(reflecting: error))", "code": "\(mapped.code.rawValue)"])
+            }
+            response = mapped.response()
+        }
+        await end(held)
+        return response
+    }
+
+    /// Nobody is left to read it; 499 (as nginx logs it) keeps the metrics honest.
+    static let clientClosed = Response(status: .init(code: 499, reasonPhrase: "Client Closed Request"))
+
+    /// The poll leaves the hub, and its push mark is cleared. A mark that cannot be cleared (the
+    /// database away) ends with its deadline.
+    private func end(_ held: HeldPoll) async {
+        hub.unsubscribe(held.ticket)
+        if held.marked, let holdUntil = held.holdUntil { try? await polls.release(held.caller, heldUntil: holdUntil) }
+    }
+
+    /// Waits for a change, the timeout, a newer poll of the device, the server's shutdown or the
+    /// client's going away (`CancellationError`).
+    private func hold(_ held: HeldPoll, connection: (any Channel)?, inProcess: Bool) async throws -> PollResponse {
+        let ticket = held.ticket
+        // A client that goes away ends its wait at once (as `.cancelled`): its connection's end,
+        // seen by the connection's `ConnectionEndWatcher`, or for the dashboard's in-process polls
+        // (`/app/live` watches its browser's connection) the caller's cancellation. The connection
+        // stays open for the client's next poll.
+        var watcher: ConnectionEndWatcher?
+        if !inProcess, let connection {
+            do {
+                watcher = try await connection.pipeline.handler(type: ConnectionEndWatcher.self).get()
+                watcher?.watch(on: connection.eventLoop) { [hub] in hub.release(ticket, .cancelled) }
+            } catch {
+                // No watcher: the channel closed already (its pipeline emptied) or has none (a
+                // test's channel). Its close ends the wait; a closed one at once.
+                connection.closeFuture.whenComplete { [hub] _ in hub.release(ticket, .cancelled) }
+            }
+        }
+        defer { if let watcher, let loop = connection?.eventLoop { watcher.unwatch(on: loop) } }
+        return try await withTaskCancellationHandler {
+            try await waitForChange(held)
+        } onCancel: { [hub] in
+            hub.release(ticket, .cancelled)
+        }
+    }
+
+    private func waitForChange(_ held: HeldPoll) async throws -> PollResponse {
+        let after = held.after ?? 0
         return try await withGracefulShutdownHandler {
-            var after = since?.sequence
             var noticed: ContinuousClock.Instant?
-            var firstRead = true
             while true {
-                if let check = try await read(caller, after: after, holding: !firstRead, holdUntil: firstRead ? holdUntil : nil) {
-                    if check.holding { onMarked() }
-                    if after != nil, check.changed {
-                        if let noticed { metrics.wakeLatency.record(.now - noticed) }
-                        return PollResponse(
-                            changed: true, zones: check.zones, devices: check.devices.map(\.lowercased),
-                            changeToken: try token(caller, check.sequence)
-                        )
-                    }
-                    // Without `since`, the first read fixes the sequence to wait from.
-                    if after == nil { after = check.sequence }
-                }
-                firstRead = false
                 // The wait, as a span when tracing is on, with what ended it.
                 let outcome = try await Traced.span("poll.wait") { span in
-                    let outcome = await hub.wait(ticket, until: deadline)
+                    let outcome = await hub.wait(held.ticket, until: held.deadline)
                     span?.attributes["familysync.poll.outcome"] = outcome.name
                     return outcome
                 }
@@ -142,25 +195,32 @@ struct PollController {
                 case .recheck(let instant):
                     noticed = noticed ?? instant
                 case .timedOut, .superseded, .shuttingDown:
-                    // `after` is set: the first read either set it or threw.
-                    return PollResponse(changed: false, changeToken: try sinceText ?? token(caller, after ?? 0))
+                    return PollResponse(changed: false, changeToken: try held.sinceText ?? token(held.caller, after))
                 case .cancelled:
                     throw CancellationError()
                 }
                 if Task.isCancelled { throw CancellationError() }
+                // In a task of its own: the read's frames (the pool, PostgresNIO) end with it
+                // instead of staying in the waiting task's slabs.
+                async let read = read(held.caller, after: after)
+                if let check = try await read, check.changed {
+                    if let noticed { metrics.wakeLatency.record(.now - noticed) }
+                    return PollResponse(changed: true, zones: check.zones, devices: check.devices.map(\.lowercased), changeToken: try token(held.caller, check.sequence))
+                }
             }
         } onGracefulShutdown: {
-            hub.release(ticket, .shuttingDown)
+            hub.release(held.ticket, .shuttingDown)
         }
     }
 
-    /// Reads what changed. While a poll is held, a database that is down is not the client's
-    /// problem: the poll keeps holding (nil), and the listener wakes it once the database is back.
-    private func read(_ caller: AuthenticatedDevice, after: Int64?, holding: Bool, holdUntil: Date?) async throws -> PostgresPollStore.Check? {
+    /// Reads what changed after a wake. While a poll is held, a database that is down is not the
+    /// client's problem: the poll keeps holding (nil), and the listener wakes it once the database
+    /// is back.
+    private func read(_ caller: AuthenticatedDevice, after: Int64) async throws -> PostgresPollStore.Check? {
         do {
-            return try await polls.check(caller, after: after, holdUntil: holdUntil)
+            return try await polls.check(caller, after: after, holdUntil: nil)
         } catch {
-            guard holding, DatabaseErrorTranslation.translate(error)?.code == .tryAgainLater else { throw error }
+            guard DatabaseErrorTranslation.translate(error)?.code == .tryAgainLater else { throw error }
             logger.debug("a held poll could not read the database; it waits for the listener", metadata: ["error": "\(error)"])
             return nil
         }
