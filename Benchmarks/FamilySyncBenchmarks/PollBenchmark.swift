@@ -11,7 +11,8 @@ import PostgresNIO
 /// Long polls (PROTOCOL §6), with the server in a process of its own:
 /// (a) wake latency from a writer's COMMIT to the poller's answer with `held` polls held, next to
 ///     the raw COMMIT → LISTEN delivery the harness measures on its own connection in the same run;
-/// (b) how many idle polls the server holds, and its resident memory per poll;
+/// (b) how many idle polls the server holds, and its resident memory per poll: sent all at once, and
+///     (b') in waves of 100;
 /// (c) the server's CPU while they idle;
 /// (d) the memory of as many keep-alive connections with no request in them, the floor under (b).
 enum PollBenchmark {
@@ -43,6 +44,15 @@ enum PollBenchmark {
             (server, port) = try BenchServer.launch(databaseURL: url)
             let idleAPI = API(base: "http://127.0.0.1:\(port)", http: client)
             try await idle(count: idleCount, families: families, server: server, api: idleAPI, url: url, logger: logger, startupRSS: before.residentBytes)
+
+            // The same polls arriving in waves, as devices do: what stays with a held poll once
+            // the requests' transient memory (a burst's thousands of first reads at once, freed
+            // but kept by malloc) is out of the figure.
+            (server, port) = try BenchServer.launch(databaseURL: url)
+            try await idle(
+                count: idleCount, families: families, server: server, api: API(base: "http://127.0.0.1:\(port)", http: client), url: url, logger: logger,
+                startupRSS: before.residentBytes, wave: 100
+            )
 
             // And a fresh one for what a connection costs with no request in it.
             (server, port) = try BenchServer.launch(databaseURL: url)
@@ -169,7 +179,9 @@ enum PollBenchmark {
 
     // MARK: (b), (c) idle polls
 
-    static func idle(count: Int, families: [Family], server: Process, api: API, url: DatabaseURL, logger: Logger, startupRSS: Int) async throws {
+    /// `wave`: the polls are sent that many at a time, each wave held before the next is sent;
+    /// nil, all at once.
+    static func idle(count: Int, families: [Family], server: Process, api: API, url: DatabaseURL, logger: Logger, startupRSS: Int, wave: Int? = nil) async throws {
         let pid = server.processIdentifier
         try await Task.sleep(for: .seconds(2))
         let empty = try ProcessSample(pid: pid)
@@ -179,6 +191,7 @@ enum PollBenchmark {
         let holders = Task {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<count {
+                    if let wave, index > 0, index % wave == 0 { try await waitForHeldPolls(index, api: api) }
                     let family = families[index / 4]
                     group.addTask { _ = try await poll(family, since: nil, timeout: 60, api: api) }
                 }
@@ -202,7 +215,7 @@ enum PollBenchmark {
         _ = try? await holders.value
 
         let perPoll = Double(held.residentBytes - empty.residentBytes) / Double(count)
-        print("  (b) \(count) idle polls held (4 per device, \(count / 4) devices), all subscribed \(String(format: "%.1f", registered)) s after the first was sent")
+        print("  (b\(wave == nil ? "" : "'")) \(count) idle polls held (4 per device, \(count / 4) devices\(wave.map { ", sent \($0) at a time" } ?? "")), all subscribed \(String(format: "%.1f", registered)) s after the first was sent")
         print(String(format: "      server RSS: %.1f MiB idle, %.1f MiB with them held: %.1f KiB per poll", Double(empty.residentBytes) / 1_048_576, Double(held.residentBytes) / 1_048_576, perPoll / 1024))
         print("      database connections of the server: \(connectionsBefore) before, \(connectionsHeld) with the polls held")
         print(String(format: "  (c) server CPU while they idle: %.2f %% of one core over %.0f s (%.3f s of CPU)", (after.cpuSeconds - held.cpuSeconds) / window * 100, window, after.cpuSeconds - held.cpuSeconds))

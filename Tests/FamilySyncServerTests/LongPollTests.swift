@@ -266,6 +266,69 @@ extension TestServer.Reply {
         }
     }
 
+    /// A poll that waits is answered outside the middleware chain (`PollParking`); its answer is
+    /// still a whole one: the chain's headers (the request id), a `Content-Length` rather than
+    /// chunks, and a request pipelined behind it on the connection answered after it, in order.
+    @Test func aHeldPollsAnswerIsWholeAndPipelinedRequestsFollowIt() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, child) = try await server.pair(by: parent)
+            let token = try await server.databaseToken(child)
+            let requests = """
+                GET /v1/poll?timeout=60&since=\(token) HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: held-poll-1\r\nAuthorization: Bearer \(child.credential)\r\n\r\n\
+                GET /v1/devices HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: behind-it\r\nAuthorization: Bearer \(child.credential)\r\n\r\n
+                """
+            let descriptor = try openExchange(port: server.port, request: requests)
+            defer { close(descriptor) }
+            try await server.waitForHeldPolls(1)
+            // The write that wakes it; the pipelined request waits behind the poll until then.
+            let zone = Device.zoneName(forChild: child.deviceID)
+            try await server.configure(zone, by: parent)
+            let received = try await offCooperativePool { () throws -> String in
+                var time = timeval(tv_sec: 20, tv_usec: 0)
+                setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+                var received: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                while Self.wholeAnswers(in: String(decoding: received, as: UTF8.self)).count < 2 {
+                    let count = recv(descriptor, &buffer, buffer.count, 0)
+                    guard count > 0 else { break }
+                    received += buffer[0..<count]
+                }
+                return String(decoding: received, as: UTF8.self)
+            }
+            let answers = Self.wholeAnswers(in: received)
+            try #require(answers.count == 2, "\(received)")
+            let (pollHead, pollBody) = answers[0]
+            #expect(pollHead.hasPrefix("HTTP/1.1 200"), "\(pollHead)")
+            #expect(pollHead.lowercased().contains("x-request-id: held-poll-1"), "\(pollHead)")
+            #expect(!pollHead.lowercased().contains("transfer-encoding"), "\(pollHead)")
+            #expect(pollHead.lowercased().contains("content-type: application/json"), "\(pollHead)")
+            let answer = try JSONDecoder().decode(PollResponse.self, from: Data(pollBody.utf8))
+            #expect(answer.changed && answer.zones == [zone])
+            let (behindHead, behindBody) = answers[1]
+            #expect(behindHead.hasPrefix("HTTP/1.1 200"), "\(behindHead)")
+            #expect(behindHead.lowercased().contains("x-request-id: behind-it"), "\(behindHead)")
+            #expect(behindBody.contains(child.deviceID.lowercased), "\(behindBody)")
+        }
+    }
+
+    /// The complete answers at the start of `text`: head and body, by `Content-Length`.
+    static func wholeAnswers(in text: String) -> [(head: String, body: String)] {
+        var answers: [(String, String)] = []
+        var rest = Substring(text)
+        while let end = rest.range(of: "\r\n\r\n") {
+            let head = String(rest[..<end.lowerBound])
+            guard let line = head.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") }),
+                let length = Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces))
+            else { return answers }
+            let bytes = Array(rest[end.upperBound...].utf8)
+            guard bytes.count >= length else { return answers }
+            answers.append((head, String(decoding: bytes[..<length], as: UTF8.self)))
+            rest = Substring(String(decoding: bytes[length...], as: UTF8.self))
+        }
+        return answers
+    }
+
     @Test func aClientThatGoesAwayFreesItsPlaceAtOnce() async throws {
         try await withTestServer { server in
             let parent = try await server.createFamily()

@@ -17,9 +17,18 @@ public struct FamilySyncResponder: HTTPResponder {
 
     public func respond(to request: Request, context: Context) async throws -> Response {
         let parking = PollParking()
-        async let chain = PollParking.$current.withValue(parking) { try await router.respond(to: request, context: context) }
-        let placeholder = try await chain
+        let placeholder = try await chain(request, context: context, parking: parking)
         guard let wait = parking.take() else { return placeholder }
         return await parking.answer(placeholder, with: wait())
+    }
+
+    /// The router's answer from a child task that has ended when this returns. A task group's
+    /// child lives on the heap and goes with the group; an `async let`'s would be allocated in
+    /// this task's own slabs, and live until the end of its scope.
+    private func chain(_ request: Request, context: Context, parking: PollParking) async throws -> Response {
+        try await withThrowingTaskGroup(of: Response.self) { group in
+            group.addTask { try await PollParking.$current.withValue(parking) { try await router.respond(to: request, context: context) } }
+            return try await group.next()!
+        }
     }
 }
