@@ -15,7 +15,8 @@ import ServiceLifecycle
 /// `listen`: the listener's own URL (`--listen-database-url`); `prepared=off`:
 /// `--prepared-statements off`, as behind PgBouncer in transaction mode; `otlp=<url>`: tracing
 /// on, spans to that collector (`--otlp-endpoint`); `takeover`: NIO's loops as Swift's global
-/// executor (main.swift); `waiting=N`: a family's line of writes holds N (`FamilyWriteQueue`).
+/// executor (main.swift); `waiting=N`: a family's line of writes holds N (`FamilyWriteQueue`);
+/// `in-place`: each request's chain in its connection's task, not a child task of it.
 enum BenchServer {
     static func run(_ arguments: [String]) async throws {
         var logger = Logger(label: "familysync.bench.server")
@@ -31,8 +32,10 @@ enum BenchServer {
             ? .postgresClient(PostgresClient(configuration: url.servingPoolConfiguration(connections: connections), backgroundLogger: logger), size: connections)
             : .loopBound(try url.servingPool(connections: connections, logger: logger))
         let tracing = try option("otlp").map { try TraceExport.start(endpoint: $0, logger: logger) }
+        var configuration = ServerConfiguration(port: 0, unauthenticatedRateLimit: RateLimit(burst: 1_000_000, perMinute: 1_000_000))
+        configuration.chainsInChildTasks = !options.contains("in-place")
         let app = buildApplication(
-            configuration: .init(port: 0, unauthenticatedRateLimit: RateLimit(burst: 1_000_000, perMinute: 1_000_000)),
+            configuration: configuration,
             dependencies: ServerDependencies(
                 pool: pool, listener: try listener.connectionConfiguration(), metricsRegistry: PrometheusCollectorRegistry(), logger: logger,
                 preparedStatements: option("prepared") != "off",
@@ -53,7 +56,7 @@ enum BenchServer {
     /// log to `log` (a file) instead of this process's standard error.
     static func launch(
         databaseURL: DatabaseURL, postgresClient: Bool = false, connections: Int? = nil, listenURL: DatabaseURL? = nil, preparedStatements: Bool = true,
-        log: String? = nil, otlpEndpoint: String? = nil, takeover: Bool = false, waiting: Int? = nil
+        log: String? = nil, otlpEndpoint: String? = nil, takeover: Bool = false, waiting: Int? = nil, inPlace: Bool = false
     ) throws -> (process: Process, port: Int) {
         var arguments = ["serve", databaseURL.connectionString] + (postgresClient ? ["client"] : [])
         if let connections { arguments.append("connections=\(connections)") }
@@ -62,6 +65,7 @@ enum BenchServer {
         if let otlpEndpoint { arguments.append("otlp=\(otlpEndpoint)") }
         if takeover { arguments.append("takeover") }
         if let waiting { arguments.append("waiting=\(waiting)") }
+        if inPlace { arguments.append("in-place") }
         return try launch(arguments, log: log)
     }
 

@@ -53,8 +53,8 @@ enum FloorBenchmark {
             servers.append(launched.process)
             return launched
         }
-        func familySync(postgresClient: Bool) throws -> (process: Process, port: Int) {
-            let launched = try BenchServer.launch(databaseURL: bench.url, postgresClient: postgresClient)
+        func familySync(postgresClient: Bool, inPlace: Bool = false) throws -> (process: Process, port: Int) {
+            let launched = try BenchServer.launch(databaseURL: bench.url, postgresClient: postgresClient, inPlace: inPlace)
             servers.append(launched.process)
             return launched
         }
@@ -76,6 +76,13 @@ enum FloorBenchmark {
         }
         rows.append(Row(name: "pgbench -S -M prepared") { try pgbench(["-S"], url: url, seconds: seconds, connections: connections) })
         rows.append(Row(name: "pgbench UPDATE -M prepared") { try pgbench(["-f", updateScript], url: url, seconds: seconds, connections: connections) })
+        // Each request's chain in a child task (FamilySyncResponder), against in the connection's
+        // own task as before: what the held poll's memory costs a request.
+        let inPlace = try familySync(postgresClient: false, inPlace: true)
+        let inPlaceFetch = try await API(base: "http://127.0.0.1:\(inPlace.port)", http: bench.client).nothingNewFetch()
+        rows.append(Row(name: "FamilySync nothing-new (chain in place, before)") {
+            try await wrk(inPlace, inPlaceFetch.path, seconds: seconds, connections: connections, headers: ["Authorization: Bearer \(inPlaceFetch.credential)"])
+        })
         for postgresClient in [true, false] {
             let server = try familySync(postgresClient: postgresClient)
             let api = API(base: "http://127.0.0.1:\(server.port)", http: bench.client)

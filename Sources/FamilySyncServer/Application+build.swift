@@ -23,7 +23,7 @@ package func buildApplication(
     routes(router)
     let logger = dependencies.logger
     var app = Application(
-        responder: FamilySyncResponder(router: router.buildResponder()),
+        responder: FamilySyncResponder(router: router.buildResponder(), childTasks: configuration.chainsInChildTasks),
         server: .http1(configuration: .init(
             additionalChannelHandlers: [ConnectionEndWatcher()],
             idleTimeout: .nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1)))

@@ -29,7 +29,11 @@ import Testing
                     let parent = try await server.createFamily()
                     let (_, child) = try await server.pair(by: parent)
                     let zone = "child-\(child.deviceID.lowercased)"
+                    // A held poll the write wakes: its wait, outside the middleware chain
+                    // (`PollParking`), is still a span of its request's trace.
+                    let held = try await server.holdPoll(child, since: try await server.databaseToken(child), within: .seconds(20))
                     try await server.configure(zone, by: parent)
+                    #expect(try await held.value.poll?.changed == true)
                     // A write refused inside the family's transaction, whose error repeats the
                     // name the client sent (a zone's, here with an id in it): no span may.
                     let extra = #"{"zoneName":"notes-\#(missing.lowercased)"}"#
@@ -51,7 +55,12 @@ import Testing
                     let refused = CollectorStandIn.names(inTraceOf: "POST /v1/zones", status: "409", in: spans)
                     return ["family.lock_wait", "INSERT", "COMMIT"].allSatisfy(written.contains) && refused.contains("family.write")
                         && spans.filter { $0.name == "GET /v1/devices" }.count >= 3
+                        && CollectorStandIn.names(inTraceOf: "GET /v1/poll", status: "200", in: spans).contains("poll.wait")
                 }
+                let poll = try #require(all.first { $0.name == "GET /v1/poll" })
+                let wait = try #require(all.first { $0.name == "poll.wait" })
+                #expect(wait.traceID == poll.traceID && wait.parentSpanID == poll.spanID, "\(wait)")
+                #expect(wait.attributes["familysync.poll.outcome"] == "recheck", "\(wait)")
                 group.cancelAll()
                 try Self.verify(all, route: route, refusal: refusal, ids: ids, zone: zone, recordingPaths: recordingPaths)
             }

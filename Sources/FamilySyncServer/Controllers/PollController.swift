@@ -81,8 +81,13 @@ struct PollController {
         // in-process polls, in place.
         if let parking = PollParking.current, !context.inProcess {
             let connection = context.connection, logger = context.logger
+            // Its `poll.wait` spans stay in the request's trace, under the request's span (which
+            // ends as the poll begins to wait).
+            let tracer = Traced.tracer, trace = InstrumentationContext.current
             return parking.park { [self, held] in
-                await parked(held, connection: connection, request: request, logger: logger)
+                await Traced.$tracer.withValue(tracer) {
+                    await InstrumentationContext.$current.withValue(trace) { await parked(held, connection: connection, request: request, logger: logger) }
+                }
             }
         }
         do {
