@@ -83,7 +83,10 @@ struct PollController {
             let connection = context.connection, logger = context.logger
             // Its `poll.wait` spans stay in the request's trace, under the request's span (which
             // ends as the poll begins to wait).
-            let tracer = Traced.tracer, trace = InstrumentationContext.current
+            guard let tracer = Traced.tracer else {
+                return parking.park { [self, held] in await parked(held, connection: connection, request: request, logger: logger) }
+            }
+            let trace = InstrumentationContext.current
             return parking.park { [self, held] in
                 await Traced.$tracer.withValue(tracer) {
                     await InstrumentationContext.$current.withValue(trace) { await parked(held, connection: connection, request: request, logger: logger) }
@@ -159,43 +162,23 @@ struct PollController {
     }
 
     /// Waits for a change, the timeout, a newer poll of the device, the server's shutdown or the
-    /// client's going away (`CancellationError`).
+    /// client's going away (`CancellationError`). A parked poll waits here in its connection's
+    /// task, which keeps the memory of its deepest stack for as long as the connection lives: so
+    /// this is one frame over the hub's wait, with no async step that tracing off does not need.
     private func hold(_ held: HeldPoll, connection: (any Channel)?, inProcess: Bool) async throws -> PollResponse {
-        let ticket = held.ticket
+        let ticket = held.ticket, hub = hub
         // A client that goes away ends its wait at once (as `.cancelled`): its connection's end,
         // seen by the connection's `ConnectionEndWatcher`, or for the dashboard's in-process polls
-        // (`/app/live` watches its browser's connection) the caller's cancellation. The connection
-        // stays open for the client's next poll.
-        var watcher: ConnectionEndWatcher?
-        if !inProcess, let connection {
-            do {
-                watcher = try await connection.pipeline.handler(type: ConnectionEndWatcher.self).get()
-                watcher?.watch(on: connection.eventLoop) { [hub] in hub.release(ticket, .cancelled) }
-            } catch {
-                // No watcher: the channel closed already (its pipeline emptied) or has none (a
-                // test's channel). Its close ends the wait; a closed one at once.
-                connection.closeFuture.whenComplete { [hub] _ in hub.release(ticket, .cancelled) }
-            }
-        }
-        defer { if let watcher, let loop = connection?.eventLoop { watcher.unwatch(on: loop) } }
-        return try await withTaskCancellationHandler {
-            try await waitForChange(held)
-        } onCancel: { [hub] in
-            hub.release(ticket, .cancelled)
-        }
-    }
-
-    private func waitForChange(_ held: HeldPoll) async throws -> PollResponse {
+        // (`/app/live` watches its browser's connection) the caller's cancellation, which the
+        // hub's wait sees. The connection stays open for the client's next poll.
+        let watched = inProcess ? nil : connection
+        if let watched { ConnectionEndWatcher.watch(watched) { hub.release(ticket, .cancelled) } }
+        defer { if let watched { ConnectionEndWatcher.unwatch(watched) } }
         let after = held.after ?? 0
         return try await withGracefulShutdownHandler {
             var noticed: ContinuousClock.Instant?
             while true {
-                // The wait, as a span when tracing is on, with what ended it.
-                let outcome = try await Traced.span("poll.wait") { span in
-                    let outcome = await hub.wait(held.ticket, until: held.deadline)
-                    span?.attributes["familysync.poll.outcome"] = outcome.name
-                    return outcome
-                }
+                let outcome = Traced.tracer == nil ? await hub.wait(ticket, until: held.deadline) : await tracedWait(held)
                 switch outcome {
                 case .recheck(let instant):
                     noticed = noticed ?? instant
@@ -214,8 +197,18 @@ struct PollController {
                 }
             }
         } onGracefulShutdown: {
-            hub.release(held.ticket, .shuttingDown)
+            hub.release(ticket, .shuttingDown)
         }
+    }
+
+    /// The hub's wait as a `poll.wait` span, with what ended it (tracing on).
+    private func tracedWait(_ held: HeldPoll) async -> PollHub.Wake {
+        // `Traced.span` rethrows what its body throws; this body throws nothing.
+        (try? await Traced.span("poll.wait") { span in
+            let outcome = await hub.wait(held.ticket, until: held.deadline)
+            span?.attributes["familysync.poll.outcome"] = outcome.name
+            return outcome
+        }) ?? .cancelled
     }
 
     /// Reads what changed after a wake. While a poll is held, a database that is down is not the

@@ -34,16 +34,24 @@ final class ConnectionEndWatcher: ChannelInboundHandler, RemovableChannelHandler
         callback?()
     }
 
-    /// Calls `callback` once the connection's input ends, at once if it has; from any thread,
-    /// with the connection's loop.
-    func watch(on eventLoop: any EventLoop, _ callback: @escaping @Sendable () -> Void) {
-        eventLoop.execute {
-            if self.ended { callback() } else { self.onEnd = callback }
+    /// Calls `callback` once `connection`'s input ends, at once if it has: through its watcher,
+    /// or, without one (the channel closed already and its pipeline emptied, or a test's channel
+    /// has none), at its close. From any thread; nothing to wait for, so a held poll's task keeps
+    /// no frame for it.
+    static func watch(_ connection: any Channel, _ callback: @escaping @Sendable () -> Void) {
+        connection.eventLoop.execute {
+            guard let watcher = try? connection.pipeline.syncOperations.handler(type: ConnectionEndWatcher.self) else {
+                connection.closeFuture.whenComplete { _ in callback() }
+                return
+            }
+            if watcher.ended { callback() } else { watcher.onEnd = callback }
         }
     }
 
-    /// Forgets the callback: the poll was answered.
-    func unwatch(on eventLoop: any EventLoop) {
-        eventLoop.execute { self.onEnd = nil }
+    /// Forgets the callback: the poll was answered. Runs after `watch` on the same loop.
+    static func unwatch(_ connection: any Channel) {
+        connection.eventLoop.execute {
+            (try? connection.pipeline.syncOperations.handler(type: ConnectionEndWatcher.self))?.onEnd = nil
+        }
     }
 }

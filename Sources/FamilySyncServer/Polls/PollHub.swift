@@ -171,28 +171,8 @@ final class PollHub: Sendable {
         let left = max(ContinuousClock.now.duration(to: deadline), .zero)
         let timer = timers.scheduleTask(in: TimeAmount(left)) { self.expire(ticket, at: deadline) }
         defer { timer.cancel() }
-        return await next(ticket, until: deadline)
-    }
-
-    /// A wait's deadline came: it answers `.timedOut` if it is still that wait.
-    private func expire(_ ticket: Ticket, at deadline: ContinuousClock.Instant) {
-        let continuation = state.withLock { state -> CheckedContinuation<Wake, Never>? in
-            guard var waiter = state.waiters[ticket.id] else { return nil }
-            defer { state.waiters[ticket.id] = waiter }
-            guard waiter.deadline == deadline, let continuation = waiter.continuation else {
-                // Its wait has not stored its continuation yet: it finds this and ends at once.
-                if waiter.continuation == nil { waiter.expired = deadline }
-                return nil
-            }
-            waiter.continuation = nil
-            waiter.deadline = nil
-            return continuation
-        }
-        continuation?.resume(returning: .timedOut)
-    }
-
-    private func next(_ ticket: Ticket, until deadline: ContinuousClock.Instant) async -> Wake {
-        await withTaskCancellationHandler {
+        // Here rather than in a function of its own: a held poll's task keeps a slab a frame.
+        return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Wake, Never>) in
                 let immediate: Wake? = state.withLock { state in
                     guard var waiter = state.waiters[ticket.id] else { return .cancelled }
@@ -221,5 +201,22 @@ final class PollHub: Sendable {
             }
             continuation?.resume(returning: .cancelled)
         }
+    }
+
+    /// A wait's deadline came: it answers `.timedOut` if it is still that wait.
+    private func expire(_ ticket: Ticket, at deadline: ContinuousClock.Instant) {
+        let continuation = state.withLock { state -> CheckedContinuation<Wake, Never>? in
+            guard var waiter = state.waiters[ticket.id] else { return nil }
+            defer { state.waiters[ticket.id] = waiter }
+            guard waiter.deadline == deadline, let continuation = waiter.continuation else {
+                // Its wait has not stored its continuation yet: it finds this and ends at once.
+                if waiter.continuation == nil { waiter.expired = deadline }
+                return nil
+            }
+            waiter.continuation = nil
+            waiter.deadline = nil
+            return continuation
+        }
+        continuation?.resume(returning: .timedOut)
     }
 }
