@@ -25,7 +25,7 @@ package func buildApplication(
     var app = Application(
         responder: FamilySyncResponder(router: router.buildResponder(), childTasks: configuration.chainsInChildTasks),
         server: .http1(configuration: .init(
-            additionalChannelHandlers: [ConnectionEndWatcher()],
+            additionalChannelHandlers: [ReceiveBufferSizing(), ConnectionEndWatcher()],
             idleTimeout: .nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1)))
         )),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "FamilySync"),
