@@ -158,7 +158,10 @@ struct PollController {
     /// database away) ends with its deadline.
     private func end(_ held: HeldPoll) async {
         hub.unsubscribe(held.ticket)
-        if held.marked, let holdUntil = held.holdUntil { try? await polls.release(held.caller, heldUntil: holdUntil) }
+        guard held.marked, let holdUntil = held.holdUntil else { return }
+        // In a task of its own, as the reads after a wake.
+        async let released: Void = polls.release(held.caller, heldUntil: holdUntil)
+        try? await released
     }
 
     /// Waits for a change, the timeout, a newer poll of the device, the server's shutdown or the
@@ -188,10 +191,7 @@ struct PollController {
                     throw CancellationError()
                 }
                 if Task.isCancelled { throw CancellationError() }
-                // In a task of its own: the read's frames (the pool, PostgresNIO) end with it
-                // instead of staying in the waiting task's slabs.
-                async let read = read(held.caller, after: after)
-                if let check = try await read, check.changed {
+                if let check = try await reread(held.caller, after: after), check.changed {
                     if let noticed { metrics.wakeLatency.record(.now - noticed) }
                     return PollResponse(changed: true, zones: check.zones, devices: check.devices.map(\.lowercased), changeToken: try token(held.caller, check.sequence))
                 }
@@ -209,6 +209,13 @@ struct PollController {
             span?.attributes["familysync.poll.outcome"] = outcome.name
             return outcome
         }) ?? .cancelled
+    }
+
+    /// `read` in a task of its own: its frames (the pool's, PostgresNIO's) end with it instead of
+    /// staying in the waiting task's slabs, and the wait's own frame holds no `async let`.
+    private func reread(_ caller: AuthenticatedDevice, after: Int64) async throws -> PostgresPollStore.Check? {
+        async let check = read(caller, after: after)
+        return try await check
     }
 
     /// Reads what changed after a wake. While a poll is held, a database that is down is not the
