@@ -31,6 +31,7 @@ public struct FamilySyncResponder: HTTPResponder {
         guard childTasks else { return try await PollParking.$current.withValue(parking) { try await router.respond(to: request, context: context) } }
         return try await withThrowingTaskGroup(of: Response.self) { group in
             group.addTask { try await PollParking.$current.withValue(parking) { try await router.respond(to: request, context: context) } }
+            // Its one child's answer, or what it threw: never nil.
             return try await group.next()!
         }
     }

@@ -171,7 +171,8 @@ final class PollHub: Sendable {
         let left = max(ContinuousClock.now.duration(to: deadline), .zero)
         let timer = timers.scheduleTask(in: TimeAmount(left)) { self.expire(ticket, at: deadline) }
         defer { timer.cancel() }
-        // Here rather than in a function of its own: a held poll's task keeps a slab a frame.
+        // Here rather than in a function of its own: one frame fewer in a held poll's task,
+        // which keeps the memory of its deepest stack while its connection lives.
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Wake, Never>) in
                 let immediate: Wake? = state.withLock { state in
