@@ -45,6 +45,15 @@ extension TestServer.Reply {
     var poll: PollResponse? { try? decode(PollResponse.self) }
 }
 
+extension TestServer {
+    /// `hb_requests` of `GET /v1/poll` answered 401, as the server's metrics count it now.
+    func pollsAnswered401() async throws -> Int {
+        let metrics = String(buffer: try await send(.get, "/metrics").body)
+        let counted = #"hb_requests{http_route="/v1/poll",http_request_method="GET",http_response_status_code="401"}"#
+        return metrics.split(separator: "\n").first { $0.hasPrefix(counted) }.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+    }
+}
+
 /// PROTOCOL §6 over real HTTP: what wakes a held poll, what does not, and how it ends.
 @Suite struct LongPollTests {
     @Test func aParentsWriteWakesTheChildsHeldPoll() async throws {
@@ -181,6 +190,7 @@ extension TestServer.Reply {
         try await withTestServer { server in
             let parent = try await server.createFamily()
             let (_, child) = try await server.pair(by: parent)
+            let countedBefore = try await server.pollsAnswered401()
             let held = try await server.holdPoll(child, since: try await server.databaseToken(child), within: .seconds(20))
             let revoke = try await server.send(.delete, "/v1/devices/\(child.deviceID.lowercased)", credential: parent.credential)
             #expect(revoke.status == .noContent)
@@ -195,6 +205,11 @@ extension TestServer.Reply {
             let delete = try await server.send(.delete, "/v1/families/me", credential: parent.credential)
             #expect(delete.status == .noContent)
             #expect(try await own.value.status == .unauthorized)
+
+            // The request metrics count each by the status it answered with after its wait, not
+            // the 200 its handler returned when it began to wait (`PollParking`). (The counters
+            // are the process's, shared with the tests running beside this one: hence "at least".)
+            #expect(try await server.pollsAnswered401() - countedBefore >= 2)
         }
     }
 

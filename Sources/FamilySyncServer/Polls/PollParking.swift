@@ -10,9 +10,9 @@ import Synchronization
 /// and, when it has to wait, leaves its wait here and returns a placeholder; the chain ends, and
 /// `FamilySyncResponder` waits on the application's side of it, in a shallow frame.
 ///
-/// The placeholder goes back up the chain as any answer does: the request id, the metrics' timer
-/// (it stops when the body is written, so it times the whole poll) and the trace span see it.
-/// What the wait answers then takes its status, its headers and its body.
+/// The placeholder goes back up the chain as any answer does: the request id and the trace span
+/// see it. What the wait answers then takes its status, its headers and its body, and the request
+/// metrics (`FamilySyncResponder`'s, outside the chain) count that.
 final class PollParking: Sendable {
     /// The request's parking place, bound by `FamilySyncResponder` for every request it answers.
     /// The dashboard's in-process polls hold in place: their caller's cancellation ends them.
@@ -46,7 +46,7 @@ final class PollParking: Sendable {
     }
 
     /// The placeholder the chain returned, now with the wait's answer: its status and headers over
-    /// the chain's, its body written through the chain's (so the metrics' timer ends after it).
+    /// the chain's, its body written through whatever the chain wrapped it in.
     func answer(_ placeholder: Response, with answer: Response) async -> Response {
         let collected = CollectedBody()
         // The wait's answers are in memory (a `ByteBuffer`); writing them to memory cannot fail.
