@@ -106,8 +106,8 @@ func buildRouter(
 ) -> MethodAwareRouter<FamilySyncRequestContext> {
     let router = Router(context: FamilySyncRequestContext.self)
     let routes = MethodAwareRouter(router, table: RouteTable())
-    // Outermost first: the request id is on every response, and the error middleware turns
-    // every failure below it into §1.1's JSON.
+    // Outermost first: the request id is on every response, metrics see the final status,
+    // and the error middleware turns every failure below it into §1.1's JSON.
     routes.add(middleware: PreferredLoopMiddleware())
     routes.add(middleware: RequestIDMiddleware())
     // A span per request when tracing is on, outside the error middleware to see final statuses.
@@ -117,8 +117,7 @@ func buildRouter(
     // An access line per request at debug (method and path with its request id; never headers
     // or bodies, which carry credentials and PINs).
     routes.add(middleware: LogRequestsMiddleware(.debug))
-    // The request metrics are `FamilySyncResponder`'s, around this chain: a parked poll's final
-    // status is known only after the chain has returned.
+    routes.add(middleware: RequestMetricsMiddleware())
     routes.add(middleware: ResponseCompressionMiddleware())
     routes.add(middleware: ErrorMiddleware(routes: routes.table, shed: dependencies.shedMetrics))
     // The modules' middleware (the dashboard's: under /app, every answer, unknown paths, 405s and

@@ -2,7 +2,7 @@ import Hummingbird
 import NIOCore
 
 /// The application's responder: the router's, with two changes to where a request's frames live
-/// (Benchmarks/README.md, "A held poll parked outside the chain"), and the request metrics.
+/// (Benchmarks/README.md, "A held poll parked outside the chain").
 ///
 /// - **The chain runs in a child task.** Swift's task allocator keeps the slabs of a task's
 ///   deepest stack until the task ends, and Hummingbird answers a connection's requests in the
@@ -17,17 +17,11 @@ public struct FamilySyncResponder: HTTPResponder {
     /// Off: the chain runs in the connection's task (the floor harness's "before").
     var childTasks = true
 
-    /// Hummingbird's request metrics, here rather than in the chain: they count a parked poll by
-    /// the status it answered with (a 499, a 5xx), not the placeholder's 200, and time it whole.
-    let metrics = MetricsMiddleware<Context>()
-
     public func respond(to request: Request, context: Context) async throws -> Response {
-        try await metrics.handle(request, context: context) { request, context in
-            let parking = PollParking()
-            let placeholder = try await chain(request, context: context, parking: parking)
-            guard let wait = parking.take() else { return placeholder }
-            return await parking.answer(placeholder, with: wait())
-        }
+        let parking = PollParking()
+        let placeholder = try await chain(request, context: context, parking: parking)
+        guard let wait = parking.take() else { return placeholder }
+        return await parking.answer(placeholder, with: wait())
     }
 
     /// The router's answer from a child task that has ended when this returns. A task group's

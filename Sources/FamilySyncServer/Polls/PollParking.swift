@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// The placeholder goes back up the chain as any answer does: the request id and the trace span
 /// see it. What the wait answers then takes its status, its headers and its body, and the request
-/// metrics (`FamilySyncResponder`'s, outside the chain) count that.
+/// metrics (`RequestMetricsMiddleware`) count that status.
 final class PollParking: Sendable {
     /// The request's parking place, bound by `FamilySyncResponder` for every request it answers.
     /// The dashboard's in-process polls hold in place: their caller's cancellation ends them.
@@ -24,6 +24,7 @@ final class PollParking: Sendable {
     private struct State {
         var wait: Wait?
         var body = ByteBuffer()
+        var status: HTTPResponse.Status?
     }
 
     private let state = Mutex(State())
@@ -36,6 +37,9 @@ final class PollParking: Sendable {
             try await writer.finish(nil)
         })
     }
+
+    /// The status the wait answered with, once it has: what the request metrics count.
+    var answeredStatus: HTTPResponse.Status? { state.withLock { $0.status } }
 
     /// The parked wait, once: nil when the request parked none.
     func take() -> Wait? {
@@ -51,7 +55,10 @@ final class PollParking: Sendable {
         let collected = CollectedBody()
         // The wait's answers are in memory (a `ByteBuffer`); writing them to memory cannot fail.
         try? await answer.body.write(collected)
-        state.withLock { $0.body = collected.buffer }
+        state.withLock {
+            $0.body = collected.buffer
+            $0.status = answer.status
+        }
         var response = placeholder
         response.status = answer.status
         response.headers[.contentType] = nil
