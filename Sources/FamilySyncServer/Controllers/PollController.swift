@@ -93,17 +93,11 @@ struct PollController {
                 }
             }
         }
-        do {
-            let answer = try await hold(held, connection: context.connection, inProcess: context.inProcess)
-            await end(held)
-            return try answer.response(from: request, context: context)
-        } catch is CancellationError {
-            await end(held)
-            return Self.clientClosed
-        } catch {
-            await end(held)
-            throw error
-        }
+        let outcome: Result<PollResponse, any Error>
+        do { outcome = .success(try await hold(held, connection: context.connection, inProcess: context.inProcess)) } catch { outcome = .failure(error) }
+        await end(held)
+        if case .failure(is CancellationError) = outcome { return Self.clientClosed }
+        return try outcome.get().response(from: request, context: context)
     }
 
     /// A poll's state between its reads.
@@ -140,12 +134,9 @@ struct PollController {
         } catch is CancellationError {
             response = Self.clientClosed
         } catch {
-            // As `ErrorMiddleware` answers and logs it: the chain has returned.
-            let mapped = ErrorMiddleware.translate(error, request: request)
-            if mapped.code == .internalError || mapped.code == .tryAgainLater {
-                logger.error("request failed", metadata: ["error": "\(String(reflecting: error))", "code": "\(mapped.code.rawValue)"])
-            }
-            response = mapped.response()
+            // As `ErrorMiddleware` answers it: the chain has returned. (A held poll's reads never
+            // shed: a database that is away keeps it waiting.)
+            response = ErrorMiddleware.response(for: error, request: request, logger: logger, shed: nil)
         }
         await end(held)
         return response

@@ -30,18 +30,23 @@ struct ErrorMiddleware: RouterMiddleware {
         }
     }
 
-    /// §1.1's answer to an error, logged.
     private func response(for error: any Error, request: Request, context: Context) -> Response {
-        let mapped = Self.translate(error, request: request)
+        Self.response(for: error, request: request, logger: context.logger, shed: shed)
+    }
+
+    /// §1.1's answer to an error, logged and, when it sheds load, counted: for the chain's errors,
+    /// and for a parked poll's after the chain has returned (`PollController`).
+    static func response(for error: any Error, request: Request, logger: Logger, shed metrics: ShedMetrics?) -> Response {
+        let mapped = translate(error, request: request)
         let shed = TryAgainReason(mapped)
-        if let shed { self.shed.count(shed) }
+        if let shed { metrics?.count(shed) }
         if shed == .familyBusy || shed == .poolExhausted {
             // Load, not a fault: counted above, and one line per shed request would flood the log.
-            context.logger.notice("request shed", metadata: ["reason": "\(shed!.rawValue)"])
+            logger.notice("request shed", metadata: ["reason": "\(shed!.rawValue)"])
         } else if mapped.code == .internalError || mapped.code == .tryAgainLater {
-            context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))", "code": "\(mapped.code.rawValue)"])
+            logger.error("request failed", metadata: ["error": "\(String(reflecting: error))", "code": "\(mapped.code.rawValue)"])
         } else {
-            context.logger.debug("request rejected", metadata: ["error": "\(mapped)"])
+            logger.debug("request rejected", metadata: ["error": "\(mapped)"])
         }
         return mapped.response()
     }
