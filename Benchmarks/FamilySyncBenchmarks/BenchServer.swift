@@ -16,7 +16,8 @@ import ServiceLifecycle
 /// `--prepared-statements off`, as behind PgBouncer in transaction mode; `otlp=<url>`: tracing
 /// on, spans to that collector (`--otlp-endpoint`); `takeover`: NIO's loops as Swift's global
 /// executor (main.swift); `waiting=N`: a family's line of writes holds N (`FamilyWriteQueue`);
-/// `in-place`: each request's chain in its connection's task, not a child task of it.
+/// `in-place`: each request's chain in its connection's task, not a child task of it; `off-loop`:
+/// each connection's task on Swift's pool, as Hummingbird runs it, not on its own event loop.
 enum BenchServer {
     static func run(_ arguments: [String]) async throws {
         var logger = Logger(label: "familysync.bench.server")
@@ -34,6 +35,7 @@ enum BenchServer {
         let tracing = try option("otlp").map { try TraceExport.start(endpoint: $0, logger: logger) }
         var configuration = ServerConfiguration(port: 0, unauthenticatedRateLimit: RateLimit(burst: 1_000_000, perMinute: 1_000_000))
         configuration.chainsInChildTasks = !options.contains("in-place")
+        configuration.connectionsOnTheirLoops = !options.contains("off-loop")
         let app = buildApplication(
             configuration: configuration,
             dependencies: ServerDependencies(
@@ -56,7 +58,8 @@ enum BenchServer {
     /// log to `log` (a file) instead of this process's standard error.
     static func launch(
         databaseURL: DatabaseURL, postgresClient: Bool = false, connections: Int? = nil, listenURL: DatabaseURL? = nil, preparedStatements: Bool = true,
-        log: String? = nil, otlpEndpoint: String? = nil, takeover: Bool = false, waiting: Int? = nil, inPlace: Bool = false
+        log: String? = nil, otlpEndpoint: String? = nil, takeover: Bool = false, waiting: Int? = nil, inPlace: Bool = false,
+        offLoop: Bool = false
     ) throws -> (process: Process, port: Int) {
         var arguments = ["serve", databaseURL.connectionString] + (postgresClient ? ["client"] : [])
         if let connections { arguments.append("connections=\(connections)") }
@@ -66,6 +69,7 @@ enum BenchServer {
         if takeover { arguments.append("takeover") }
         if let waiting { arguments.append("waiting=\(waiting)") }
         if inPlace { arguments.append("in-place") }
+        if offLoop { arguments.append("off-loop") }
         return try launch(arguments, log: log)
     }
 

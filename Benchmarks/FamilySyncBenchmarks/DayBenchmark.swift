@@ -9,7 +9,7 @@ import Logging
 import PostgresNIO
 import Synchronization
 
-/// `familysync-bench day [devices] [speed] [hours] [carried|separate] [client] [in-place]`: what one child's device costs the server a
+/// `familysync-bench day [devices] [speed] [hours] [carried|separate] [client] [in-place] [off-loop]`: what one child's device costs the server a
 /// day (issue 38). Families of a parent and three children; each child does, at `speed` times real
 /// time, what an app's monitoring side does around the clock (Benchmarks/README.md, "The cost of a
 /// device-day"): its poll held and held again (§6, 30 s), a quiet heartbeat every 30 s (§10),
@@ -20,7 +20,8 @@ import Synchronization
 /// default): each poll carries the heartbeat (`POST /v1/poll`, issue 50); `separate`: a heartbeat
 /// of its own every 30 s beside `GET /v1/poll`, as before. `client`: the server leases from
 /// PostgresNIO's `PostgresClient`, as before `LoopBoundPool`. `in-place`: each request's chain in its
-/// connection's task, as before `FamilySyncResponder`'s child tasks.
+/// connection's task, as before `FamilySyncResponder`'s child tasks. `off-loop`: each connection's
+/// task on Swift's pool, as before `ConnectionOnItsLoop`.
 enum DayBenchmark {
     static func run(_ arguments: [String]) async throws {
         let childCount = max(6, (arguments.count > 0 ? Int(arguments[0]) ?? 198 : 198) / 3 * 3)
@@ -37,7 +38,9 @@ enum DayBenchmark {
         let database = try await BenchDatabase.start(directory: "/tmp/familysync-bench-day-\(getpid())", maxConnections: 200, logger: logger)
         let url = database.url
         defer { try? FileManager.default.removeItem(atPath: database.directory) }
-        let (server, port) = try BenchServer.launch(databaseURL: url, postgresClient: arguments.contains("client"), inPlace: arguments.contains("in-place"))
+        let (server, port) = try BenchServer.launch(databaseURL: url, postgresClient: arguments.contains("client"), inPlace: arguments.contains("in-place"),
+            offLoop: arguments.contains("off-loop")
+        )
         defer { server.terminate() }
         var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(10)))
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = childCount * 3 + 100
@@ -74,7 +77,7 @@ enum DayBenchmark {
             let before = try await DatabaseCounters.read(postgres, pidFiles: database.postmasterPIDFiles, logger: logger)
             let start = ContinuousClock.now
             let end = start + .seconds(hours * 3600 / speed)
-            print("device-day: \(children.count) child devices in \(families.count) families, \(Int(speed))× real time, \(hours) simulated hours (\(String(format: "%.1f", hours * 60 / speed)) real minutes), heartbeats \(carried ? "carried by the polls" : "separate"), \(arguments.contains("client") ? "PostgresClient (before)" : "LoopBoundPool")\(arguments.contains("in-place") ? ", chains in the connection's task (before)" : "")")
+            print("device-day: \(children.count) child devices in \(families.count) families, \(Int(speed))× real time, \(hours) simulated hours (\(String(format: "%.1f", hours * 60 / speed)) real minutes), heartbeats \(carried ? "carried by the polls" : "separate"), \(arguments.contains("client") ? "PostgresClient (before)" : "LoopBoundPool")\(arguments.contains("in-place") ? ", chains in the connection's task (before)" : "")\(arguments.contains("off-loop") ? ", connections' tasks on Swift's pool (before)" : "")")
 
             let sampling = Task {
                 var peak = 0

@@ -53,8 +53,8 @@ enum FloorBenchmark {
             servers.append(launched.process)
             return launched
         }
-        func familySync(postgresClient: Bool, inPlace: Bool = false) throws -> (process: Process, port: Int) {
-            let launched = try BenchServer.launch(databaseURL: bench.url, postgresClient: postgresClient, inPlace: inPlace)
+        func familySync(postgresClient: Bool, inPlace: Bool = false, offLoop: Bool = false) throws -> (process: Process, port: Int) {
+            let launched = try BenchServer.launch(databaseURL: bench.url, postgresClient: postgresClient, inPlace: inPlace, offLoop: offLoop)
             servers.append(launched.process)
             return launched
         }
@@ -83,15 +83,17 @@ enum FloorBenchmark {
         rows.append(Row(name: "FamilySync nothing-new (chain in place, before)") {
             try await wrk(inPlace, inPlaceFetch.path, seconds: seconds, connections: connections, headers: ["Authorization: Bearer \(inPlaceFetch.credential)"])
         })
-        for postgresClient in [true, false] {
-            let server = try familySync(postgresClient: postgresClient)
+        // Before: leasing from `PostgresClient`; each connection's task on Swift's pool, as
+        // Hummingbird runs it (`off-loop`). Then as served.
+        let variants = [(label: " (PostgresClient, before)", postgresClient: true, offLoop: true), (" (connection on the pool, before)", false, true), ("", false, false)]
+        for (label, postgresClient, offLoop) in variants {
+            let server = try familySync(postgresClient: postgresClient, offLoop: offLoop)
             let api = API(base: "http://127.0.0.1:\(server.port)", http: bench.client)
             let fetch = try await api.nothingNewFetch()
             // Many devices, as in life: one device's heartbeats from 16 connections at once would
             // queue on its row's lock.
             let children = try await HealthBenchmark.pairDevices(64, api: api).map(\.credential)
-            let heartbeat = try HeartbeatScript.write(credentials: children, to: bench.directory + "/heartbeat-\(postgresClient).lua")
-            let label = postgresClient ? " (PostgresClient, before)" : ""
+            let heartbeat = try HeartbeatScript.write(credentials: children, to: bench.directory + "/heartbeat-\(postgresClient)-\(offLoop).lua")
             rows.append(Row(name: "FamilySync nothing-new\(label)") {
                 try await wrk(server, fetch.path, seconds: seconds, connections: connections, headers: ["Authorization: Bearer \(fetch.credential)"])
             })
@@ -101,7 +103,7 @@ enum FloorBenchmark {
             rows.append(Row(name: "FamilySync POST /v1/poll?timeout=0 (heartbeat)\(label)") {
                 try await wrk(server, "/v1/poll?timeout=0", seconds: seconds, connections: connections, script: heartbeat)
             })
-            guard !postgresClient else { continue }
+            guard !offLoop else { continue }
             // A served write beside a shed one: 64 families' one-record modifies, and one family's
             // while its line is full (PROTOCOL §1.2), refused before the body is read.
             var parents: [String] = []

@@ -1,4 +1,5 @@
 import FamilySyncPostgres
+import FamilySyncServer
 import Foundation
 import Hummingbird
 import Logging
@@ -19,7 +20,7 @@ enum FloorServer {
         guard let wiring = FloorWiring(rawValue: arguments[1]) else { throw BenchFailure("unknown wiring \(arguments[1])") }
         let client = PostgresClient(configuration: url.servingPoolConfiguration(connections: FloorWiring.connections), backgroundLogger: logger)
         // FamilySync's pool, for the `pool` wiring only; the stores' lease before it for the others.
-        let pool = wiring == .pool ? try url.servingPool(connections: FloorWiring.connections, logger: logger) : nil
+        let pool = wiring == .pool || wiring == .poolConnection ? try url.servingPool(connections: FloorWiring.connections, logger: logger) : nil
         let database = pool.map { Database(serving: .loopBound($0)) } ?? Database(client: client)
         let perLoop = wiring != .clientPerLoop ? [:] : Dictionary(uniqueKeysWithValues: MultiThreadedEventLoopGroup.singleton.makeIterator().map { loop in
             (ObjectIdentifier(loop), PostgresClient(
@@ -44,7 +45,8 @@ enum FloorServer {
             }
         }
         let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "floor"), services: [client] + (pool.map { [$0] } ?? []) + Array(perLoop.values),
+            router: router, server: wiring.connectionOnItsLoop ? .http1OnItsLoop(configuration: .init(), group: MultiThreadedEventLoopGroup.singleton) : .http1(),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "floor"), services: [client] + (pool.map { [$0] } ?? []) + Array(perLoop.values),
             onServerRunning: { channel in FileHandle.standardOutput.write(Data("port=\(channel.localAddress?.port ?? 0)\n".utf8)) }, logger: logger
         )
         try await app.runService()
@@ -68,14 +70,20 @@ enum FloorWiring: String, CaseIterable {
     case loop
     /// `loop`, and the handler run on its channel's loop (a task executor preference).
     case loopExecutor = "loop-executor"
+    /// `loop`, and the connection's whole task on its loop (`ConnectionOnItsLoop`): the request
+    /// read, the handler and the answer written on the thread of its statement's connection.
+    case loopConnection = "loop-connection"
+    /// `pool`, and the connection's whole task on its loop: as FamilySync serves.
+    case poolConnection = "pool-connection"
     /// A `PostgresClient` per event loop (its pool's connections all on that loop), a request
     /// taking its channel's loop's client: `loop` with PostgresNIO's own pool.
     case clientPerLoop = "client-per-loop"
 
     static let connections = 16
 
-    var bindsToLoops: Bool { self == .loop || self == .loopExecutor }
+    var bindsToLoops: Bool { self == .loop || self == .loopExecutor || self == .loopConnection }
     var runsOnItsLoop: Bool { self == .loopExecutor }
+    var connectionOnItsLoop: Bool { self == .loopConnection || self == .poolConnection }
 
     enum Statement { case read, update }
 
@@ -95,11 +103,11 @@ enum FloorWiring: String, CaseIterable {
             return try await Self.prepared(statement, aid: aid, on: ClientRunner(client: client, logger: logger))
         case .lease:
             return try await database.leasing { connection in try await Self.prepared(statement, aid: aid, on: ConnectionRunner(connection: connection, logger: logger)) }
-        case .pool:
+        case .pool, .poolConnection:
             return try await LoopBoundPool.$preferredLoop.withValue(loop) {
                 try await database.leasing { connection in try await Self.prepared(statement, aid: aid, on: ConnectionRunner(connection: connection, logger: logger)) }
             }
-        case .loop, .loopExecutor:
+        case .loop, .loopExecutor, .loopConnection:
             return try await loops.leasing(on: loop) { connection in try await Self.prepared(statement, aid: aid, on: ConnectionRunner(connection: connection, logger: logger)) }
         }
     }

@@ -69,14 +69,3 @@ private final class LoopPool: Sendable {
         waiter?.resume(returning: connection)
     }
 }
-
-/// One task executor per event loop of a group: a task that prefers it runs its jobs on that loop.
-final class EventLoopTaskExecutors: Sendable {
-    private let executors: [ObjectIdentifier: EventLoopTaskExecutor]
-
-    init(_ group: MultiThreadedEventLoopGroup) {
-        executors = Dictionary(uniqueKeysWithValues: group.makeIterator().map { (ObjectIdentifier($0), EventLoopTaskExecutor($0)) })
-    }
-
-    func executor(for loop: any EventLoop) -> EventLoopTaskExecutor { executors[ObjectIdentifier(loop)]! }
-}

@@ -1,8 +1,10 @@
 import FamilySyncCore
 import FamilySyncPostgres
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
+import NIOPosix
 import PostgresNIO
 
 public typealias FamilySyncApplication = Application<FamilySyncResponder>
@@ -22,12 +24,13 @@ package func buildApplication(
     let router = buildRouter(configuration: configuration, dependencies: dependencies, modules: modules).router
     routes(router)
     let logger = dependencies.logger
+    let http1 = HTTP1Channel.Configuration(
+        additionalChannelHandlers: [ReceiveBufferSizing(), ConnectionEndWatcher()],
+        idleTimeout: .nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1)))
+    )
     var app = Application(
         responder: FamilySyncResponder(router: router.buildResponder(), childTasks: configuration.chainsInChildTasks),
-        server: .http1(configuration: .init(
-            additionalChannelHandlers: [ReceiveBufferSizing(), ConnectionEndWatcher()],
-            idleTimeout: .nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1)))
-        )),
+        server: configuration.connectionsOnTheirLoops ? .http1OnItsLoop(configuration: http1, group: MultiThreadedEventLoopGroup.singleton) : .http1(configuration: http1),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "FamilySync"),
         services: [dependencies.pool.service, dependencies.listener],
         onServerRunning: onServerRunning,

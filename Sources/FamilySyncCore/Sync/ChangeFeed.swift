@@ -20,7 +20,8 @@ public enum ChangeFeed {
         let moreComing = read.count > limit
         let page = moreComing ? read.dropLast() : read[...]
         let last = page.last?.sequence ?? after
-        return (page.map(\.item), moreComing ? last : position.sequence, moreComing)
+        // A closure, not `\.item`: in this generic function a key path is built at run time, each call.
+        return (page.map { $0.item }, moreComing ? last : position.sequence, moreComing)
     }
 
     /// The failures that belong to one zone of a multi-zone fetch; any other fails the request.

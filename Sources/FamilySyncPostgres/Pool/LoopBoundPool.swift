@@ -41,7 +41,7 @@ public final class LoopBoundPool: Service, Sendable {
     private let group: any EventLoopGroup
     /// An executor on each of the group's loops, on which a lease's work runs. A preferred loop
     /// that is not among them (a test's embedded channel's) is not one a connection can be opened on.
-    private let executors: [ObjectIdentifier: EventLoopTaskExecutor]
+    private let executors: EventLoopTaskExecutors
     private let logger: Logger
     private let state = Mutex(PoolState())
     private let idleTimeout: Duration
@@ -56,7 +56,7 @@ public final class LoopBoundPool: Service, Sendable {
         self.configuration = configuration
         self.limit = limit
         self.group = group
-        self.executors = Dictionary(uniqueKeysWithValues: group.makeIterator().map { (ObjectIdentifier($0), EventLoopTaskExecutor($0)) })
+        self.executors = EventLoopTaskExecutors(group)
         self.idleTimeout = idleTimeout
         self.logger = logger
     }
@@ -93,9 +93,9 @@ public final class LoopBoundPool: Service, Sendable {
     public func leasing<Result: Sendable>(
         within wait: Duration, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        let preferred = Self.preferredLoop.flatMap { executors[ObjectIdentifier($0)] == nil ? nil : $0 }
+        let preferred = Self.preferredLoop.flatMap { executors.executor(for: $0) == nil ? nil : $0 }
         let connection = try await take(on: preferred ?? group.next(), within: wait)
-        guard let executor = executors[ObjectIdentifier(connection.eventLoop)] else {
+        guard let executor = executors.executor(for: connection.eventLoop) else {
             defer { give(back: connection) }
             return try await body(connection)
         }

@@ -10,6 +10,8 @@ import PostgresNIO
 /// (`PushHoldStatement`): as a CTE of this one, Citus sent the whole to the worker, which refused
 /// it ("cannot execute a distributed query from a query on a shard").
 struct PollCheckStatement: RowStatement {
+    /// Named here: PostgresNIO's default, `String(reflecting:)`, is worked out on every run.
+    static let name = "familysync_poll_check"
     static let sql = """
         SELECT d.role, d.status, d.changed_seq, f.change_seq, f.horizon_seq,
             ARRAY(SELECT z.zone_name FROM zones z WHERE z.family_id = $1 AND z.changed_seq > $3 ORDER BY z.changed_seq, z.zone_name),
@@ -37,6 +39,8 @@ struct PollCheckStatement: RowStatement {
 
 /// Marks the caller's push registration, if it has one, as held by a poll until `holdUntil` (§12).
 struct PushHoldStatement: RowStatement {
+    /// Named here: PostgresNIO's default, `String(reflecting:)`, is worked out on every run.
+    static let name = "familysync_push_hold"
     static let sql = """
         UPDATE device_push_tokens SET poll_held_until = $1
         WHERE family_id = $2 AND device_id = $3

@@ -6,6 +6,8 @@ import PostgresNIO
 /// as long parsing and planning this join as running it (perf, "nothing new" fetches). Prepared,
 /// it is planned once for all (a generic plan after five runs).
 struct ZoneChangesStatement: RowStatement {
+    /// Named here: PostgresNIO's default, `String(reflecting:)`, is worked out on every run.
+    static let name = "familysync_zone_changes"
     static let sql = """
         SELECT f.change_seq, f.horizon_seq, z.zone_name IS NOT NULL AS zone_found, z.child_device_id, z.member_id, z.incarnation,
                z.changed_seq AS zone_seq,
