@@ -11,7 +11,11 @@ import Tracing
 /// `familysync serve`, the benchmarks and the tests build it the same way; tests override the
 /// parts they must control (a manual clock, a slow listener, no migration for a database that is
 /// down).
-public struct ServerDependencies: Sendable {
+///
+/// A class: its fifty parts are 4.5 KB by value, and every closure that captured the struct copied
+/// them all. Swift 6.3.1 crashed copying such a capture into a task group's child in a debug build
+/// (`DeviceHealthTests`, when one store grew by a field), so nothing copies it any more.
+public final class ServerDependencies: Sendable {
     /// The serving pool, a service of the application.
     public let pool: ServingPool
     /// The pool as every store uses it, with the families' turns for writing.
@@ -130,7 +134,7 @@ public struct ServerDependencies: Sendable {
         polls = PostgresPollStore(database: database, logger: logger, preparedStatements: preparedStatements)
         members = PostgresMemberStore(changeLog: changeLog, clock: clock, logger: logger)
         alerts = PostgresAlertStore(changeLog: changeLog, clock: clock, logger: logger)
-        healthIntake = PostgresHealthIntake(changeLog: changeLog, clock: clock, logger: logger)
+        healthIntake = PostgresHealthIntake(changeLog: changeLog, clock: clock, logger: logger, preparedStatements: preparedStatements)
         healthReads = PostgresHealthReads(changeLog: changeLog, clock: clock, logger: logger)
         fleetGauge = PostgresFleetGauge(changeLog: changeLog, clock: clock, logger: logger)
         trackingReports = PostgresTrackingReport(changeLog: changeLog, clock: clock, logger: logger)

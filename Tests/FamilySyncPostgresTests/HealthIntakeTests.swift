@@ -8,11 +8,14 @@ import Testing
 /// The intake's cost (PROTOCOL §10): a heartbeat that changes nothing a parent sees takes
 /// the one-statement path; what a parent would see takes the full one.
 @Suite struct HealthIntakeTests {
-    @Test func aQuietHeartbeatIsOneStatement() async throws {
+    /// Prepared (`QuietHeartbeatStatement`), and unnamed as behind a pooler that keeps none.
+    @Test(arguments: [true, false]) func aQuietHeartbeatIsOneStatement(prepared: Bool) async throws {
         try await withTestDatabase { client, _ in
             let family = try await RecordEnginePropertyTests.makeFamily(client)
             let clock = ManualClock()
-            let intake = PostgresHealthIntake(changeLog: ChangeLog(database: Database.underTest(client), logger: testLogger), clock: clock, logger: testLogger)
+            let intake = PostgresHealthIntake(
+                changeLog: ChangeLog(database: Database.underTest(client), logger: testLogger), clock: clock, logger: testLogger, preparedStatements: prepared
+            )
             let first = try await intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true, notificationSequence: 1), by: family.child)
             #expect(!first.quiet && first.health?.status == .healthy)
             var quiet = 0
@@ -62,12 +65,12 @@ import Testing
     /// with restarts between, a 64-bit sequence number kept from before §10's range was checked,
     /// counters already at their top), each sum stops at 2147483647 and no report fails, on
     /// either path.
-    @Test func theDaysCountersSaturate() async throws {
+    @Test(arguments: [true, false]) func theDaysCountersSaturate(prepared: Bool) async throws {
         try await withTestDatabase { client, _ in
             let family = try await RecordEnginePropertyTests.makeFamily(client)
             let clock = ManualClock()
             let database = Database.underTest(client)
-            let intake = PostgresHealthIntake(changeLog: ChangeLog(database: database, logger: testLogger), clock: clock, logger: testLogger)
+            let intake = PostgresHealthIntake(changeLog: ChangeLog(database: database, logger: testLogger), clock: clock, logger: testLogger, preparedStatements: prepared)
             func beat(_ sequence: Int64?, errors: [ExtensionError] = []) async throws -> PostgresHealthIntake.Reported {
                 clock.advance(by: 30)
                 let report = HealthReport(heartbeatAt: clock.now(), monitoringActive: true, notificationSequence: sequence, errors: errors)

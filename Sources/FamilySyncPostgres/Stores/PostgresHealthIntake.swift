@@ -10,11 +10,14 @@ public struct PostgresHealthIntake: Sendable {
     let changeLog: ChangeLog
     let clock: any WallClock
     let logger: Logger
+    /// Whether the quiet heartbeat runs as a named prepared statement (`RowStatement`).
+    let preparedStatements: Bool
 
-    public init(changeLog: ChangeLog, clock: any WallClock, logger: Logger) {
+    public init(changeLog: ChangeLog, clock: any WallClock, logger: Logger, preparedStatements: Bool = true) {
         self.changeLog = changeLog
         self.clock = clock
         self.logger = logger
+        self.preparedStatements = preparedStatements
     }
 
     /// What a report did, for the answer and for the fleet's figures.
@@ -77,54 +80,16 @@ public struct PostgresHealthIntake: Sendable {
         }
     }
 
-    /// The one-statement heartbeat: updates the row only while `quiet` admits it, and answers from
-    /// the `health` record; nil when the report needs the full path.
+    /// The one-statement heartbeat (`QuietHeartbeatStatement`): updates the row only while `quiet`
+    /// admits it, and answers from the `health` record; nil when the report needs the full path.
     func quietHeartbeat(_ quiet: HeartbeatRules.QuietHeartbeat, by device: AuthenticatedDevice, zone: String, answering: Bool) async throws -> Reported? {
-        let sequence = quiet.sequence
-        let top = HealthTally.maximumCount
-        let rows = try await changeLog.database.rows(
-            """
-            WITH before AS (
-                SELECT h.family_id, h.device_id, h.last_heartbeat_at FROM device_health h
-                WHERE h.family_id = \(device.familyID) AND h.device_id = \(device.deviceID)
-                  AND h.monitoring_active = \(quiet.monitoringActive) AND h.status = \(quiet.status.rawValue)
-                  AND h.last_heartbeat_at >= \(quiet.lastHeartbeatAfter) AND h.last_heartbeat_at <= \(quiet.now)
-                  AND h.record_written_at > \(quiet.recordWrittenAfter)
-                  AND h.record_day_end > \(quiet.recordDayEndAfter)
-                  -- The same number or the next, as a difference: a row kept from before §10's
-                  -- range was checked may hold the largest bigint, which + 1 would overflow.
-                  AND (\(sequence)::bigint IS NULL OR h.last_sequence IS NULL OR \(sequence)::bigint - h.last_sequence IN (0, 1))
-                FOR UPDATE OF h
-            ), updated AS (
-                UPDATE device_health h SET last_heartbeat_at = \(quiet.now), memory_usage_mb = COALESCE(\(quiet.memoryUsageMB), h.memory_usage_mb),
-                    last_sequence = COALESCE(\(sequence)::bigint, h.last_sequence),
-                    app_version = COALESCE(\(quiet.appVersion), h.app_version), os_version = COALESCE(\(quiet.osVersion), h.os_version),
-                    -- What HealthTally.heartbeat adds, in SQL (its bounds as parameters), until a
-                    -- full report folds it into the day's row. The interval is at most 300 s
-                    -- here (lastHeartbeatAfter), so three buckets hold it. Counts stop at
-                    -- HealthTally.maximumCount, as the day's do.
-                    pending_heartbeats = least(h.pending_heartbeats::bigint + 1, \(top)),
-                    pending_monitored_seconds = h.pending_monitored_seconds
-                        + CASE WHEN h.monitoring_active THEN extract(epoch FROM \(quiet.now) - h.last_heartbeat_at)::float8 ELSE 0 END,
-                    pending_stale_seconds = h.pending_stale_seconds
-                        + CASE WHEN h.monitoring_active THEN greatest(0, extract(epoch FROM \(quiet.now) - h.last_heartbeat_at)::float8 - \(HeartbeatRules.staleAfter)) ELSE 0 END,
-                    pending_gaps_60 = least(h.pending_gaps_60::bigint
-                        + (h.monitoring_active AND extract(epoch FROM \(quiet.now) - h.last_heartbeat_at) <= \(HealthTally.gapBounds[0]))::int, \(top)),
-                    pending_gaps_120 = least(h.pending_gaps_120::bigint
-                        + (h.monitoring_active AND extract(epoch FROM \(quiet.now) - h.last_heartbeat_at) > \(HealthTally.gapBounds[0])
-                           AND extract(epoch FROM \(quiet.now) - h.last_heartbeat_at) <= \(HealthTally.gapBounds[1]))::int, \(top)),
-                    pending_gaps_300 = least(h.pending_gaps_300::bigint
-                        + (h.monitoring_active AND extract(epoch FROM \(quiet.now) - h.last_heartbeat_at) > \(HealthTally.gapBounds[1]))::int, \(top))
-                -- The family by value, here and in the join below (docs/operations.md, Citus rule 2):
-                -- joined only to the CTE, Citus ran this on every shard of device_health.
-                FROM before WHERE h.family_id = \(device.familyID) AND h.device_id = \(device.deviceID) AND before.device_id = h.device_id
-                RETURNING h.family_id, h.memory_usage_mb, before.last_heartbeat_at AS previous
-            )
-            SELECT u.previous, u.memory_usage_mb, CASE WHEN \(answering) THEN r.fields END AS fields FROM updated u
-            JOIN records r ON r.family_id = \(device.familyID) AND r.zone_name = \(zone) AND r.record_name = \(DeviceHealth.recordName) AND NOT r.deleted
-            """,
-            logger: logger
-        )
+        let statement = QuietHeartbeatStatement(quiet: quiet, familyID: device.familyID, deviceID: device.deviceID, zone: zone, answering: answering)
+        let (logger, prepared) = (logger, preparedStatements)
+        let rows = try await changeLog.database.leasing { connection in
+            var rows: [PostgresRow] = []
+            try await statement.forEachRow(on: connection, prepared: prepared, logger: logger) { rows.append($0) }
+            return rows
+        }
         guard let (previous, memory, fields) = try rows.decode((Date, Double?, RecordFields?).self).first else { return nil }
         var health: DeviceHealth?
         if answering {
