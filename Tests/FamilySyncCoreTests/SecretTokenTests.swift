@@ -19,6 +19,9 @@ import Testing
         "", "fs1", "Bearer x", "fs1.not-a-uuid.\(UUID()).\(String(repeating: "A", count: 43))",
         "fs1.\(UUID()).\(UUID()).short", "fs2.\(UUID()).\(UUID()).\(String(repeating: "A", count: 43))",
         "fs1.\(UUID()).\(UUID()).\(String(repeating: "A", count: 42))+", "fs1.\(UUID()).\(UUID()).\(String(repeating: "A", count: 43)).extra",
+        // A dot that a combining mark makes one character with: split by bytes, the part after it
+        // starts with the mark, and is no secret.
+        "fs1.\(UUID()).\(UUID()).\u{301}\(String(repeating: "A", count: 41))",
     ])
     func malformedCredentialsDoNotParse(_ text: String) {
         #expect(DeviceCredential(parsing: text) == nil)

@@ -29,6 +29,15 @@ import Testing
         try expectSameBytes(UsageTotalsResponse.self, #"{"summary":\#(Self.summary),"alerts":[\#(Self.alert)],"changeToken":"tok"}"#)
     }
 
+    @Test(arguments: [
+        #"{"changed":false,"changeToken":"tok"}"#,
+        #"{"changed":true,"zones":["family","child-\"1\""],"devices":["6f9619ff-8b86-d011-b42d-00c04fc964ff"],"changeToken":"tok"}"#,
+        #"{"changed":true,"zones":[],"devices":[],"changeToken":"tok"}"#,
+    ])
+    func aPollsAnswer(_ json: String) throws {
+        try expectSameBytes(PollResponse.self, json)
+    }
+
     @Test func aModifysAnswer() throws {
         let failure = #"{"recordName":"x","error":{"code":"CONFLICT","reason":"r","field":"operations[1]"},"serverRecord":\#(Self.record)}"#
         let bare = #"{"recordName":"y","error":{"code":"ZONE_BUSY","reason":"busy","retryAfter":2}}"#

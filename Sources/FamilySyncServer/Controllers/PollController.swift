@@ -130,7 +130,7 @@ struct PollController {
         let response: Response
         do {
             let answer = try await hold(held, connection: connection, inProcess: false)
-            response = Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: try JSONEncoder.wire.encode(answer))))
+            response = WireResponseEncoder.response(answer)
         } catch is CancellationError {
             response = Self.clientClosed
         } catch {

@@ -107,6 +107,20 @@ extension DailySummaryBody: WireJSONWritable {
     }
 }
 
+extension PollResponse: WireJSONWritable {
+    var estimatedBytes: Int { 128 + 64 * ((zones?.count ?? 0) + (devices?.count ?? 0)) }
+
+    // Absent members are left out, as `JSONEncoder` leaves out a nil optional.
+    func write(to writer: inout WireJSONWriter) {
+        writer.object { w in
+            w.key("changeToken"); w.string(changeToken)
+            w.key("changed"); w.bool(changed)
+            if let devices { w.key("devices"); w.array(devices) { w, device in w.string(device) } }
+            if let zones { w.key("zones"); w.array(zones) { w, zone in w.string(zone) } }
+        }
+    }
+}
+
 extension UsageUploadResponse: WireJSONWritable {
     var estimatedBytes: Int { 1024 + summaries.count * 2048 }
 
