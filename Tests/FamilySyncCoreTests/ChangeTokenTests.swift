@@ -12,6 +12,20 @@ import Testing
         #expect(try ChangeToken.decode(token.encode(key: Self.key), key: Self.key) == token)
     }
 
+    /// One keyed HMAC set up once (as the server's keyring keeps it) signs and checks token after
+    /// token, each the same as with the key itself.
+    @Test func aKeyedHMACServesManyTokens() throws {
+        let keyed = HMAC<SHA256>(key: Self.key)
+        for sequence in [1, 2, 3] as [Int64] {
+            let token = ChangeToken(familyID: UUID(), deviceID: UUID(), scope: .zone(name: "family", incarnation: UUID()), sequence: sequence)
+            let text = token.encode(keyed: keyed)
+            #expect(text == token.encode(key: Self.key))
+            #expect(try ChangeToken.decode(text, keyed: keyed) == token)
+        }
+        let other = ChangeToken(familyID: UUID(), deviceID: UUID(), scope: .database, sequence: 1).encode(key: SymmetricKey(size: .bits256))
+        #expect(throws: FamilySyncError.self) { try ChangeToken.decode(other, keyed: keyed) }
+    }
+
     /// Every character, the last one's unused low bits included: a token has one spelling.
     @Test(arguments: [ChangeToken.Scope.database, .zone(name: "family", incarnation: UUID())])
     func everyAlteredCharacterIsRefused(_ scope: ChangeToken.Scope) throws {

@@ -47,7 +47,11 @@ public struct ChangeToken: Sendable, Equatable {
     static let version: UInt8 = 1
     static let macLength = 16
 
-    public func encode(key: SymmetricKey) -> String {
+    public func encode(key: SymmetricKey) -> String { encode(keyed: HMAC(key: key)) }
+
+    /// `encode(key:)` with the key already set up in `keyed` (a copy of it is used): a keyed
+    /// HMAC's set-up hashes the key twice, on every token otherwise.
+    public func encode(keyed: HMAC<SHA256>) -> String {
         var bytes: [UInt8] = [Self.version]
         switch scope {
         case .database: bytes.append(0)
@@ -59,16 +63,25 @@ public struct ChangeToken: Sendable, Equatable {
             let utf8 = Array(name.utf8.prefix(255))
             bytes += incarnation.bytes + [UInt8(utf8.count)] + utf8
         }
-        bytes += Array(HMAC<SHA256>.authenticationCode(for: bytes, using: key)).prefix(Self.macLength)
+        var mac = keyed
+        mac.update(data: bytes)
+        bytes += Array(mac.finalize()).prefix(Self.macLength)
         return Base64URL.encode(bytes)
     }
 
     /// `BAD_CHANGE_TOKEN` for anything that does not parse or was not made with `key`.
     public static func decode(_ text: String, key: SymmetricKey) throws(FamilySyncError) -> ChangeToken {
+        try decode(text, keyed: HMAC(key: key))
+    }
+
+    /// `decode(_:key:)` with the key already set up in `keyed`, as `encode(keyed:)`.
+    public static func decode(_ text: String, keyed: HMAC<SHA256>) throws(FamilySyncError) -> ChangeToken {
         let bad = FamilySyncError(.badChangeToken, "The change token is not valid.", field: "since")
         guard text.utf8.count <= 512, let bytes = Base64URL.decode(text), bytes.count >= 42 + macLength else { throw bad }
         let body = Array(bytes.dropLast(macLength))
-        let mac = Array(HMAC<SHA256>.authenticationCode(for: body, using: key)).prefix(macLength)
+        var authenticator = keyed
+        authenticator.update(data: body)
+        let mac = Array(authenticator.finalize()).prefix(macLength)
         guard constantTimeEquals(mac, bytes.suffix(macLength)), body[0] == version else { throw bad }
         let family = UUID(bytes: body[2..<18]), device = UUID(bytes: body[18..<34])
         let sequence = Int64(bitPattern: body[34..<42].reduce(UInt64(0)) { ($0 << 8) | UInt64($1) })

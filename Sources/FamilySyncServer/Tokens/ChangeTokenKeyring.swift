@@ -5,20 +5,29 @@ import Synchronization
 /// The key change tokens are signed with: loaded from the database (or configuration) before the
 /// server accepts requests, then shared by the controllers.
 final class ChangeTokenKeyring: Sendable {
-    private let key = Mutex<SymmetricKey?>(nil)
+    /// The key, and the key set up for HMAC once (`HMAC(key:)` hashes it twice), copied for each token.
+    private let key = Mutex<(raw: SymmetricKey, keyed: HMAC<SHA256>)?>(nil)
 
     func set(_ value: SymmetricKey) {
-        key.withLock { $0 = value }
+        key.withLock { $0 = (value, HMAC(key: value)) }
     }
 
     func current() throws(FamilySyncError) -> SymmetricKey {
+        try loaded().raw
+    }
+
+    private func keyed() throws(FamilySyncError) -> HMAC<SHA256> {
+        try loaded().keyed
+    }
+
+    private func loaded() throws(FamilySyncError) -> (raw: SymmetricKey, keyed: HMAC<SHA256>) {
         guard let value = key.withLock({ $0 }) else { throw FamilySyncError.unavailable("The server is starting.") }
         return value
     }
 
     /// A token of the caller, for `scope`; `BAD_CHANGE_TOKEN` if it is another device's or family's.
     func decode(_ text: String, for caller: AuthenticatedDevice) throws(FamilySyncError) -> ChangeToken {
-        let token = try ChangeToken.decode(text, key: current())
+        let token = try ChangeToken.decode(text, keyed: keyed())
         guard token.familyID == caller.familyID, token.deviceID == caller.deviceID else {
             throw FamilySyncError(.badChangeToken, "The change token belongs to another device.", field: "since")
         }
@@ -34,6 +43,6 @@ final class ChangeTokenKeyring: Sendable {
     }
 
     func encode(_ token: ChangeToken) throws(FamilySyncError) -> String {
-        token.encode(key: try current())
+        token.encode(keyed: try keyed())
     }
 }
