@@ -38,8 +38,8 @@ enum DayBenchmark {
         let database = try await BenchDatabase.start(directory: "/tmp/familysync-bench-day-\(getpid())", maxConnections: 200, logger: logger)
         let url = database.url
         defer { try? FileManager.default.removeItem(atPath: database.directory) }
-        let (server, port) = try BenchServer.launch(databaseURL: url, postgresClient: arguments.contains("client"), inPlace: arguments.contains("in-place"),
-            offLoop: arguments.contains("off-loop")
+        let (server, port) = try BenchServer.launch(
+            databaseURL: url, postgresClient: arguments.contains("client"), inPlace: arguments.contains("in-place"), offLoop: arguments.contains("off-loop")
         )
         defer { server.terminate() }
         var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(10)))
