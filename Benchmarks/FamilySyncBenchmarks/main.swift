@@ -27,6 +27,7 @@ if CommandLine.arguments.contains("takeover") {
 //   familysync-bench tracing [seconds a phase] [clients] [rounds]
 //   familysync-bench outbox [changes] [rounds]
 //   familysync-bench peersync [rounds] [records]   (Kinto from Benchmarks/kinto.sh)
+//   familysync-bench syncneighbour [records] [syncers] [off-loop]
 //   familysync-bench floor [seconds a row] [rounds] [connections] [only=…] [takeover]
 //   familysync-bench cluster-ops <database url> <cluster dir> [families] [seconds a phase] [seconds stopped]
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -74,6 +75,8 @@ case "cluster-ops":
     try await ClusterOpsBenchmark.run(arguments)
 case "peersync":
     try await PeerSyncBenchmark.run(arguments)
+case "syncneighbour":
+    try await SyncNeighbourBenchmark.run(arguments)
 case "floor":
     try await FloorBenchmark.run(arguments)
 case "floor-serve":
@@ -82,6 +85,6 @@ case "serve":
     // The server in a process of its own, so that its memory and CPU are measured alone.
     try await BenchServer.run(arguments)
 default:
-    print("usage: familysync-bench [records|polls|usage|sync|recovery|soak|health|pin|push|afterload|concurrency|dashboard|neighbours|export|day|tracing|outbox|floor|cluster-ops] [sizes…]")
+    print("usage: familysync-bench [records|polls|usage|sync|recovery|soak|health|pin|push|afterload|concurrency|dashboard|neighbours|export|day|tracing|outbox|floor|cluster-ops|peersync|syncneighbour] [sizes…]")
     exit(2)
 }
