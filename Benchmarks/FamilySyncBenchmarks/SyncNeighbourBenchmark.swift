@@ -41,12 +41,12 @@ enum SyncNeighbourBenchmark {
             }
             _ = try await fetches(50)
             let alone = try await fetches(300)
-            let stop = ManagedAtomicFlag()
+            let stop = StopFlag()
             let (during, syncs) = try await withThrowingTaskGroup(of: (fetches: [Double]?, syncs: Int).self) { group in
                 for _ in 0..<syncers {
                     group.addTask {
                         var count = 0
-                        while !stop.isSet {
+                        while !stop.flag.load(ordering: .relaxed) {
                             _ = try await fixture.fullSync(api, gzip: true, format: .compact, expecting: records)
                             count += 1
                         }
@@ -57,7 +57,7 @@ enum SyncNeighbourBenchmark {
                     // The syncs under way first.
                     try await Task.sleep(for: .milliseconds(500))
                     let measured = try await fetches(300)
-                    stop.set()
+                    stop.flag.store(true, ordering: .relaxed)
                     return (measured, 0)
                 }
                 var during: [Double] = []
@@ -68,22 +68,19 @@ enum SyncNeighbourBenchmark {
                 }
                 return (during, syncs)
             }
-            func p(_ values: [Double], _ q: Double) -> Double { values.sorted()[min(values.count - 1, Int(Double(values.count) * q))] * 1000 }
+            func p(_ values: [Double], _ q: Double) -> Double { percentile(values.sorted(), q) * 1000 }
             print(String(format: "  quiet fetch p50 %.2f → %.2f ms (%.2f×), p99 %.2f → %.2f ms (%.2f×); %d full syncs during",
                          p(alone, 0.5), p(during, 0.5), p(during, 0.5) / p(alone, 0.5), p(alone, 0.99), p(during, 0.99), p(during, 0.99) / p(alone, 0.99), syncs))
         } catch {
             print("benchmark failed: \(error)")
         }
         // The server before its database, which it would otherwise log as gone.
-        server.terminate()
-        server.waitUntilExit()
+        await server.stopGently()
         try await bench.stop()
     }
 }
 
-/// A flag one task sets and others read.
-private final class ManagedAtomicFlag: Sendable {
-    private let flag = Mutex(false)
-    var isSet: Bool { flag.withLock { $0 } }
-    func set() { flag.withLock { $0 = true } }
+/// Set by the quiet family's task when it has measured: the syncing clients stop.
+private final class StopFlag: Sendable {
+    let flag = Atomic<Bool>(false)
 }
