@@ -97,11 +97,11 @@ public final class ServerDependencies: Sendable {
         pool: ServingPool, listener: PostgresConnection.Configuration, metricsRegistry: PrometheusCollectorRegistry,
         clock: any WallClock = SystemWallClock(), logger: Logger, listenerBackoff: Duration = .milliseconds(100),
         listenerMaximumBackoff: Duration = .seconds(5), migrateOnStart: Bool = true, push: PushSettings? = nil, preparedStatements: Bool = true,
-        familyWrites: FamilyWriteQueue.Limits = .init(), tracer: (any Tracer)? = nil
+        familyWrites: FamilyWriteQueue.Limits = .init(), tracer: (any Tracer)? = nil, leaseWait: Duration = Database.connectionWait
     ) {
         self.tracer = tracer
         self.pool = pool
-        let database = Database(serving: pool, families: FamilyWriteQueue(limits: familyWrites))
+        let database = Database(serving: pool, families: FamilyWriteQueue(limits: familyWrites), leaseWait: leaseWait)
         self.database = database
         self.metricsRegistry = metricsRegistry
         self.clock = clock

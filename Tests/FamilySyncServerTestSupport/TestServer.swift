@@ -212,6 +212,7 @@ public func withTestServer<Result: Sendable>(
     tracer: (any Tracer)? = nil,
     isolation: TestIsolation = .families,
     databaseSession: [(String, String)] = [],
+    leaseWait: Duration = testServerLeaseWait,
     _ body: @Sendable (TestServer) async throws -> Result
 ) async throws -> Result {
     // The wait for a slot is not bounded: it lasts as long as the suite's earlier servers, and in
@@ -223,12 +224,20 @@ public func withTestServer<Result: Sendable>(
             try await withinBound(testServerLimit, "the test's body on its test server") {
                 try await runTestServer(
                     configuration: configuration, databaseURL: databaseURL, listenerBackoff: listenerBackoff, push: push, clock: clock,
-                    familyWrites: familyWrites, tracer: tracer, isolation: isolation, databaseSession: databaseSession, body
+                    familyWrites: familyWrites, tracer: tracer, isolation: isolation, databaseSession: databaseSession, leaseWait: leaseWait, body
                 )
             }
         }
     }
 }
+
+/// How long a test server's request waits for a connection: as long as the pool's connect may
+/// take (30 s, `runTestServer`). A serving instance's three seconds (`Database.connectionWait`)
+/// are for answering clients; at the suite's peak on a busy machine a new backend took longer than
+/// that to start, and a lease that waited for it was answered "the database is unavailable",
+/// which no test retries (CI, 2026-11-28: `aBadOrExpiredTokenFailsOnlyItsZone`'s family was
+/// refused). A test of the wait itself sets its own.
+public let testServerLeaseWait = Duration.seconds(30)
 
 /// How long a test may take once its server runs: many times what any test takes in a full run
 /// on a busy machine (an access-matrix column, hundreds of requests, took over 240 s in a full run
@@ -270,7 +279,7 @@ private let testServerSlots = AsyncSemaphore(limit: 32)
 private func runTestServer<Result: Sendable>(
     configuration: ServerConfiguration, databaseURL: DatabaseURL?, listenerBackoff: Duration, push: PushSettings?, clock: ManualClock,
     familyWrites: FamilyWriteQueue.Limits, tracer: (any Tracer)?, isolation: TestIsolation, databaseSession: [(String, String)],
-    _ body: @Sendable (TestServer) async throws -> Result
+    leaseWait: Duration, _ body: @Sendable (TestServer) async throws -> Result
 ) async throws -> Result {
     let url = if let databaseURL { databaseURL } else { try await TestPostgres.shared.makeDatabase(isolation: isolation) }
     var configuration = configuration
@@ -284,7 +293,8 @@ private func runTestServer<Result: Sendable>(
     let pool = LoopBoundPool(configuration: poolConfiguration, limit: 4, logger: testLogger)
     let dependencies = ServerDependencies(
         pool: .loopBound(pool), listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, clock: clock, logger: testLogger,
-        listenerBackoff: listenerBackoff, listenerMaximumBackoff: max(listenerBackoff, .seconds(2)), push: push, familyWrites: familyWrites, tracer: tracer
+        listenerBackoff: listenerBackoff, listenerMaximumBackoff: max(listenerBackoff, .seconds(2)), push: push, familyWrites: familyWrites, tracer: tracer,
+        leaseWait: leaseWait
     )
     // The test's own client, for what it sets up and checks in the database, with the pool's settings.
     var postgresConfiguration = url.clientConfiguration()

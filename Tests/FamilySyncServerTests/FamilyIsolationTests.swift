@@ -153,7 +153,7 @@ import Testing
     /// Every connection of the pool in use for the whole wait: 503 saying the pool is at its
     /// limit, not that the database is unavailable (the second defect).
     @Test func aPoolAtItsLimitSaysSo() async throws {
-        try await withTestServer { server in
+        try await withTestServer(leaseWait: Database.connectionWait) { server in
             let parent = try await server.createFamily()
             // The test server's pool has four connections; each holder keeps one until released.
             let releases = (0..<4).map { _ in SingleOutcome<Void>() }
