@@ -1,19 +1,18 @@
-import FamilySyncCore
-import FamilySyncProtocol
-import Foundation
-
-/// A one-pass reader of the hot paths' request bodies (modify, usage, totals, heartbeat): the
-/// bytes read once, straight into the wire types, the members checked as they are read.
+/// A one-pass reader of JSON: the bytes read once, straight into the values wanted. The server
+/// reads the hot paths' request bodies with it (FamilySyncServer's `OnePassDecodable`), and the
+/// stores the `jsonb` that PostgreSQL sends back (`JSONValue(onePass:)`).
 ///
-/// It reads only the plain form that clients send: known members once each, no `null`, integers
-/// written as integers, strings of valid UTF-8. At anything else (an unknown, repeated or missing
-/// member, a `null`, `4.0` for an integer, an escape it cannot decode, bad JSON) it gives up with
-/// `Miss`, and the body goes the strict way (`StrictJSON`), whose verdict and error stay the
-/// contract. So this path only ever accepts what that one accepts, with the same value
-/// (`OnePassJSONTests` holds the two equal over generated and mutated bodies).
-struct OnePassJSON {
+/// It reads only the plain form: known members once each, integers written as integers, strings
+/// of valid UTF-8. At anything else (an unknown, repeated or missing member, `4.0` for an integer,
+/// an escape it cannot decode, bad JSON, nesting past 64) it gives up with `Miss`, and the caller
+/// decodes the strict way (Foundation's decoder), whose verdict and error stay the contract. So
+/// this path only ever accepts what that one accepts, with the same value (`OnePassJSONTests`,
+/// `JSONValueOnePassTests`).
+package struct OnePassJSON {
     /// Not the plain form: decode the strict way.
-    struct Miss: Error {}
+    package struct Miss: Error {
+        package init() {}
+    }
 
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
@@ -25,11 +24,12 @@ struct OnePassJSON {
         self.bytes = bytes
     }
 
-    /// The body read as a `Value`, or nil when it is not in the plain form.
-    static func decode<Value: OnePassDecodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) -> Value? {
+    /// What `read` makes of the whole of `bytes` (white space around it allowed), or nil when
+    /// they are not one value in the plain form.
+    package static func reading<Value>(_ bytes: UnsafeRawBufferPointer, _ read: (inout OnePassJSON) throws(Miss) -> Value) -> Value? {
         var reader = OnePassJSON(bytes)
         do throws(Miss) {
-            let value = try Value(onePass: &reader)
+            let value = try read(&reader)
             reader.skipSpace()
             guard reader.index == bytes.count else { return nil }
             return value
@@ -62,7 +62,7 @@ struct OnePassJSON {
     }
 
     /// An object: `member` is called with each key and reads its value.
-    mutating func object(_ member: (inout OnePassJSON, String) throws(Miss) -> Void) throws(Miss) {
+    package mutating func object(_ member: (inout OnePassJSON, String) throws(Miss) -> Void) throws(Miss) {
         try expect(UInt8(ascii: "{"))
         if try peek() == UInt8(ascii: "}") {
             index += 1
@@ -83,7 +83,7 @@ struct OnePassJSON {
     }
 
     /// An array: `element` is called for each element and reads it.
-    mutating func array(_ element: (inout OnePassJSON) throws(Miss) -> Void) throws(Miss) {
+    package mutating func array(_ element: (inout OnePassJSON) throws(Miss) -> Void) throws(Miss) {
         try expect(UInt8(ascii: "["))
         if try peek() == UInt8(ascii: "]") {
             index += 1
@@ -103,7 +103,7 @@ struct OnePassJSON {
 
     // MARK: Scalars
 
-    mutating func bool() throws(Miss) -> Bool {
+    package mutating func bool() throws(Miss) -> Bool {
         if try literal("true") { return true }
         if try literal("false") { return false }
         throw Miss()
@@ -120,19 +120,19 @@ struct OnePassJSON {
 
     /// An integer written as one (`-?(0|[1-9][0-9]*)`) that fits; `4.0` and `4e0` are left to the
     /// strict way, which has its own view of them.
-    mutating func int64() throws(Miss) -> Int64 {
+    package mutating func int64() throws(Miss) -> Int64 {
         let token = try numberToken()
         guard !token.isFractional, let value = Int64(token.text) else { throw Miss() }
         return value
     }
 
-    mutating func int() throws(Miss) -> Int {
+    package mutating func int() throws(Miss) -> Int {
         Int(try int64())
     }
 
     /// A finite number. One too small for a `Double` (`1e-400`) is left to the strict way, which
     /// refuses it rather than read 0.
-    mutating func double() throws(Miss) -> Double {
+    package mutating func double() throws(Miss) -> Double {
         let token = try numberToken()
         guard let value = Double(token.text), value.isFinite else { throw Miss() }
         if value == 0, token.text.prefix(while: { $0 != "e" && $0 != "E" }).contains(where: { ("1"..."9").contains($0) }) { throw Miss() }
@@ -173,7 +173,7 @@ struct OnePassJSON {
 
     /// A string of valid UTF-8 with the escapes of RFC 8259 §7; a lone surrogate is left to the
     /// strict way.
-    mutating func string() throws(Miss) -> String {
+    package mutating func string() throws(Miss) -> String {
         try expect(UInt8(ascii: "\""))
         let start = index
         while index < bytes.count {
@@ -252,19 +252,13 @@ struct OnePassJSON {
     }
 
     /// Whether the next value is `null`, consumed if so: for the few members that take it.
-    mutating func null() throws(Miss) -> Bool {
+    package mutating func null() throws(Miss) -> Bool {
         try literal("null")
-    }
-
-    /// An RFC 3339 instant, as `WireCoding` reads one.
-    mutating func date() throws(Miss) -> Date {
-        guard let date = WireCoding.parse(try string()) else { throw Miss() }
-        return date
     }
 
     /// Any JSON value, as a record's fields hold them; `null` is a value here. An object that
     /// names a member twice is left to the strict way.
-    mutating func value() throws(Miss) -> JSONValue {
+    package mutating func value() throws(Miss) -> JSONValue {
         switch try peek() {
         case UInt8(ascii: "\""): return .string(try string())
         case UInt8(ascii: "{"): return .object(try freeObject())
@@ -284,7 +278,7 @@ struct OnePassJSON {
     }
 
     /// A free-form object, such as a record's `fields`.
-    mutating func freeObject() throws(Miss) -> [String: JSONValue] {
+    package mutating func freeObject() throws(Miss) -> [String: JSONValue] {
         depth += 1
         guard depth <= Self.maxDepth else { throw Miss() }
         var members: [String: JSONValue] = [:]
@@ -296,25 +290,11 @@ struct OnePassJSON {
     }
 }
 
-/// A body type with a one-pass reading of its plain form.
-protocol OnePassDecodable {
-    init(onePass reader: inout OnePassJSON) throws(OnePassJSON.Miss)
-}
-
-/// The members of one object read so far: a second of one is a miss, as is a required one never read.
-struct SeenMembers {
-    private var bits: UInt64 = 0
-
-    mutating func mark(_ bit: Int) throws(OnePassJSON.Miss) {
-        guard bits & (1 << bit) == 0 else { throw OnePassJSON.Miss() }
-        bits |= 1 << bit
-    }
-}
-
-extension Optional {
-    /// A required member's value, or a miss when it was not sent.
-    func required() throws(OnePassJSON.Miss) -> Wrapped {
-        guard let self else { throw OnePassJSON.Miss() }
-        return self
+extension JSONValue {
+    /// The JSON text `bytes` read in one pass (`OnePassJSON`); nil where that reader leaves the
+    /// text to Foundation's decoder, which says what is wrong with it, if anything.
+    package init?(onePass bytes: UnsafeRawBufferPointer) {
+        guard let value = OnePassJSON.reading(bytes, { reader throws(OnePassJSON.Miss) in try reader.value() }) else { return nil }
+        self = value
     }
 }
