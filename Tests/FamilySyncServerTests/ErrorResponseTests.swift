@@ -183,10 +183,16 @@ import Testing
                 try await client.execute(uri: "/health/live", method: .get, headers: [RequestIDMiddleware.headerName: "client-42"]) { response in
                     #expect(response.headers[RequestIDMiddleware.headerName] == "client-42")
                 }
-                try await client.execute(uri: "/nowhere", method: .get) { response in
-                    let id = response.headers[RequestIDMiddleware.headerName] ?? ""
-                    #expect(id.wholeMatch(of: /[0-9a-f]{32}/) != nil)
+                var made: [String] = []
+                for _ in 0..<2 {
+                    try await client.execute(uri: "/nowhere", method: .get) { response in
+                        let id = response.headers[RequestIDMiddleware.headerName] ?? ""
+                        #expect(id.wholeMatch(of: /[0-9a-f]{32}/) != nil)
+                        made.append(id)
+                    }
                 }
+                // Each request its own.
+                #expect(made[0] != made[1])
                 // Too long to be an id: replaced rather than echoed.
                 let long = String(repeating: "x", count: 200)
                 try await client.execute(uri: "/health/live", method: .get, headers: [RequestIDMiddleware.headerName: long]) { response in
