@@ -17,9 +17,16 @@ import ServiceLifecycle
 /// on, spans to that collector (`--otlp-endpoint`); `takeover`: NIO's loops as Swift's global
 /// executor (main.swift); `waiting=N`: a family's line of writes holds N (`FamilyWriteQueue`);
 /// `in-place`: each request's chain in its connection's task, not a child task of it; `off-loop`:
-/// each connection's task on Swift's pool, as Hummingbird runs it, not on its own event loop.
+/// each connection's task on Swift's pool, as Hummingbird runs it, not on its own event loop;
+/// `stream-log`: swift-log's `StreamLogHandler` as it is, not `TextLogHandler` over it as
+/// `familysync serve` logs.
 enum BenchServer {
     static func run(_ arguments: [String]) async throws {
+        if arguments.contains("stream-log") {
+            LoggingSystem.bootstrap { StreamLogHandler.standardOutput(label: $0) }
+        } else {
+            LoggingSystem.bootstrap { TextLogHandler.standardOutput(label: $0) }
+        }
         var logger = Logger(label: "familysync.bench.server")
         logger.logLevel = .warning
         let url = try DatabaseURL(arguments[0])
@@ -59,7 +66,7 @@ enum BenchServer {
     static func launch(
         databaseURL: DatabaseURL, postgresClient: Bool = false, connections: Int? = nil, listenURL: DatabaseURL? = nil, preparedStatements: Bool = true,
         log: String? = nil, otlpEndpoint: String? = nil, takeover: Bool = false, waiting: Int? = nil, inPlace: Bool = false,
-        offLoop: Bool = false
+        offLoop: Bool = false, streamLog: Bool = false
     ) throws -> (process: Process, port: Int) {
         var arguments = ["serve", databaseURL.connectionString] + (postgresClient ? ["client"] : [])
         if let connections { arguments.append("connections=\(connections)") }
@@ -70,6 +77,7 @@ enum BenchServer {
         if let waiting { arguments.append("waiting=\(waiting)") }
         if inPlace { arguments.append("in-place") }
         if offLoop { arguments.append("off-loop") }
+        if streamLog { arguments.append("stream-log") }
         return try launch(arguments, log: log)
     }
 

@@ -53,8 +53,8 @@ enum FloorBenchmark {
             servers.append(launched.process)
             return launched
         }
-        func familySync(postgresClient: Bool, inPlace: Bool = false, offLoop: Bool = false) throws -> (process: Process, port: Int) {
-            let launched = try BenchServer.launch(databaseURL: bench.url, postgresClient: postgresClient, inPlace: inPlace, offLoop: offLoop)
+        func familySync(postgresClient: Bool, inPlace: Bool = false, offLoop: Bool = false, streamLog: Bool = false) throws -> (process: Process, port: Int) {
+            let launched = try BenchServer.launch(databaseURL: bench.url, postgresClient: postgresClient, inPlace: inPlace, offLoop: offLoop, streamLog: streamLog)
             servers.append(launched.process)
             return launched
         }
@@ -82,6 +82,12 @@ enum FloorBenchmark {
         let inPlaceFetch = try await API(base: "http://127.0.0.1:\(inPlace.port)", http: bench.client).nothingNewFetch()
         rows.append(Row(name: "FamilySync nothing-new (chain in place, before)") {
             try await wrk(inPlace, inPlaceFetch.path, seconds: seconds, connections: connections, headers: ["Authorization: Bearer \(inPlaceFetch.credential)"])
+        })
+        // swift-log's `StreamLogHandler` as it is, against `TextLogHandler` over it (as served).
+        let streamLog = try familySync(postgresClient: false, streamLog: true)
+        let streamLogFetch = try await API(base: "http://127.0.0.1:\(streamLog.port)", http: bench.client).nothingNewFetch()
+        rows.append(Row(name: "FamilySync nothing-new (StreamLogHandler, before)") {
+            try await wrk(streamLog, streamLogFetch.path, seconds: seconds, connections: connections, headers: ["Authorization: Bearer \(streamLogFetch.credential)"])
         })
         // Before: leasing from `PostgresClient`; each connection's task on Swift's pool, as
         // Hummingbird runs it (`off-loop`). Then as served.

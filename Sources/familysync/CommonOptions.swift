@@ -50,7 +50,7 @@ struct LoggingOptions: ParsableArguments {
         switch format {
         case "text":
             LoggingSystem.bootstrap({ label, provider in
-                var handler = StreamLogHandler.standardError(label: label, metadataProvider: provider)
+                var handler = TextLogHandler.standardError(label: label, metadataProvider: provider)
                 handler.logLevel = level
                 return handler
             }, metadataProvider: RequestLogMetadata.provider)
