@@ -1,3 +1,4 @@
+import Crypto
 import FamilySyncCore
 import Foundation
 import Testing
@@ -40,5 +41,15 @@ import Testing
         #expect(!constantTimeEquals([1, 2, 3], [1, 2, 4]))
         #expect(!constantTimeEquals([1, 2, 3], [1, 2]))
         #expect(constantTimeEquals([UInt8](), [UInt8]()))
+    }
+
+    /// What is stored is SHA-256 of the token's UTF-8 bytes, however the hash is taken: the rows
+    /// already stored must keep matching. A bridged or a substring-backed string too.
+    @Test(arguments: ["fs1.a.b.c", "ä𝄞 mixed ünïcode", "", String(repeating: "x", count: 300)])
+    func theStoredHashIsSHA256OfTheUTF8Bytes(_ token: String) {
+        let expected = Array(SHA256.hash(data: Data(token.utf8)))
+        #expect(SecretToken.hash(token) == expected)
+        #expect(SecretToken.hash(String("<" + token + ">").dropFirst().dropLast().description) == expected)
+        #expect(SecretToken.hash(NSString(string: token) as String) == expected)
     }
 }

@@ -16,9 +16,11 @@ public enum SecretToken {
         return Base64URL.encode(bytes)
     }
 
-    /// SHA-256 of the token's UTF-8 bytes: what is stored.
+    /// SHA-256 of the token's UTF-8 bytes: what is stored. Over the string's own bytes: a request's
+    /// credential is hashed on every request (the cache's key), and the copy into `Data` showed.
     public static func hash(_ token: String) -> [UInt8] {
-        Array(SHA256.hash(data: Data(token.utf8)))
+        var token = token
+        return token.withUTF8 { Array(SHA256.hash(data: UnsafeRawBufferPointer($0))) }
     }
 
     static func isSecret(_ text: Substring) -> Bool {
