@@ -52,8 +52,9 @@ struct PollController {
     }
 
     private func arguments(of request: Request, _ caller: AuthenticatedDevice) throws -> (since: ChangeToken?, sinceText: String?, timeout: Duration) {
-        let timeout = try LongPollRules.timeout(from: request.uri.queryParameters.get("timeout"))
-        let sinceText: String? = request.uri.queryParameters.get("since")
+        let query = request.uri.queryParameters
+        let timeout = try LongPollRules.timeout(from: query.get("timeout"))
+        let sinceText: String? = query.get("since")
         return (try keyring.decodeDatabase(sinceText, for: caller), sinceText, timeout)
     }
 

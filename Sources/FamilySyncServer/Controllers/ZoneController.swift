@@ -61,8 +61,9 @@ struct ZoneController {
         let caller = try context.requireDevice()
         try AccessPolicy.check(caller, .readZones)
         let name = try context.pathZoneName()
-        let asked = try request.uri.queryParameters.get("since").map { text throws(FamilySyncError) in (token: try keyring.decode(text, for: caller), text: text) }
-        let (limit, format) = (try request.pageLimit(), try request.changesFormat())
+        let query = request.uri.queryParameters
+        let asked = try query.get("since").map { text throws(FamilySyncError) in (token: try keyring.decode(text, for: caller), text: text) }
+        let (limit, format) = (try query.pageLimit(), try query.changesFormat())
         let changes = try await reads.zoneChanges(access: ZoneAccess(caller), zoneName: name, since: asked?.token, limit: limit)
         try await devices.markSynced(familyID: caller.familyID, deviceID: caller.deviceID)
         var body = ChangesPageJSON(capacity: ChangesPageJSON.capacity(of: [changes]))

@@ -2,6 +2,7 @@ import FamilySyncCore
 import FamilySyncProtocol
 import Foundation
 import Hummingbird
+import HummingbirdCore
 
 // Ids, zone names and page sizes from the path and the query, parsed in one place: a bad one is
 // 400 naming the parameter.
@@ -23,7 +24,16 @@ extension FamilySyncRequestContext {
 extension Request {
     /// `limit` of a paged read: 1 to `Limits.maximumPageSize`, `Limits.defaultPageSize` when absent.
     func pageLimit() throws(FamilySyncError) -> Int {
-        guard let text = uri.queryParameters.get("limit") else { return Limits.defaultPageSize }
+        try uri.queryParameters.pageLimit()
+    }
+}
+
+/// The query's parameters, parsed once by a handler that reads several (`URI.queryParameters`
+/// parses the query again on each use: 1.2 % of a nothing-new fetch that read three).
+extension FlatDictionary<Substring, Substring> {
+    /// `limit` of a paged read: 1 to `Limits.maximumPageSize`, `Limits.defaultPageSize` when absent.
+    func pageLimit() throws(FamilySyncError) -> Int {
+        guard let text = get("limit") else { return Limits.defaultPageSize }
         guard let limit = Int(text), Limits.pageSizes.contains(limit) else {
             throw .badRequest("limit must be a whole number from \(Limits.pageSizes.lowerBound) to \(Limits.pageSizes.upperBound).", field: "limit")
         }
@@ -32,7 +42,7 @@ extension Request {
 
     /// `format` of a page of changes: `full` (the default) or `compact` (PROTOCOL §5.5).
     func changesFormat() throws(FamilySyncError) -> ChangesFormat {
-        guard let text = uri.queryParameters.get("format") else { return .full }
+        guard let text = get("format") else { return .full }
         guard let format = ChangesFormat(rawValue: text) else { throw .badRequest("format must be full or compact.", field: "format") }
         return format
     }
