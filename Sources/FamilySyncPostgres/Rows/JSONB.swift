@@ -8,7 +8,7 @@ struct JSONB<Value: Codable & Sendable>: Codable, Sendable, PostgresCodable, Pos
 
     init(_ value: Value) { self.value = value }
 
-    /// Fields and JSON values (every record read, a heartbeat's answer) are read in one pass
+    /// Fields and JSON values (records read into values, a heartbeat's answer) are read in one pass
     /// (`JSONValue(onePass:)`); what that reader leaves, and any other value, by PostgresNIO's
     /// JSON decoder, as before. Foundation's decoder into `JSONValue` was 12 % of the quiet
     /// heartbeat's CPU (Benchmarks/README.md, "A connection on its loop").
