@@ -2,7 +2,7 @@ import Logging
 
 /// swift-log's `StreamLogHandler`, with the logger's metadata kept here and given to it only when
 /// a line is written. `StreamLogHandler` renders its metadata as text each time a value is set,
-/// and Hummingbird sets `hb.request.id` on every request's logger: 1.2–2.4 % of a nothing-new
+/// and Hummingbird sets `hb.request.id` on every request's logger: 1.0–1.2 % of a nothing-new
 /// fetch's CPU (Benchmarks/README.md, "A connection on its loop"), for lines that at `info` are
 /// never written. The lines are `StreamLogHandler`'s, byte for byte: the logger's metadata, then
 /// the provider's, then the call's, each over the one before.
