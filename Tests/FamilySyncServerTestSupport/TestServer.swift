@@ -212,7 +212,6 @@ public func withTestServer<Result: Sendable>(
     tracer: (any Tracer)? = nil,
     isolation: TestIsolation = .families,
     databaseSession: [(String, String)] = [],
-    leaseWait: Duration = testServerLeaseWait,
     _ body: @Sendable (TestServer) async throws -> Result
 ) async throws -> Result {
     // The wait for a slot is not bounded: it lasts as long as the suite's earlier servers, and in
@@ -224,7 +223,7 @@ public func withTestServer<Result: Sendable>(
             try await withinBound(testServerLimit, "the test's body on its test server") {
                 try await runTestServer(
                     configuration: configuration, databaseURL: databaseURL, listenerBackoff: listenerBackoff, push: push, clock: clock,
-                    familyWrites: familyWrites, tracer: tracer, isolation: isolation, databaseSession: databaseSession, leaseWait: leaseWait, body
+                    familyWrites: familyWrites, tracer: tracer, isolation: isolation, databaseSession: databaseSession, body
                 )
             }
         }
@@ -236,8 +235,8 @@ public func withTestServer<Result: Sendable>(
 /// are for answering clients; at the suite's peak on a busy machine a new backend took longer than
 /// that to start, and a lease that waited for it was answered "the database is unavailable",
 /// which no test retries (CI, 2026-11-28: `aBadOrExpiredTokenFailsOnlyItsZone`'s family was
-/// refused). A test of the wait itself sets its own.
-public let testServerLeaseWait = Duration.seconds(30)
+/// refused). A test of a pool at its limit waits it out (`aPoolAtItsLimitSaysSo`).
+private let testServerLeaseWait = Duration.seconds(30)
 
 /// How long a test may take once its server runs: many times what any test takes in a full run
 /// on a busy machine (an access-matrix column, hundreds of requests, took over 240 s in a full run
@@ -279,7 +278,7 @@ private let testServerSlots = AsyncSemaphore(limit: 32)
 private func runTestServer<Result: Sendable>(
     configuration: ServerConfiguration, databaseURL: DatabaseURL?, listenerBackoff: Duration, push: PushSettings?, clock: ManualClock,
     familyWrites: FamilyWriteQueue.Limits, tracer: (any Tracer)?, isolation: TestIsolation, databaseSession: [(String, String)],
-    leaseWait: Duration, _ body: @Sendable (TestServer) async throws -> Result
+    _ body: @Sendable (TestServer) async throws -> Result
 ) async throws -> Result {
     let url = if let databaseURL { databaseURL } else { try await TestPostgres.shared.makeDatabase(isolation: isolation) }
     var configuration = configuration
@@ -294,7 +293,7 @@ private func runTestServer<Result: Sendable>(
     let dependencies = ServerDependencies(
         pool: .loopBound(pool), listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, clock: clock, logger: testLogger,
         listenerBackoff: listenerBackoff, listenerMaximumBackoff: max(listenerBackoff, .seconds(2)), push: push, familyWrites: familyWrites, tracer: tracer,
-        leaseWait: leaseWait
+        leaseWait: testServerLeaseWait
     )
     // The test's own client, for what it sets up and checks in the database, with the pool's settings.
     var postgresConfiguration = url.clientConfiguration()
