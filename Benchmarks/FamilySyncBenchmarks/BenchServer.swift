@@ -19,7 +19,7 @@ import ServiceLifecycle
 /// `in-place`: each request's chain in its connection's task, not a child task of it; `off-loop`:
 /// each connection's task on Swift's pool, as Hummingbird runs it, not on its own event loop;
 /// `stream-log`: swift-log's `StreamLogHandler` as it is, not `TextLogHandler` over it as
-/// `familysync serve` logs.
+/// `familysync serve` logs; `ladder`: the floor harness's rungs mounted too (`FloorLadder`).
 enum BenchServer {
     static func run(_ arguments: [String]) async throws {
         if arguments.contains("stream-log") {
@@ -50,7 +50,7 @@ enum BenchServer {
                 preparedStatements: option("prepared") != "off",
                 familyWrites: option("waiting").flatMap { Int($0) }.map { FamilyWriteQueue.Limits(waiting: $0) } ?? .init(), tracer: tracing?.tracer
             ),
-            modules: [WebDashboard()]
+            modules: [WebDashboard()] + (options.contains("ladder") ? [FloorLadder()] : [])
         ) { channel in
             FileHandle.standardOutput.write(Data("port=\(channel.localAddress?.port ?? 0)\n".utf8))
         }
@@ -66,7 +66,7 @@ enum BenchServer {
     static func launch(
         databaseURL: DatabaseURL, postgresClient: Bool = false, connections: Int? = nil, listenURL: DatabaseURL? = nil, preparedStatements: Bool = true,
         log: String? = nil, otlpEndpoint: String? = nil, takeover: Bool = false, waiting: Int? = nil, inPlace: Bool = false,
-        offLoop: Bool = false, streamLog: Bool = false
+        offLoop: Bool = false, streamLog: Bool = false, ladder: Bool = false
     ) throws -> (process: Process, port: Int) {
         var arguments = ["serve", databaseURL.connectionString] + (postgresClient ? ["client"] : [])
         if let connections { arguments.append("connections=\(connections)") }
@@ -78,6 +78,7 @@ enum BenchServer {
         if inPlace { arguments.append("in-place") }
         if offLoop { arguments.append("off-loop") }
         if streamLog { arguments.append("stream-log") }
+        if ladder { arguments.append("ladder") }
         return try launch(arguments, log: log)
     }
 

@@ -15,7 +15,8 @@ import PostgresNIO
 /// each wiring of PostgresNIO (`FloorWiring`), and with `takeover` each again with NIO's loops as
 /// the global executor; `pgbench -S` and the `UPDATE` by pgbench itself; FamilySync's nothing-new
 /// fetch, quiet heartbeat and a poll carrying it, as `serve` runs (`LoopBoundPool`) and leasing
-/// from `PostgresClient` as before; a one-record modify of 64 families, and one family's write
+/// from `PostgresClient` as before, and the rungs between the floor's read and nothing-new on
+/// the server as served (`FloorLadder`); a one-record modify of 64 families, and one family's write
 /// shed while its line is full (`BusyFamilyRefusal`). Each row: req/s, the server's CPU a request
 /// (from /proc) and the ratio of its req/s to pgbench -S's in the same round.
 enum FloorBenchmark {
@@ -53,8 +54,10 @@ enum FloorBenchmark {
             servers.append(launched.process)
             return launched
         }
-        func familySync(postgresClient: Bool, inPlace: Bool = false, offLoop: Bool = false, streamLog: Bool = false) throws -> (process: Process, port: Int) {
-            let launched = try BenchServer.launch(databaseURL: bench.url, postgresClient: postgresClient, inPlace: inPlace, offLoop: offLoop, streamLog: streamLog)
+        func familySync(postgresClient: Bool, inPlace: Bool = false, offLoop: Bool = false, streamLog: Bool = false, ladder: Bool = false) throws -> (process: Process, port: Int) {
+            let launched = try BenchServer.launch(
+                databaseURL: bench.url, postgresClient: postgresClient, inPlace: inPlace, offLoop: offLoop, streamLog: streamLog, ladder: ladder
+            )
             servers.append(launched.process)
             return launched
         }
@@ -93,9 +96,19 @@ enum FloorBenchmark {
         // Hummingbird runs it (`off-loop`). Then as served.
         let variants = [(label: " (PostgresClient, before)", postgresClient: true, offLoop: true), (" (connection on the pool, before)", false, true), ("", false, false)]
         for (label, postgresClient, offLoop) in variants {
-            let server = try familySync(postgresClient: postgresClient, offLoop: offLoop)
+            // As served, with the ladder's rungs (`FloorLadder`) beside the API.
+            let server = try familySync(postgresClient: postgresClient, offLoop: offLoop, ladder: label.isEmpty)
             let api = API(base: "http://127.0.0.1:\(server.port)", http: bench.client)
             let fetch = try await api.nothingNewFetch()
+            if label.isEmpty {
+                let signedIn = ["Authorization: Bearer \(fetch.credential)"]
+                for (rung, path, headers) in [
+                    ("FamilySync's stack, GET hello", "/ladder/hello", [String]()), ("FamilySync's stack, the floor's read", "/ladder/read", []),
+                    ("+ a credential, GET hello", "/ladder/signed-in/hello", signedIn), ("+ a credential, the floor's read", "/ladder/signed-in/read", signedIn),
+                ] {
+                    rows.append(Row(name: "ladder: \(rung)") { try await wrk(server, path, seconds: seconds, connections: connections, headers: headers) })
+                }
+            }
             // Many devices, as in life: one device's heartbeats from 16 connections at once would
             // queue on its row's lock.
             let children = try await HealthBenchmark.pairDevices(64, api: api).map(\.credential)

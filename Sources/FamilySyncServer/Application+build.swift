@@ -148,10 +148,7 @@ func buildRouter(
     signIns.addOpenRoutes(to: open)
     // The operator's, with its own token (not a family's); limited per address as the open ones.
     FleetController(reports: dependencies.trackingReports, token: configuration.operatorToken, clock: clock).addRoutes(to: open)
-    let authenticated = v1.group().add(middleware: AuthenticationMiddleware(devices: dependencies.devices))
-        .add(middleware: BusyFamilyMiddleware(families: dependencies.database.families))
-        .add(middleware: ReadCountMiddleware(tally: dependencies.readTally, clock: clock))
-        .add(middleware: IdempotencyMiddleware(keys: dependencies.idempotencyKeys, keyring: keyring, clock: clock))
+    let authenticated = v1.authenticated(dependencies)
     families.addAuthenticatedRoutes(to: authenticated)
     DeviceController(devices: dependencies.devices).addRoutes(to: authenticated)
     MemberController(members: dependencies.members).addRoutes(to: authenticated)
@@ -184,4 +181,16 @@ func buildRouter(
         api.set(routes.router.buildResponder())
     }
     return routes
+}
+
+extension RouterMethods where Context == FamilySyncRequestContext {
+    /// A group behind a device's credential, with what every such request passes first, outermost
+    /// first: the credential, the family's line of writes, the read tally, idempotency keys. The
+    /// API's, and the floor harness's rungs (Benchmarks/README.md, "The ladder").
+    package func authenticated(_ dependencies: ServerDependencies) -> RouterGroup<Context> {
+        group().add(middleware: AuthenticationMiddleware(devices: dependencies.devices))
+            .add(middleware: BusyFamilyMiddleware(families: dependencies.database.families))
+            .add(middleware: ReadCountMiddleware(tally: dependencies.readTally, clock: dependencies.clock))
+            .add(middleware: IdempotencyMiddleware(keys: dependencies.idempotencyKeys, keyring: dependencies.keyring, clock: dependencies.clock))
+    }
 }
