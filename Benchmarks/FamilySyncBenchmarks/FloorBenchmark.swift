@@ -73,6 +73,10 @@ enum FloorBenchmark {
                 if takeover, wiring == .loopExecutor { continue }
                 let server = try floorServer(wiring, takeover: takeover)
                 let label = "\(wiring.rawValue)\(takeover ? " + takeover" : "")"
+                // Hello on the wiring FamilySync serves with: the ladder's first rung's floor.
+                if wiring == .poolConnection, !takeover {
+                    rows.append(Row(name: "hello: \(label)") { try await wrk(server, "/hello", seconds: seconds, connections: connections) })
+                }
                 rows.append(Row(name: "read: \(label)") { try await wrk(server, "/read", seconds: seconds, connections: connections) })
                 rows.append(Row(name: "UPDATE: \(label)") { try await wrk(server, "/update", seconds: seconds, connections: connections) })
             }
