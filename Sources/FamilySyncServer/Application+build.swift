@@ -25,7 +25,7 @@ package func buildApplication(
     routes(router)
     let logger = dependencies.logger
     let http1 = HTTP1Channel.Configuration(
-        additionalChannelHandlers: [ReceiveBufferSizing(), ConnectionEndWatcher()],
+        additionalChannelHandlers: [ReceiveBufferSizing(), ConnectionEndWatcher(), HeadWithItsBody()],
         idleTimeout: .nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1)))
     )
     var app = Application(
