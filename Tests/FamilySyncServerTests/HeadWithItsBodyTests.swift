@@ -46,8 +46,7 @@ struct HeadWithItsBodyTests {
 
     @Test func eachFlushAfterTheHeadGoesOut() throws {
         let channel = try channel()
-        channel.write(HTTPResponsePart.head(HTTPResponse(status: .ok)), promise: nil)
-        channel.flush()
+        send(HTTPResponsePart.head(HTTPResponse(status: .ok)), on: channel)
         send(HTTPResponsePart.body(ByteBuffer(string: "first")), on: channel)
         #expect(try sent(channel) == ["head 200", "body 5"])
         send(HTTPResponsePart.body(ByteBuffer(string: "second")), on: channel)
