@@ -6,7 +6,8 @@ import Logging
 /// The rungs between the floor's read and FamilySync's nothing-new (`familysync-bench serve …
 /// ladder`): routes on FamilySync's own server, under its own middleware, each adding one part of
 /// what a nothing-new request does. `GET /ladder/hello` answers "ok" under the outer stack every
-/// request passes (request id, metrics, compression, errors, body limit, forwarded address);
+/// request passes (request id, access log, metrics, compression, errors, the dashboard's headers,
+/// body limit, forwarded address), in the child task each chain runs in;
 /// `/ladder/read` makes the floor's read there, through the stores' `Database.leasing`; the
 /// `/ladder/signed-in/…` pair does the same behind a device's credential and the middleware
 /// that follows it (`authenticated`). What is left between the last rung and nothing-new is the
