@@ -9,8 +9,7 @@ import Synchronization
 /// `MetricsMiddleware` takes the status as the chain returns, which for a parked poll is its
 /// placeholder's 200 (`PollParking`): a poll whose client left (499) or whose read after a wake
 /// failed would count as a success. Outside the chain, it would keep its frames in a held poll's
-/// task. So this one, in the chain, asks the request's parking for the answer's status. The
-/// duration runs to the chain's answer, or for a parked poll and a streamed body to its last byte.
+/// task. So this one, in the chain, asks the request's parking for the answer's status.
 struct RequestMetricsMiddleware: RouterMiddleware {
     typealias Context = FamilySyncRequestContext
 
@@ -23,18 +22,6 @@ struct RequestMetricsMiddleware: RouterMiddleware {
         do {
             var response = try await next(request, context)
             let chainStatus = response.status, parking = PollParking.current, body = response.body, cache = cache
-            // An answer in memory is counted as the chain returns it. Its body stays as it is, so
-            // that Hummingbird writes it with its head in one system call: wrapped in a closure,
-            // it went out in two writes, a tenth of a request's CPU (Benchmarks/README.md, "The
-            // ladder"). A parked poll (whose status its wait gives) and a streamed body (no
-            // length: an export) are counted once written.
-            guard parking?.isParked == true || body.contentLength == nil else {
-                let metrics = cache.endpoint(context.endpointPath ?? "Unknown", request.method, chainStatus)
-                metrics.requests.increment()
-                metrics.duration.recordNanoseconds(DispatchTime.now().uptimeNanoseconds - start)
-                active.decrement()
-                return response
-            }
             response.body = ResponseBody(contentLength: body.contentLength) { writer in
                 defer {
                     let status = parking?.answeredStatus ?? chainStatus

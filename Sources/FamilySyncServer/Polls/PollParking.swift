@@ -38,9 +38,6 @@ final class PollParking: Sendable {
         })
     }
 
-    /// Whether a wait was left here: the chain's answer is then the placeholder.
-    var isParked: Bool { state.withLock { $0.wait != nil } }
-
     /// The status the wait answered with, once it has: what the request metrics count.
     var answeredStatus: HTTPResponse.Status? { state.withLock { $0.status } }
 
