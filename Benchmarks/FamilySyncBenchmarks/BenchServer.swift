@@ -43,6 +43,7 @@ enum BenchServer {
         var configuration = ServerConfiguration(port: 0, unauthenticatedRateLimit: RateLimit(burst: 1_000_000, perMinute: 1_000_000))
         configuration.chainsInChildTasks = !options.contains("in-place")
         configuration.connectionsOnTheirLoops = !options.contains("off-loop")
+        if let pause = option("refusal-pause").flatMap({ Int($0) }) { configuration.refusalReadPause = .milliseconds(pause) }
         let app = buildApplication(
             configuration: configuration,
             dependencies: ServerDependencies(
@@ -66,7 +67,7 @@ enum BenchServer {
     static func launch(
         databaseURL: DatabaseURL, postgresClient: Bool = false, connections: Int? = nil, listenURL: DatabaseURL? = nil, preparedStatements: Bool = true,
         log: String? = nil, otlpEndpoint: String? = nil, takeover: Bool = false, waiting: Int? = nil, inPlace: Bool = false,
-        offLoop: Bool = false, streamLog: Bool = false, ladder: Bool = false
+        offLoop: Bool = false, streamLog: Bool = false, ladder: Bool = false, refusalPause: Int? = nil
     ) throws -> (process: Process, port: Int) {
         var arguments = ["serve", databaseURL.connectionString] + (postgresClient ? ["client"] : [])
         if let connections { arguments.append("connections=\(connections)") }
@@ -79,6 +80,7 @@ enum BenchServer {
         if offLoop { arguments.append("off-loop") }
         if streamLog { arguments.append("stream-log") }
         if ladder { arguments.append("ladder") }
+        if let refusalPause { arguments.append("refusal-pause=\(refusalPause)") }
         return try launch(arguments, log: log)
     }
 

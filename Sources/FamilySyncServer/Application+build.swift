@@ -25,7 +25,10 @@ package func buildApplication(
     routes(router)
     let logger = dependencies.logger
     let http1 = HTTP1Channel.Configuration(
-        additionalChannelHandlers: [ReceiveBufferSizing(), ConnectionEndWatcher(), HeadWithItsBody()],
+        additionalChannelHandlers: [
+            ReceiveBufferSizing(), ConnectionEndWatcher(), HeadWithItsBody(),
+            ReadsPausedAfterRefusal(pause: configuration.refusalReadPause, proxies: configuration.trustedProxies),
+        ],
         idleTimeout: .nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1)))
     )
     var app = Application(

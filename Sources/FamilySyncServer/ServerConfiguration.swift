@@ -34,6 +34,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var trustedProxies: TrustedProxies
     /// How often the reads counted for the audit log (`ReadTally`) are written, and at shutdown.
     public var readTallyInterval: Duration
+    /// After a `429` or `503` with `Retry-After`, how long a connection's next request waits
+    /// unread (`ReadsPausedAfterRefusal`); zero: not at all. A trusted proxy's never waits.
+    public var refusalReadPause: Duration = .milliseconds(100)
     /// With tracing on, whether request spans carry the path, whose ids name families, devices
     /// and members (`--trace-ids`; off by default).
     public var tracesRecordPaths = false

@@ -44,6 +44,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a connection may sit with nothing in flight (a request head never finished, an idle keep-alive) before it is closed; a request being answered, such as a held poll, is never idle. Env: FAMILYSYNC_IDLE_TIMEOUT. Default: 75.")
     var idleTimeout: SettingFlag<Int>?
 
+    @Option(help: "Milliseconds a connection answered 429 or 503 with Retry-After waits before its next request is read (a trusted proxy's never waits); 0: none. A client that keeps Retry-After never notices; one that asks again at once is paced. Env: FAMILYSYNC_REFUSAL_READ_PAUSE. Default: 100.")
+    var refusalReadPause: SettingFlag<Int>?
+
     @Option(help: "Sign in with Apple (§13): the app's client ids (the tokens' audience), comma-separated; none: the Apple endpoints answer 404. Env: FAMILYSYNC_APPLE_CLIENT_IDS.")
     var appleClientIds: SettingFlag<CommaSeparated>?
 
@@ -215,6 +218,7 @@ struct ServeCommand: AsyncParsableCommand {
         let tombstoneDays = try settings.wholeNumber(tombstoneDays, "FAMILYSYNC_TOMBSTONE_DAYS", named: "tombstone days", in: 1...3650) ?? 30
         let retentionDays = try settings.wholeNumber(usageRetentionDays, "FAMILYSYNC_USAGE_RETENTION_DAYS", named: "usage retention days", in: 1...36500) ?? 400
         let idleSeconds = try settings.wholeNumber(idleTimeout, "FAMILYSYNC_IDLE_TIMEOUT", named: "idle timeout", in: 1...3600) ?? 75
+        let refusalPause = try settings.wholeNumber(refusalReadPause, "FAMILYSYNC_REFUSAL_READ_PAUSE", named: "refusal read pause", in: 0...10_000) ?? 100
         let appleClientIDs = try settings.value(appleClientIds, "FAMILYSYNC_APPLE_CLIENT_IDS")?.items ?? []
         let appleJWKS = try settings.webURL(appleJwksUrl, "FAMILYSYNC_APPLE_JWKS_URL", requirement: "the Apple JWKS URL must be an http:// or https:// URL")
             ?? ServerConfiguration.appleJWKSDefault
@@ -233,6 +237,7 @@ struct ServeCommand: AsyncParsableCommand {
             healthCheckInterval: .milliseconds(Int64(15_000 / (clockRate ?? 1))), trustedProxies: proxies
         )
         configuration.tracesRecordPaths = try settings.onOff(traceIds, "FAMILYSYNC_TRACE_IDS", named: "trace ids") == .on
+        configuration.refusalReadPause = .milliseconds(refusalPause)
         configuration.operatorToken = try operatorToken(settings.environment)
         return configuration
     }

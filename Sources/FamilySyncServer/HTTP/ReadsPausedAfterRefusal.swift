@@ -1,0 +1,62 @@
+import HTTPTypes
+import NIOCore
+import NIOHTTPTypes
+
+/// After a connection is answered `429` or `503` with `Retry-After`, the server's next read of it
+/// waits until `pause` has passed since that answer. A client that keeps `Retry-After` never
+/// notices; one that asks again at once is paced by its socket instead of answered as fast as it
+/// can ask. However cheap a refusal, such a client sends its next request the moment it has one,
+/// so the loops stay full of refusals and a neighbour's request waits a turn of its loop behind
+/// them at each of its round trips to the database (Benchmarks/README.md, "A refused connection
+/// read after a pause"). Nothing is held meanwhile: the answer has gone, and the next request
+/// waits in the kernel's buffer. A request already read, or a read the connection already asked
+/// for, is not held back. A trusted proxy's connection is never paused: it carries other
+/// clients' requests.
+final class ReadsPausedAfterRefusal: ChannelOutboundHandler, RemovableChannelHandler, @unchecked Sendable {
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let pause: TimeAmount
+    private let proxies: TrustedProxies
+    // Confined to the channel's event loop, as the handler's callbacks are.
+    private var exempt = false
+    private var pausedUntil: NIODeadline?
+    private var resume: Scheduled<Void>?
+
+    init(pause: Duration, proxies: TrustedProxies) {
+        self.pause = .nanoseconds(Int64(pause / .nanoseconds(1)))
+        self.proxies = proxies
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        exempt = pause <= .zero || context.channel.remoteAddress?.ipAddress.map(proxies.trusts) == true
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        resume?.cancel()
+        resume = nil
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if !exempt, case .head(let head) = unwrapOutboundIn(data), head.status == .tooManyRequests || head.status == .serviceUnavailable,
+            head.headerFields[.retryAfter] != nil
+        {
+            pausedUntil = context.eventLoop.now + pause
+        }
+        context.write(data, promise: promise)
+    }
+
+    func read(context: ChannelHandlerContext) {
+        guard let until = pausedUntil, until > context.eventLoop.now else {
+            pausedUntil = nil
+            return context.read()
+        }
+        // One read waits; the ones asked meanwhile are the same read.
+        guard resume == nil else { return }
+        resume = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(deadline: until) { [self] in
+            resume = nil
+            pausedUntil = nil
+            context.read()
+        }
+    }
+}
