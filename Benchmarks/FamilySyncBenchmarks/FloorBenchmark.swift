@@ -139,7 +139,9 @@ enum FloorBenchmark {
             rows.append(Row(name: "FamilySync write (one-record modify)") {
                 try await wrk(server, "/v1/zones/family/records/modify", seconds: seconds, connections: connections, script: writes)
             })
-            let busy = try BenchServer.launch(databaseURL: bench.url, waiting: 0)
+            // No pause after a refusal (`ReadsPausedAfterRefusal`): wrk asks again at once, and the
+            // row is the refusal's own cost.
+            let busy = try BenchServer.launch(databaseURL: bench.url, waiting: 0, refusalPause: 0)
             servers.append(busy.process)
             let (busyParent, lock) = try await BusyFamily.make(on: busy.port, bench: bench)
             lockHolders.append(lock)
