@@ -18,8 +18,10 @@ final class ReadsPausedAfterRefusal: ChannelOutboundHandler, RemovableChannelHan
 
     private let pause: TimeAmount
     private let proxies: TrustedProxies
-    // Confined to the channel's event loop, as the handler's callbacks are.
-    private var exempt = false
+    // The rest is confined to the channel's event loop, as the handler's callbacks are.
+    /// Whether the peer is a trusted proxy: asked at the first refusal, when the connection surely
+    /// has its peer's address.
+    private var proxied: Bool?
     private var pausedUntil: NIODeadline?
     private var resume: Scheduled<Void>?
 
@@ -28,20 +30,18 @@ final class ReadsPausedAfterRefusal: ChannelOutboundHandler, RemovableChannelHan
         self.proxies = proxies
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
-        exempt = pause <= .zero || context.channel.remoteAddress?.ipAddress.map(proxies.trusts) == true
-    }
-
     func handlerRemoved(context: ChannelHandlerContext) {
         resume?.cancel()
         resume = nil
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if !exempt, case .head(let head) = unwrapOutboundIn(data), head.status == .tooManyRequests || head.status == .serviceUnavailable,
+        if pause > .zero, case .head(let head) = unwrapOutboundIn(data), head.status == .tooManyRequests || head.status == .serviceUnavailable,
             head.headerFields[.retryAfter] != nil
         {
-            pausedUntil = context.eventLoop.now + pause
+            let proxied = self.proxied ?? (context.channel.remoteAddress?.ipAddress.map(proxies.trusts) == true)
+            self.proxied = proxied
+            if !proxied { pausedUntil = context.eventLoop.now + pause }
         }
         context.write(data, promise: promise)
     }
