@@ -22,6 +22,9 @@ import Glibc
             // commit waiting on a disk shared with the rest of the suite is not what this tests.
             // Durable, it once hung past the 30 s bound in a full stressed run (2026-11-28); such a
             // wait is the likely cause, not a seen one: the report below now says where each was.
+            // Seen again throwaway, `PostgresClient`'s case (issue 50, ninth stop): one writer
+            // inside its UPDATE, every session of the restarted database idle after a COMMIT, so
+            // the statement sat on a connection that was gone and PostgresNIO never failed it.
             let embedded = EmbeddedPostgres(configuration: .init(dataDirectory: directory, durability: .throwaway), binaries: try PostgresBinaries.find(), logger: testLogger)
             let url = try await embedded.start()
             let supervisor = Task { try await EmbeddedDatabaseSupervisor(database: embedded, logger: testLogger, checkInterval: .milliseconds(50)).run() }
