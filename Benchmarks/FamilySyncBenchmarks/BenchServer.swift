@@ -41,6 +41,7 @@ enum BenchServer {
             : .loopBound(try url.servingPool(connections: connections, logger: logger))
         let tracing = try option("otlp").map { try TraceExport.start(endpoint: $0, logger: logger) }
         var configuration = ServerConfiguration(port: 0, unauthenticatedRateLimit: RateLimit(burst: 1_000_000, perMinute: 1_000_000))
+        configuration.deviceRateLimit = RateLimit(burst: 1_000_000_000, perMinute: 1_000_000_000)
         configuration.chainsInChildTasks = !options.contains("in-place")
         configuration.connectionsOnTheirLoops = !options.contains("off-loop")
         if let pause = option("refusal-pause").flatMap({ Int($0) }) { configuration.refusalReadPause = .milliseconds(pause) }

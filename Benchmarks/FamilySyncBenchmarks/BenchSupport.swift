@@ -104,7 +104,11 @@ struct InProcessServer {
         let postgres = PostgresClient(configuration: url.servingPoolConfiguration(connections: 4), backgroundLogger: logger)
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = buildApplication(
-            configuration: .init(port: 0, limits: limits, unauthenticatedRateLimit: RateLimit(burst: 1000, perMinute: 1000)),
+            configuration: {
+                var configuration = ServerConfiguration(port: 0, limits: limits, unauthenticatedRateLimit: RateLimit(burst: 1000, perMinute: 1000))
+                configuration.deviceRateLimit = RateLimit(burst: 1_000_000_000, perMinute: 1_000_000_000)
+                return configuration
+            }(),
             dependencies: ServerDependencies(
                 pool: .loopBound(pool), listener: try url.connectionConfiguration(), metricsRegistry: PrometheusCollectorRegistry(), logger: logger, push: push
             ),

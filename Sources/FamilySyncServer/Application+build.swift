@@ -26,7 +26,7 @@ package func buildApplication(
     let logger = dependencies.logger
     let http1 = HTTP1Channel.Configuration(
         additionalChannelHandlers: [
-            ReceiveBufferSizing(), ConnectionEndWatcher(), HeadWithItsBody(),
+            ReceiveBufferSizing(), ConnectionEndWatcher(), HeadWithItsBody(), BodyArrivalPace(pace: configuration.bodyPace),
             ReadsPausedAfterRefusal(pause: configuration.refusalReadPause, proxies: configuration.trustedProxies),
         ],
         idleTimeout: .nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1)))
@@ -142,7 +142,10 @@ func buildRouter(
         recoveryFailures: RateLimiter(limit: configuration.recoveryFailureLimit, clock: clock)
     )
     let pairings = PairingController(pairings: dependencies.pairings, clock: clock, publicURL: configuration.publicURL)
-    let signIns = SignInController(signIns: dependencies.signIns, clock: clock, publicURL: configuration.publicURL)
+    let signIns = SignInController(
+        signIns: dependencies.signIns, clock: clock, publicURL: configuration.publicURL,
+        codeFailures: RateLimiter(limit: configuration.signInCodeFailureLimit, clock: clock)
+    )
     let v1 = routes.group("v1")
     // Without a credential, and so limited per client address.
     let open = v1.group().add(middleware: RateLimitMiddleware(limiter: RateLimiter(limit: configuration.unauthenticatedRateLimit, clock: clock)))
@@ -151,7 +154,7 @@ func buildRouter(
     signIns.addOpenRoutes(to: open)
     // The operator's, with its own token (not a family's); limited per address as the open ones.
     FleetController(reports: dependencies.trackingReports, token: configuration.operatorToken, clock: clock).addRoutes(to: open)
-    let authenticated = v1.authenticated(dependencies)
+    let authenticated = v1.authenticated(dependencies, limit: configuration.deviceRateLimit)
     families.addAuthenticatedRoutes(to: authenticated)
     DeviceController(devices: dependencies.devices).addRoutes(to: authenticated)
     MemberController(members: dependencies.members).addRoutes(to: authenticated)
@@ -188,10 +191,11 @@ func buildRouter(
 
 extension RouterMethods where Context == FamilySyncRequestContext {
     /// A group behind a device's credential, with what every such request passes first, outermost
-    /// first: the credential, the family's line of writes, the read tally, idempotency keys. The
-    /// API's, and the floor harness's rungs (Benchmarks/README.md, "The ladder").
-    package func authenticated(_ dependencies: ServerDependencies) -> RouterGroup<Context> {
-        group().add(middleware: AuthenticationMiddleware(devices: dependencies.devices))
+    /// first: the credential and the device's budget of requests, the family's line of writes, the
+    /// read tally, idempotency keys. The API's, and the floor harness's rungs (Benchmarks/README.md,
+    /// "The ladder").
+    package func authenticated(_ dependencies: ServerDependencies, limit: RateLimit) -> RouterGroup<Context> {
+        group().add(middleware: AuthenticationMiddleware(devices: dependencies.devices, limiter: DeviceRateLimiter(limit: limit, clock: dependencies.clock)))
             .add(middleware: BusyFamilyMiddleware(families: dependencies.database.families))
             .add(middleware: ReadCountMiddleware(tally: dependencies.readTally, clock: dependencies.clock))
             .add(middleware: IdempotencyMiddleware(keys: dependencies.idempotencyKeys, keyring: dependencies.keyring, clock: dependencies.clock))

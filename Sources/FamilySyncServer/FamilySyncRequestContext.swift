@@ -13,6 +13,8 @@ public struct FamilySyncRequestContext: RequestContext {
     /// The client's IP address, the key of per-client rate limits: the peer's, or the one a
     /// trusted proxy forwarded (`ForwardedClientMiddleware`).
     public internal(set) var clientAddress: String?
+    /// The bucket of the per-address limits `clientAddress` counts in (`AddressBlock`).
+    public var addressKey: String { AddressBlock.key(of: clientAddress) }
     /// Set by `AuthenticationMiddleware` on the routes that need a credential.
     public var device: AuthenticatedDevice?
     /// A request the dashboard made in this process (`InProcessTransport`): no connection of its

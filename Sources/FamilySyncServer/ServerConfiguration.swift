@@ -22,8 +22,15 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// idle. Longer than the SDK's own pool keeps idle connections (60 s), so the client closes
     /// first and never sends on a connection the server is closing.
     public var idleTimeout: Duration
+    /// The pace a request body must keep, or its connection is answered 408 and closed
+    /// (`BodyArrivalPace`, PROTOCOL §1.3).
+    public var bodyPace: BodyPace = .standard
     /// Wrong recovery codes and Apple tokens per client address (§13).
     public var recoveryFailureLimit: RateLimit
+    /// Wrong sign-in codes taken (§3.1), per family and per client address.
+    public var signInCodeFailureLimit: RateLimit = .signInCodeFailuresDefault
+    /// Requests per authenticated device (§1.2), in memory of each instance.
+    public var deviceRateLimit: RateLimit = .deviceDefault
     /// Sign in with Apple (§13): the keys' URL, and the app's client ids (`aud`); none: the Apple
     /// endpoints answer 404.
     public var appleJWKSURL: String

@@ -206,7 +206,7 @@ import Testing
         let expected: [FamilySyncError.Code: Int] = [
             .badRequest: 400, .badChangeToken: 400, .authenticationRequired: 401, .accessDenied: 403,
             .notFound: 404, .zoneNotFound: 404, .methodNotAllowed: 405, .conflict: 409, .exists: 409,
-            .changeTokenExpired: 410, .pairingExpired: 410, .limitExceeded: 413, .idempotencyKeyReused: 422, .throttled: 429,
+            .changeTokenExpired: 410, .pairingExpired: 410, .requestTimeout: 408, .limitExceeded: 413, .idempotencyKeyReused: 422, .throttled: 429,
             .tryAgainLater: 503, .internalError: 500,
         ]
         for code in FamilySyncError.Code.allCases {

@@ -100,7 +100,7 @@ extension ReliabilitySuites {
                 let database = try await TestPostgres.shared.makeDatabase(isolation: .database)
                 let port = try freePort()
                 let server = try await ServerProcess.start(
-                    ["serve", "--port", "\(port)", "--unauthenticated-rate-limit", "1000"], port: port,
+                    ["serve", "--port", "\(port)", "--unauthenticated-rate-limit", "1000", "--device-rate-limit", "1000000"], port: port,
                     environment: ["DATABASE_URL": database.connectionString], workingDirectory: directory
                 )
                 defer { server.signal(SIGKILL) }

@@ -92,6 +92,8 @@ import Glibc
         (["serve", "--public-url", "sync.example.com"], "public URL must be an http:// or https:// URL"),
         (["serve", "--unauthenticated-rate-limit", "0"], "unauthenticated rate limit must be a whole number from 1"),
         (["serve", "--idle-timeout", "0"], "idle timeout must be a whole number from 1 to 3600, not '0'"),
+        (["serve", "--device-rate-limit", "0"], "device rate limit must be a whole number from 1 to 1000000, not '0'"),
+        (["serve", "--device-rate-limit", "lots"], "device rate limit must be a whole number from 1 to 1000000, not 'lots'"),
         (["serve", "--refusal-read-pause=-1"], "refusal read pause must be a whole number from 0 to 10000, not '-1'"),
         (["serve", "--refusal-read-pause", "soon"], "refusal read pause must be a whole number from 0 to 10000, not 'soon'"),
         (["migrate", "--database-url", "postgres://u@h/d?sslmode=maybe"], "sslmode must be disable, prefer, require or verify-full"),

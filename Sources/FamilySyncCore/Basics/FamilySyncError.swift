@@ -15,6 +15,8 @@ public struct FamilySyncError: Error, Sendable, Equatable, CustomStringConvertib
         case exists = "EXISTS"
         case changeTokenExpired = "CHANGE_TOKEN_EXPIRED"
         case pairingExpired = "PAIRING_EXPIRED"
+        /// A request body that did not arrive at the minimum pace (§1.3); the connection is closed.
+        case requestTimeout = "REQUEST_TIMEOUT"
         case limitExceeded = "LIMIT_EXCEEDED"
         /// An `Idempotency-Key` sent again with another request (§1.2.1).
         case idempotencyKeyReused = "IDEMPOTENCY_KEY_REUSED"

@@ -49,4 +49,17 @@ public struct RateLimit: Sendable, Equatable {
 
     /// Wrong recovery codes and Apple tokens per address (§13): five, then one a minute.
     public static let recoveryFailuresDefault = RateLimit(burst: 5, perMinute: 1)
+
+    /// Wrong sign-in codes taken (§3.1), per family and per address: ten, then one a minute. A
+    /// parent mistyping a code shown on a screen needs a few; 2⁴⁰ codes are not guessed at that.
+    public static let signInCodeFailuresDefault = RateLimit(burst: 10, perMinute: 1)
+
+    /// Requests per device (§1.2): a sync's burst at once, then ten a second. A device's day is a
+    /// few hundred requests; a loop that asks as fast as it can is held to this.
+    public static let deviceDefault = device(perMinute: 600)
+
+    /// The per-device limit for `perMinute` requests a minute: a burst of a fifth of them, at least one.
+    public static func device(perMinute: Int) -> RateLimit {
+        RateLimit(burst: max(1, perMinute / 5), perMinute: perMinute)
+    }
 }

@@ -221,7 +221,8 @@ package struct OnePassJSON {
                         guard (0xDC00...0xDFFF).contains(low) else { throw Miss() }
                         scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                     }
-                    guard let unicode = Unicode.Scalar(scalar) else { throw Miss() }
+                    // A NUL is the strict way's to refuse, naming its member.
+                    guard scalar != 0, let unicode = Unicode.Scalar(scalar) else { throw Miss() }
                     utf8.append(contentsOf: String(Character(unicode)).utf8)
                 default: throw Miss()
                 }

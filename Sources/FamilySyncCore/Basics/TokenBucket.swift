@@ -23,6 +23,11 @@ public struct TokenBucket: Sendable, Equatable {
         return max(1, Int(((1 - tokens) / refillPerSecond).rounded(.up)))
     }
 
+    /// Puts back a token taken for an attempt that turned out not to count (a right code).
+    public mutating func giveBack(capacity: Int) {
+        tokens = min(Double(capacity), tokens + 1)
+    }
+
     /// Whether a bucket left alone this long is full again (and so need not be kept).
     public func isFull(capacity: Int, refillPerSecond: Double, at now: Date) -> Bool {
         tokens + max(0, now.timeIntervalSince(updatedAt)) * refillPerSecond >= Double(capacity)

@@ -10,7 +10,7 @@ struct FamilyController {
     let apple: AppleIdentityVerifier
     /// Wrong recovery codes and tokens, per client address: like wrong pairing tokens, a few and
     /// then 429 for a while.
-    let recoveryFailures: RateLimiter
+    let recoveryFailures: RateLimiter<String>
 
     func addOpenRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.post("families", use: create)
@@ -39,10 +39,14 @@ struct FamilyController {
     /// Apple account names, and a new recovery code. A wrong code is 404, whether or not the family
     /// exists, and counts against the address.
     @Sendable func recover(_ request: Request, context: FamilySyncRequestContext) async throws -> EditedResponse<CreateFamilyResponse> {
-        let address = context.clientAddress ?? "unknown"
-        if let retryAfter = recoveryFailures.wait(key: address) {
+        // The attempt's token is taken before it is tried and given back if it did not count, so
+        // that concurrent wrong attempts are held to the limit as sequential ones are.
+        let address = context.addressKey
+        if let retryAfter = recoveryFailures.take(key: address) {
             throw FamilySyncError(.throttled, "Too many failed recoveries from this address; retry in \(retryAfter) s.", retryAfter: retryAfter)
         }
+        var counted = false
+        defer { if !counted { recoveryFailures.giveBack(key: address) } }
         let body = try await request.decode(as: RecoverFamilyRequest.self, context: context)
         let registration = try DeviceRegistrationInput(body.device, field: "device")
         do {
@@ -68,7 +72,7 @@ struct FamilyController {
                 )
             )
         } catch let error as FamilySyncError where RecoveryCode.countsTowardLimit(error, proofField: "appleIdentityToken") {
-            _ = recoveryFailures.take(key: address)
+            counted = true
             throw error
         }
     }

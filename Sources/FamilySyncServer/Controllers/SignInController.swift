@@ -11,6 +11,9 @@ struct SignInController {
     let clock: any WallClock
     /// The server's base URL for QR payloads; nil: from the request's Host header.
     let publicURL: String?
+    /// Wrong codes taken, per family (`family:<id>`) and per client address: a parent credential
+    /// in a loop could otherwise try a thousand codes a second against the codes being shown.
+    let codeFailures: RateLimiter<String>
 
     func addOpenRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.post("sign-ins", use: start)
@@ -67,7 +70,26 @@ struct SignInController {
         default:
             throw FamilySyncError.badRequest("Send either code or qrPayload.", field: body.code == nil ? "code" : "qrPayload")
         }
-        let pairing = try await signIns.take(code: code, familyID: caller.familyID, parentDeviceID: caller.deviceID)
-        return EditedResponse(status: .created, response: PairingBody(pairing, at: clock.now()))
+        // Each attempt's tokens are taken before it is tried, and given back unless the code was
+        // wrong: concurrent guesses are held to the limit as sequential ones are.
+        let keys = ["family:\(caller.familyID.lowercased)", context.addressKey]
+        var taken: [String] = []
+        for key in keys {
+            if let retryAfter = codeFailures.take(key: key) {
+                for key in taken { codeFailures.giveBack(key: key) }
+                throw FamilySyncError(.throttled, "Too many wrong sign-in codes; retry in \(retryAfter) s.", retryAfter: retryAfter)
+            }
+            taken.append(key)
+        }
+        do {
+            let pairing = try await signIns.take(code: code, familyID: caller.familyID, parentDeviceID: caller.deviceID)
+            for key in taken { codeFailures.giveBack(key: key) }
+            return EditedResponse(status: .created, response: PairingBody(pairing, at: clock.now()))
+        } catch let error as FamilySyncError where error.code == .notFound {
+            throw error
+        } catch {
+            for key in taken { codeFailures.giveBack(key: key) }
+            throw error
+        }
     }
 }

@@ -15,6 +15,7 @@ extension FamilySyncError.Code {
         case .methodNotAllowed: .methodNotAllowed
         case .conflict, .exists: .conflict
         case .changeTokenExpired, .pairingExpired: .gone
+        case .requestTimeout: .requestTimeout
         case .limitExceeded: .contentTooLarge
         case .idempotencyKeyReused: .unprocessableContent
         case .throttled: .tooManyRequests

@@ -5,7 +5,10 @@ import Foundation
 /// - a member named twice in one object. JSON parsers disagree on which of the two counts
 ///   (Foundation's keeps one silently), so a request that names a member twice is refused rather
 ///   than read one way here and another way by a proxy or a client's own checks;
-/// - a member its type does not declare, or `null` for a member that does not take it.
+/// - a member its type does not declare, or `null` for a member that does not take it;
+/// - a NUL character (`\u0000`) in a string, a member's name or its value. PostgreSQL's text and
+///   jsonb cannot hold one, so it is refused where JSON is read, naming the member, rather than
+///   failing the write deep in the database.
 ///
 /// The second only says whether there is one: `StrictJSON` then finds which, and says so with its
 /// path, over the parsed body. A body that passes, nearly all of them, is parsed once by the
@@ -17,6 +20,9 @@ enum MemberScan {
         var repeated: String?
         /// Whether some member is undeclared, or null where it may not be.
         var undeclared = false
+        /// The path of the first string holding a NUL: a value's member or element, or a name's
+        /// member. The empty path is the body itself.
+        var nul: String?
     }
 
     private struct Frame {
@@ -73,15 +79,20 @@ enum MemberScan {
             case UInt8(ascii: "\""):
                 var end = i + 1
                 var escaped = false
+                var nul = false
                 while bytes[end] != UInt8(ascii: "\"") {
                     if bytes[end] == UInt8(ascii: "\\") {
                         escaped = true
                         end += 1
+                        if !nul, isNUL(bytes, escapeAt: end) { nul = true }
                     }
                     end += 1
                 }
-                if let top = stack.last, top.isObject, top.expectingKey {
+                let isName = stack.last.map { $0.isObject && $0.expectingKey } ?? false
+                if nul, findings.nul == nil, !isName { findings.nul = location(stack) }
+                if isName, let top = stack.last {
                     let key = memberName(UnsafeRawBufferPointer(rebasing: bytes[(i + 1)..<end]), escaped: escaped)
+                    if nul, findings.nul == nil { findings.nul = path(stack, key) }
                     if top.keys.contains(key) {
                         findings.repeated = path(stack, key)
                         return findings
@@ -121,6 +132,26 @@ enum MemberScan {
         guard escaped else { return String(decoding: raw, as: UTF8.self) }
         let quoted = Data([UInt8(ascii: "\"")] + raw + [UInt8(ascii: "\"")])
         return (try? JSONDecoder().decode(String.self, from: quoted)) ?? String(decoding: raw, as: UTF8.self)
+    }
+
+    /// Whether the escape whose letter is at `index` (after its backslash) is `\u0000`.
+    private static func isNUL(_ bytes: UnsafeRawBufferPointer, escapeAt index: Int) -> Bool {
+        guard index + 4 < bytes.count, bytes[index] == UInt8(ascii: "u") else { return false }
+        return bytes[index + 1] == UInt8(ascii: "0") && bytes[index + 2] == UInt8(ascii: "0")
+            && bytes[index + 3] == UInt8(ascii: "0") && bytes[index + 4] == UInt8(ascii: "0")
+    }
+
+    /// The path of the value that begins now: the innermost object's member, or array's element.
+    private static func location(_ stack: [Frame]) -> String {
+        var text = ""
+        for frame in stack {
+            if frame.isObject {
+                text += text.isEmpty ? (frame.key ?? "") : "." + (frame.key ?? "")
+            } else {
+                text += "[\(frame.index)]"
+            }
+        }
+        return text
     }
 
     private static func path(_ stack: [Frame], _ key: String) -> String {

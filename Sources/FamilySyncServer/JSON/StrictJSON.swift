@@ -21,6 +21,10 @@ enum StrictJSON {
         if let repeated = findings.repeated {
             throw FamilySyncError.badRequest("The member '\(repeated.split(separator: ".").last.map(String.init) ?? repeated)' appears twice.", field: repeated)
         }
+        if let nul = findings.nul {
+            let name = nul.isEmpty ? "The body" : "The member '\(nul)'"
+            throw FamilySyncError.badRequest("\(name) holds a NUL character (\\u0000), which no text here may hold.", field: nul.isEmpty ? nil : nul)
+        }
         if findings.undeclared {
             // Which member, with its path: the body parsed again and walked in key order, so that
             // of several the same one is named every time.

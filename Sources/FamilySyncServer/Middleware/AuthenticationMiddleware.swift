@@ -3,17 +3,22 @@ import FamilySyncPostgres
 import Hummingbird
 
 /// Turns `Authorization: Bearer <credential>` into the authenticated device of the context.
-/// Missing, malformed, unknown, rotated and revoked credentials are all the same 401.
+/// Missing, malformed, unknown, rotated and revoked credentials are all the same 401; a device
+/// past its budget of requests (`DeviceRateLimiter`) is `429 THROTTLED`.
 struct AuthenticationMiddleware: RouterMiddleware {
     typealias Context = FamilySyncRequestContext
 
     let devices: PostgresDeviceStore
+    let limiter: DeviceRateLimiter
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let presented = request.bearerToken, let credential = DeviceCredential(parsing: presented),
             let device = try await devices.authenticate(credential)
         else {
             throw FamilySyncError(.authenticationRequired, "A valid device credential is required (Authorization: Bearer …).")
+        }
+        if let retryAfter = limiter.take(device.deviceID) {
+            throw FamilySyncError(.throttled, "This device has sent too many requests; retry in \(retryAfter) s.", retryAfter: retryAfter)
         }
         var context = context
         context.device = device

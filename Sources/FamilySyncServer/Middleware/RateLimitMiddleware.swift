@@ -5,42 +5,44 @@ import Synchronization
 
 /// Per client address limits for the unauthenticated endpoints (family creation, pairing accept):
 /// a token bucket each, in memory of this instance. Exceeded → `429 THROTTLED` with `Retry-After`.
-/// Behind a proxy the address is the one it forwards, if it is trusted (`--trusted-proxies`).
+/// Behind a proxy the address is the one it forwards, if it is trusted (`--trusted-proxies`); an
+/// IPv6 client counts by its /64 (`AddressBlock`).
 struct RateLimitMiddleware: RouterMiddleware {
     typealias Context = FamilySyncRequestContext
 
-    let limiter: RateLimiter
+    let limiter: RateLimiter<String>
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if let retryAfter = limiter.take(key: context.clientAddress ?? "unknown") {
+        if let retryAfter = limiter.take(key: context.addressKey) {
             throw FamilySyncError(.throttled, "Too many requests from this address; retry in \(retryAfter) s.", retryAfter: retryAfter)
         }
         return try await next(request, context)
     }
 }
 
-/// The buckets of `RateLimitMiddleware`, shared by the routes it guards.
-final class RateLimiter: Sendable {
+/// A token bucket per key (an address, a family, a device), in memory of this instance: the
+/// buckets of `RateLimitMiddleware`, shared by the routes it guards, and of the other limits.
+final class RateLimiter<Key: Hashable & Sendable>: Sendable {
     let limit: RateLimit
     let clock: any WallClock
-    private let buckets = Mutex<[String: TokenBucket]>([:])
+    private let buckets = Mutex<[Key: TokenBucket]>([:])
 
     init(limit: RateLimit, clock: any WallClock) {
         self.limit = limit
         self.clock = clock
     }
 
-    /// Nil when a token is there to take, else the seconds to wait; takes nothing.
-    func wait(key: String) -> Int? {
-        let now = clock.now()
-        return buckets.withLock { buckets in
-            guard var bucket = buckets[key] else { return nil }
-            return bucket.take(capacity: limit.burst, refillPerSecond: limit.refillPerSecond, at: now)
+    /// Puts back the token `take` took, for an attempt that turned out not to count against the
+    /// limit (a right code). Taking first and giving back after is what keeps concurrent attempts
+    /// to the limit: each has its token before it is tried.
+    func giveBack(key: Key) {
+        buckets.withLock { buckets in
+            buckets[key]?.giveBack(capacity: limit.burst)
         }
     }
 
     /// Nil when the request may go ahead, else the seconds to wait.
-    func take(key: String) -> Int? {
+    func take(key: Key) -> Int? {
         let now = clock.now()
         return buckets.withLock { buckets in
             // Full buckets carry no information: dropping them bounds memory by the active clients.

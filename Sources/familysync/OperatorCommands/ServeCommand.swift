@@ -35,6 +35,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Requests a minute per client address to the endpoints that need no credential (family creation, pairing acceptance), also the burst. Env: FAMILYSYNC_UNAUTHENTICATED_RATE_LIMIT. Default: 20.")
     var unauthenticatedRateLimit: SettingFlag<Int>?
 
+    @Option(help: "Requests a minute each device may send (a fifth of them at once); past it, 429 with Retry-After. Env: FAMILYSYNC_DEVICE_RATE_LIMIT. Default: 600.")
+    var deviceRateLimit: SettingFlag<Int>?
+
     @Option(help: "Days tombstones (deleted records and zones) are kept; change tokens older than that answer 410. Env: FAMILYSYNC_TOMBSTONE_DAYS. Default: 30.")
     var tombstoneDays: SettingFlag<Int>?
 
@@ -215,6 +218,9 @@ struct ServeCommand: AsyncParsableCommand {
         let rate = try settings.wholeNumber(
             unauthenticatedRateLimit, "FAMILYSYNC_UNAUTHENTICATED_RATE_LIMIT", named: "unauthenticated rate limit", in: 1...1_000_000
         ) ?? RateLimit.unauthenticatedDefault.perMinute
+        let deviceRate = try settings.wholeNumber(
+            deviceRateLimit, "FAMILYSYNC_DEVICE_RATE_LIMIT", named: "device rate limit", in: 1...1_000_000
+        ) ?? RateLimit.deviceDefault.perMinute
         let tombstoneDays = try settings.wholeNumber(tombstoneDays, "FAMILYSYNC_TOMBSTONE_DAYS", named: "tombstone days", in: 1...3650) ?? 30
         let retentionDays = try settings.wholeNumber(usageRetentionDays, "FAMILYSYNC_USAGE_RETENTION_DAYS", named: "usage retention days", in: 1...36500) ?? 400
         let idleSeconds = try settings.wholeNumber(idleTimeout, "FAMILYSYNC_IDLE_TIMEOUT", named: "idle timeout", in: 1...3600) ?? 75
@@ -238,6 +244,7 @@ struct ServeCommand: AsyncParsableCommand {
         )
         configuration.tracesRecordPaths = try settings.onOff(traceIds, "FAMILYSYNC_TRACE_IDS", named: "trace ids") == .on
         configuration.refusalReadPause = .milliseconds(refusalPause)
+        configuration.deviceRateLimit = .device(perMinute: deviceRate)
         configuration.operatorToken = try operatorToken(settings.environment)
         return configuration
     }

@@ -1,0 +1,125 @@
+import FamilySyncCore
+import FamilySyncProtocol
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOHTTPTypes
+
+/// Holds a request body to its pace (`BodyPace`, PROTOCOL §1.3): a body that falls behind is
+/// answered `408 REQUEST_TIMEOUT` and its connection closed. The idle timeout cannot see such a
+/// body, since a byte now and then is traffic; without this, a client could hold a connection and
+/// the memory of a partly read body for as long as it liked, with or without a credential.
+///
+/// The clock runs only while the server is asking for more of the body: the time between a read
+/// and the server's next request for one (a body its handler has not read yet, the socket's reads
+/// held back after a refusal) is added to the body's allowance, so a busy server never blames its
+/// client. A request whose head and end arrive in one read (every GET) never starts a timer.
+final class BodyArrivalPace: ChannelDuplexHandler, RemovableChannelHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let pace: BodyPace
+    // The rest is confined to the channel's event loop, as the handler's callbacks are.
+    /// Between a request's head and its end.
+    private var open = false
+    private var received = 0
+    private var started: NIODeadline?
+    /// Since when the server has not asked for more (nil: it has asked and waits for the client).
+    private var unaskedSince: NIODeadline?
+    /// The time the server did not ask for more of the open request's body.
+    private var unasked: TimeAmount = .zero
+    /// The server began its answer to the open request (an early refusal): a 408 would be a second.
+    private var answered = false
+    private var check: Scheduled<Void>?
+
+    init(pace: BodyPace) {
+        self.pace = pace
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        check?.cancel()
+        check = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head:
+            open = true
+            received = 0
+            unasked = .zero
+            answered = false
+        case .body(let buffer):
+            received += buffer.readableBytes
+        case .end:
+            open = false
+            started = nil
+            unaskedSince = nil
+            check?.cancel()
+            check = nil
+        }
+        context.fireChannelRead(data)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if open {
+            let now = context.eventLoop.now
+            unaskedSince = now
+            if started == nil {
+                started = now
+                schedule(context, at: now + TimeAmount(pace.allowance(received: received)))
+            }
+        }
+        context.fireChannelReadComplete()
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if let since = unaskedSince {
+            unasked = unasked + (context.eventLoop.now - since)
+            unaskedSince = nil
+        }
+        context.read()
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if open, case .head = unwrapOutboundIn(data) { answered = true }
+        context.write(data, promise: promise)
+    }
+
+    private func schedule(_ context: ChannelHandlerContext, at deadline: NIODeadline) {
+        check = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(deadline: deadline) { [self] in
+            check = nil
+            due(context)
+        }
+    }
+
+    private func due(_ context: ChannelHandlerContext) {
+        guard open, let started else { return }
+        let now = context.eventLoop.now
+        // The server has not asked for more: the wait is its own, and nothing is due yet.
+        guard unaskedSince == nil else { return schedule(context, at: now + TimeAmount(pace.grace)) }
+        let deadline = started + TimeAmount(pace.allowance(received: received)) + unasked
+        if deadline > now { return schedule(context, at: deadline) }
+        open = false
+        self.started = nil
+        guard !answered else {
+            context.close(promise: nil)
+            return
+        }
+        let error = FamilySyncError(
+            .requestTimeout,
+            "The request body arrived too slowly: \(received) bytes so far; a body has \(pace.grace.components.seconds) s and a second more for each \(pace.bytesPerSecond) bytes it delivers."
+        )
+        let body = ByteBuffer(bytes: (try? JSONEncoder.wire.encode(ErrorResponse(error))) ?? Data())
+        var head = HTTPResponse(status: .requestTimeout)
+        head.headerFields[.contentType] = "application/json; charset=utf-8"
+        head.headerFields[.contentLength] = String(body.readableBytes)
+        head.headerFields[.connection] = "close"
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(body)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolatedUnsafeUnchecked().whenComplete { _ in
+            context.close(promise: nil)
+        }
+    }
+}
