@@ -19,15 +19,22 @@ package struct OnePassJSON {
     /// How deep free-form values nest before the strict way is left to say what it thinks.
     private var depth = 0
     private static let maxDepth = 64
+    /// A request's body: what a request may not carry (a NUL in a string, a free-form integer a
+    /// double cannot keep, `FreeFormNumbers`) is a miss, for the strict way to refuse naming its
+    /// member. The stores' jsonb, which PostgreSQL checked when it was written, is read as it is.
+    private let readsARequest: Bool
 
-    private init(_ bytes: UnsafeRawBufferPointer) {
+    private init(_ bytes: UnsafeRawBufferPointer, readsARequest: Bool) {
         self.bytes = bytes
+        self.readsARequest = readsARequest
     }
 
     /// What `read` makes of the whole of `bytes` (white space around it allowed), or nil when
     /// they are not one value in the plain form.
-    package static func reading<Value>(_ bytes: UnsafeRawBufferPointer, _ read: (inout OnePassJSON) throws(Miss) -> Value) -> Value? {
-        var reader = OnePassJSON(bytes)
+    package static func reading<Value>(
+        _ bytes: UnsafeRawBufferPointer, request: Bool = false, _ read: (inout OnePassJSON) throws(Miss) -> Value
+    ) -> Value? {
+        var reader = OnePassJSON(bytes, readsARequest: request)
         do throws(Miss) {
             let value = try read(&reader)
             reader.skipSpace()
@@ -221,8 +228,8 @@ package struct OnePassJSON {
                         guard (0xDC00...0xDFFF).contains(low) else { throw Miss() }
                         scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                     }
-                    // A NUL is the strict way's to refuse, naming its member.
-                    guard scalar != 0, let unicode = Unicode.Scalar(scalar) else { throw Miss() }
+                    // In a request, a NUL is the strict way's to refuse, naming its member.
+                    guard !(readsARequest && scalar == 0), let unicode = Unicode.Scalar(scalar) else { throw Miss() }
                     utf8.append(contentsOf: String(Character(unicode)).utf8)
                 default: throw Miss()
                 }
@@ -274,7 +281,16 @@ package struct OnePassJSON {
         case UInt8(ascii: "n"):
             guard try literal("null") else { throw Miss() }
             return .null
-        default: return .number(try double())
+        default:
+            let start = index
+            let value = try double()
+            // In a request, an integer a double cannot keep is the strict way's to refuse, naming its member.
+            if readsARequest, index - start > 15,
+                !FreeFormNumbers.isKept(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+            {
+                throw Miss()
+            }
+            return .number(value)
         }
     }
 

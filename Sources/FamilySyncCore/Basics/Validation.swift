@@ -14,7 +14,19 @@ public enum Validation {
         guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw .badRequest("The name contains control characters.", field: field)
         }
+        guard !trimmed.unicodeScalars.contains(where: isHiddenFormat) else {
+            throw .badRequest("The name contains an invisible formatting character (such as a direction override or a zero-width space).", field: field)
+        }
         return trimmed
+    }
+
+    /// A format character (Unicode's Cf) that shows nothing and can make a name read as another:
+    /// a direction override turns "Johnny's iPad\u{202E}dapi" around, a zero-width space makes two
+    /// names that look the same differ. The joiners that emoji and scripts need (U+200C, U+200D)
+    /// and the tags of subdivision flags (U+E0020–U+E007F) are kept.
+    private static func isHiddenFormat(_ scalar: Unicode.Scalar) -> Bool {
+        guard scalar.properties.generalCategory == .format else { return false }
+        return !(scalar.value == 0x200C || scalar.value == 0x200D || (0xE0020...0xE007F).contains(scalar.value))
     }
 
     /// An IANA time zone name such as `Europe/Berlin`, as the tz database spells it. (Foundation's

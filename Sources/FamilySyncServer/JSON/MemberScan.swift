@@ -1,3 +1,4 @@
+import FamilySyncCore
 import Foundation
 
 /// One walk over a body's bytes that finds what strict decoding refuses beyond types:
@@ -8,7 +9,8 @@ import Foundation
 /// - a member its type does not declare, or `null` for a member that does not take it;
 /// - a NUL character (`\u0000`) in a string, a member's name or its value. PostgreSQL's text and
 ///   jsonb cannot hold one, so it is refused where JSON is read, naming the member, rather than
-///   failing the write deep in the database.
+///   failing the write deep in the database;
+/// - an integer in a free-form value (a record's fields) that a double cannot keep exactly.
 ///
 /// The second only says whether there is one: `StrictJSON` then finds which, and says so with its
 /// path, over the parsed body. A body that passes, nearly all of them, is parsed once by the
@@ -23,6 +25,13 @@ enum MemberScan {
         /// The path of the first string holding a NUL: a value's member or element, or a name's
         /// member. The empty path is the body itself.
         var nul: String?
+        /// The path of the first number in a free-form value that a double cannot keep
+        /// (`FreeFormNumbers`), with the number as sent.
+        var unkept: (path: String, number: String)?
+
+        static func == (a: Findings, b: Findings) -> Bool {
+            a.repeated == b.repeated && a.undeclared == b.undeclared && a.nul == b.nul && a.unkept?.path == b.unkept?.path && a.unkept?.number == b.unkept?.number
+        }
     }
 
     private struct Frame {
@@ -76,6 +85,16 @@ enum MemberScan {
                 if let top = stack.last, top.isObject, !top.expectingKey, let tree = top.memberTree, !tree.takesNull {
                     findings.undeclared = true
                 }
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                var end = i + 1
+                while end < bytes.count, isNumberByte(bytes[end]) { end += 1 }
+                // Only where nothing declares the value (a free-form object's member, an array's
+                // element inside one): a declared integer member has its own type.
+                if findings.unkept == nil, let top = stack.last, top.declared == nil {
+                    let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[i..<end]), as: UTF8.self)
+                    if !FreeFormNumbers.isKept(text) { findings.unkept = (location(stack), text) }
+                }
+                i = end - 1
             case UInt8(ascii: "\""):
                 var end = i + 1
                 var escaped = false
@@ -132,6 +151,11 @@ enum MemberScan {
         guard escaped else { return String(decoding: raw, as: UTF8.self) }
         let quoted = Data([UInt8(ascii: "\"")] + raw + [UInt8(ascii: "\"")])
         return (try? JSONDecoder().decode(String.self, from: quoted)) ?? String(decoding: raw, as: UTF8.self)
+    }
+
+    private static func isNumberByte(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")
+            || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
     }
 
     /// Whether the escape whose letter is at `index` (after its backslash) is `\u0000`.

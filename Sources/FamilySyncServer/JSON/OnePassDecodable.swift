@@ -14,7 +14,7 @@ protocol OnePassDecodable {
 extension OnePassJSON {
     /// The body read as a `Value`, or nil when it is not in the plain form.
     static func decode<Value: OnePassDecodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) -> Value? {
-        reading(bytes) { reader throws(Miss) in try Value(onePass: &reader) }
+        reading(bytes, request: true) { reader throws(Miss) in try Value(onePass: &reader) }
     }
 
     /// An RFC 3339 instant, as `WireCoding` reads one.

@@ -25,6 +25,12 @@ enum StrictJSON {
             let name = nul.isEmpty ? "The body" : "The member '\(nul)'"
             throw FamilySyncError.badRequest("\(name) holds a NUL character (\\u0000), which no text here may hold.", field: nul.isEmpty ? nil : nul)
         }
+        if let unkept = findings.unkept {
+            throw FamilySyncError.badRequest(
+                "The member '\(unkept.path)' holds \(unkept.number), which is kept only as the nearest double: an integer here is exact within ±2^53 (9007199254740992). Send more digits as a string.",
+                field: unkept.path
+            )
+        }
         if findings.undeclared {
             // Which member, with its path: the body parsed again and walked in key order, so that
             // of several the same one is named every time.
