@@ -87,6 +87,22 @@ import Testing
         }
     }
 
+    /// A parent's fetch that finds a command past its time marks it expired: the clock's doing,
+    /// not a command sent or cancelled, so nothing is logged.
+    @Test func aCommandThatExpiresIsNotLoggedAsSaved() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, child) = try await server.pair(by: parent)
+            let command = try await server.sendCommand(#"{"commandType":"block","expiresInSeconds":60}"#, to: child, by: parent)
+            let before = try await Self.audit(server, parent).events
+            server.clock.advance(by: 61)
+            let listed = try await server.commands(of: child, as: parent)
+            #expect(listed.first { $0.commandId == command.commandId }?.status == .expired)
+            let after = try await Self.audit(server, parent).events
+            #expect(after == before, "logged since: \(after.dropLast(before.count).map { "\($0.action) \($0.actor.role) \($0.subjectType)" })")
+        }
+    }
+
     @Test func aFailedChangeLeavesNoEntry() async throws {
         try await withTestServer { server in
             let parent = try await server.createFamily()

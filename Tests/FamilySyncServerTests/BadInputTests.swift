@@ -145,6 +145,23 @@ import Testing
         }
     }
 
+    /// Its pairing can no longer be confirmed, so the credential it was given while it waited is
+    /// worth nothing: 401 on every route, as a revoked device's.
+    @Test func aDeviceWhosePairingExpiredUnconfirmedLosesItsCredential() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (pairingID, awaiting) = try await server.pair(by: parent, confirm: false)
+            #expect(try await server.send(.get, "/v1/devices/me", credential: awaiting.credential).status == .ok)
+            server.clock.advance(by: 86_401)
+            let confirm = try await server.send(.post, "/v1/pairings/\(pairingID.lowercased)/confirm", credential: parent.credential)
+            #expect(confirm.status == .gone)
+            for uri in ["/v1/devices/me", "/v1/changes", "/v1/poll?timeout=0"] {
+                let reply = try await server.send(.get, uri, credential: awaiting.credential)
+                #expect(reply.status == .unauthorized, "\(uri): \(String(buffer: reply.body))")
+            }
+        }
+    }
+
     @Test func aReplayedAcceptIsGone() async throws {
         try await withTestServer { server in
             let parent = try await server.createFamily()

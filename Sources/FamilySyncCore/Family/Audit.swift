@@ -70,13 +70,19 @@ public struct AuditEntry: Sendable, Equatable {
 /// the PIN, commands), made by a parent or by the server. A child's own writes (the apps it
 /// picked, a command's result) are not a parent's change to its rules; nor is what the server
 /// writes on a child's request, stamped as the server's (its fetch marking its commands
-/// delivered). No field of a record is kept in the log, only its type and name (data minimization).
+/// delivered), nor a command's expiry, which whatever read found it past its time writes. No field
+/// of a record is kept in the log, only its type and name (data minimization).
 public enum AuditRules {
     /// `actor`: whose request writes `records` (`AuditActor.current`).
     public static func entries(for records: [Record], by actor: AuditActor) -> [AuditEntry] {
         guard actor.role != .child else { return [] }
         return records.compactMap { record in
             guard record.modifiedRole != .child, RecordTypeRegistry.types[record.recordType]?.audited == true else { return nil }
+            // A command that expired is the clock's doing, marked by whichever read found it past
+            // its time (a parent's fetch among them): no one sent or cancelled anything.
+            if record.recordType == RecordTypeName.configurationCommand, !record.deleted, record.fields["status"] == .string(CommandStatus.expired.rawValue) {
+                return nil
+            }
             return AuditEntry(record.deleted ? .recordDeleted : .recordSaved, subjectType: record.recordType, subject: record.recordName)
         }
     }

@@ -33,17 +33,25 @@ public struct PostgresDeviceStore: Sendable {
         if let known = knownDevices?.device(for: credential, now: now) { return known }
         let epoch = knownDevices?.epoch
         let logger = logger
+        // A device awaiting confirmation holds its credential only while its pairing can still be
+        // confirmed: once that expired (confirm answers 410), the credential is refused as a
+        // revoked one is.
         let rows = try await database.rows(
             """
-            SELECT role, status, credential_hash, last_seen_at, member_id, tracked FROM devices
-            WHERE family_id = \(credential.familyID) AND device_id = \(credential.deviceID)
+            SELECT d.role, d.status, d.credential_hash, d.last_seen_at, d.member_id, d.tracked,
+                   d.status <> 'awaiting_confirmation' OR EXISTS (
+                       SELECT 1 FROM pairings p
+                       WHERE p.family_id = d.family_id AND p.device_id = d.device_id AND p.status = 'accepted' AND p.expires_at > \(now)
+                   )
+            FROM devices d
+            WHERE d.family_id = \(credential.familyID) AND d.device_id = \(credential.deviceID)
             """,
             logger: logger
         )
         let hash = credential.hash
-        guard let (role, status, storedHash, lastSeenAt, memberID, tracked) = try rows.first.map({ try $0.decode((String, String, ByteBuffer?, Date?, UUID?, Bool).self) }),
+        guard let (role, status, storedHash, lastSeenAt, memberID, tracked, pairingLive) = try rows.first.map({ try $0.decode((String, String, ByteBuffer?, Date?, UUID?, Bool, Bool).self) }),
             let storedHash, constantTimeEquals(storedHash.readableBytesView, hash),
-            let role = DeviceRole(rawValue: role), let status = DeviceStatus(rawValue: status), status != .revoked
+            let role = DeviceRole(rawValue: role), let status = DeviceStatus(rawValue: status), status != .revoked, pairingLive
         else { return nil }
         var seenAt = lastSeenAt ?? now
         if lastSeenAt.map({ now.timeIntervalSince($0) >= Self.lastSeenGranularity }) ?? true {
@@ -54,7 +62,8 @@ public struct PostgresDeviceStore: Sendable {
             seenAt = now
         }
         let device = AuthenticatedDevice(familyID: credential.familyID, deviceID: credential.deviceID, role: role, status: status, memberID: memberID, tracked: tracked)
-        knownDevices?.remember(device, hash: hash, seenAt: seenAt, epoch: epoch)
+        // An awaiting device is asked about each time: its pairing's expiry is not in the cache.
+        if status == .active { knownDevices?.remember(device, hash: hash, seenAt: seenAt, epoch: epoch) }
         return device
     }
 

@@ -226,9 +226,9 @@ public struct PostgresExport: Sendable {
             Source(paged: true) { after, limit in
                 PostgresQuery(
                     unsafeSQL: """
-                        SELECT event_id::text, '', 'audit/events', json_build_object('id', event_id::text, 'at', \(i("at")), 'action', action,
+                        SELECT event_id::text, '', 'audit/events', json_strip_nulls(json_build_object('id', event_id::text, 'at', \(i("at")), 'action', action,
                             'actor', json_build_object('role', actor_role, 'deviceId', actor_device_id, 'memberId', actor_member_id, 'address', address),
-                            'memberId', member_id, 'subjectType', subject_type, 'subject', subject)::text
+                            'memberId', member_id, 'subjectType', subject_type, 'subject', subject))::text
                         FROM audit_events
                         WHERE family_id = $1 AND \(member) AND event_id > $2::bigint
                         ORDER BY event_id LIMIT \(limit)
