@@ -71,6 +71,24 @@ import Testing
         }
     }
 
+    /// Access is decided before the key: a request its caller may not make is 403 whatever the
+    /// key was used for before, as the same request with a fresh key is.
+    @Test func aRequestTheCallerMayNotMakeIs403WhateverItsKey() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, child) = try await server.pair(by: parent)
+            let memberID = try await server.memberID(of: child)
+            let usage = #"{"records":[{"recordID":"\#(UUID().lowercased)","logicalID":"a","displayName":"A","category":"learning","sessionStart":"2026-11-17T10:00:00.000Z","sessionEnd":"2026-11-17T10:05:00.000Z","totalSeconds":300}]}"#
+            #expect(try await server.send(.post, "/v1/usage", credential: child.credential, json: usage, headers: Self.keyed("used")).status == .ok)
+            let before = try await server.fingerprint()
+            for key in ["used", "fresh"] {
+                let pin = try await server.send(.put, "/v1/members/\(memberID.lowercased)/pin", credential: child.credential, json: #"{"pin":"2468"}"#, headers: Self.keyed(key))
+                #expect(pin.status == .forbidden && pin.errorCode == "ACCESS_DENIED", "\(key): \(String(buffer: pin.body))")
+            }
+            #expect(try await server.fingerprint() == before)
+        }
+    }
+
     /// Keys are per device: another parent's same key is its own request, and a device of another
     /// family never gets an answer kept for this one.
     @Test func aKeyIsTheDevicesOwn() async throws {

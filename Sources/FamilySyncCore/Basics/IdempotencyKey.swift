@@ -15,13 +15,19 @@ public enum IdempotencyKey {
     /// The routes that take a key (as the router names them): a device's writes that it repeats
     /// after a lost answer. Not the writes whose answer carries a secret (a credential, a pairing
     /// token, a recovery code), which are never kept; not the reads sent as POST.
-    public static let routes: Set<String> = [
-        "POST /v1/zones/{zone}/records/modify",
-        "POST /v1/devices/{id}/commands", "POST /v1/commands/{id}/result", "POST /v1/commands/{id}/cancel",
-        "PUT /v1/members/{id}/pin", "DELETE /v1/members/{id}/pin",
-        "POST /v1/usage", "POST /v1/usage/totals",
-        "POST /v1/alerts", "POST /v1/alerts/{id}/dismiss",
-        "POST /v1/devices/me/health",
+    public static var routes: Set<String> { Set(access.keys) }
+
+    /// What each route that takes a key asks of its caller's role and status: judged before the
+    /// key is looked up, so that a caller who may not make the request is told `403`, whatever
+    /// its key was used for before (not `422` for a key it used on another route).
+    public static let access: [String: AccessPolicy.Action] = [
+        "POST /v1/zones/{zone}/records/modify": .writeRecords,
+        "POST /v1/devices/{id}/commands": .sendCommand, "POST /v1/commands/{id}/result": .reportCommandResult,
+        "POST /v1/commands/{id}/cancel": .sendCommand,
+        "PUT /v1/members/{id}/pin": .setParentPIN, "DELETE /v1/members/{id}/pin": .setParentPIN,
+        "POST /v1/usage": .uploadUsage, "POST /v1/usage/totals": .uploadUsage,
+        "POST /v1/alerts": .reportAlert, "POST /v1/alerts/{id}/dismiss": .dismissAlert,
+        "POST /v1/devices/me/health": .reportHealth,
     ]
 
     /// A key is 1–255 characters of `[A-Za-z0-9._:-]` (a UUID is one); `BAD_REQUEST` naming the

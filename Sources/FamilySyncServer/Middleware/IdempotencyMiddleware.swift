@@ -24,10 +24,12 @@ struct IdempotencyMiddleware: RouterMiddleware {
         let sent = request.headers[values: Self.headerName]
         guard !sent.isEmpty else { return try await next(request, context) }
         let route = context.route(of: request)
-        guard IdempotencyKey.routes.contains(route) else { throw IdempotencyKey.notAccepted(on: route) }
+        guard let action = IdempotencyKey.access[route] else { throw IdempotencyKey.notAccepted(on: route) }
         guard sent.count == 1 else { throw FamilySyncError.badRequest("Send one \(IdempotencyKey.header).", field: IdempotencyKey.header) }
         let key = try IdempotencyKey.validate(sent[0])
         let device = try context.requireDevice()
+        // Access before the key: a request its caller may not make is refused as it is without one.
+        try AccessPolicy.check(device, action)
         var request = request
         let body = try await request.collectBody(upTo: context.maxUploadSize)
         let claim = IdempotencyClaim(
