@@ -193,11 +193,12 @@ extension FamilySyncClient {
         return try await send(.POST, "/v1/members/\(member.lowercased)/pin/verify", body: VerifyParentPINRequest(pin: pin), as: VerifyParentPINResponse.self).valid
     }
 
-    /// The member's PIN as stored (salt, iterations, hash), for checking offline with
-    /// `ParentPIN.matches(_:)`; nil while none is set. A device that syncs its member's zone has
-    /// the same record from its changes.
-    public func parentPIN(of member: UUID) async throws(FamilySyncError) -> ParentPIN? {
+    /// Whether the member has a PIN: its `parent-pin` record says so, and holds nothing to check
+    /// a PIN against (PROTOCOL §11). A PIN is checked online only (`verifyParentPIN`); offline,
+    /// parent mode stays closed. A device that syncs its member's zone has the same record from its
+    /// changes (`ParentPIN.isSet(_:)` on its fields).
+    public func hasParentPIN(_ member: UUID) async throws(FamilySyncError) -> Bool {
         let found = try await lookup(Member.zoneName(of: member), names: [ParentPIN.recordName])
-        return found.records.first?.record?.fields.flatMap(ParentPIN.init(fields:))
+        return ParentPIN.isSet(found.records.first?.record?.fields)
     }
 }

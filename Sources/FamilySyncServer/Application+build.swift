@@ -51,6 +51,10 @@ package func buildApplication(
                 try await PostgresServerSecrets.loadOrCreate("change-token", database: dependencies.database, logger: logger)
             })
             dependencies.migrated.open()
+            // Parent PINs whose record still carried its verifier (migration 0018): rewritten
+            // before the first request, so that no device syncs a verifier from now on.
+            let rewritten = try await StartupRetry.run("parent PIN records", logger: logger) { try await dependencies.parentPINs.rewriteRecordsStillCarryingVerifiers() }
+            if rewritten > 0 { logger.info("parent PIN records rewritten without their verifiers", metadata: ["count": "\(rewritten)"]) }
             // `familysync_database_up` and the schema's figures from the start, not 15 s later.
             _ = try? await dependencies.databaseMetrics.check(dependencies.database, migrator: dependencies.migrator, logger: logger)
         }
@@ -72,6 +76,10 @@ package func buildApplication(
         PeriodicJobService(name: "expired sign-ins", interval: .seconds(3600), logger: logger) {
             // A day after they ended: long enough to tell a late claim that it expired.
             try await dependencies.signIns.purgeExpired(before: clock.now().addingTimeInterval(-86_400))
+        },
+        // A server that does not migrate at its start finds the records another rewrote or left.
+        PeriodicJobService(name: "parent PIN records rewritten without their verifiers", interval: .seconds(3600), logger: logger) {
+            try await dependencies.parentPINs.rewriteRecordsStillCarryingVerifiers()
         },
         PeriodicJobService(name: "expired idempotency keys", interval: .seconds(3600), logger: logger) {
             try await dependencies.idempotencyKeys.purge(before: clock.now().addingTimeInterval(-IdempotencyKey.lifetime))

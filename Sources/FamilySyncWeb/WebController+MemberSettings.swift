@@ -119,7 +119,7 @@ extension WebController {
         async let meAsked = client.me()
         let (members, devices, me) = try await (membersAsked, devicesAsked, meAsked)
         guard let member = members.first(where: { $0.id == memberID }) else { throw FamilySyncError.notFound("No such member.") }
-        let hasPIN = try await client.parentPIN(of: memberID) != nil
+        let hasPIN = try await client.hasParentPIN(memberID)
         let now = clock.now()
         let strings = session.strings
         let done = done.flatMap { ["name", "pin-set", "pin-clear", "moved", "revoked"].contains($0) ? strings["done.\($0)"] : nil }

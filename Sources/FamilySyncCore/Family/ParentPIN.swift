@@ -2,14 +2,18 @@ import Crypto
 import CryptoExtras
 import Foundation
 
-/// The PIN in front of parent mode on a child's device (PROTOCOL §11), as stored: PBKDF2-HMAC-SHA256
-/// of the PIN with a random salt. The `parent-pin` `DeviceSettings` record in the member's zone
-/// carries it, so the device can check a PIN offline; the PIN itself is never kept.
+/// The PIN in front of parent mode on a child's device (PROTOCOL §11), as the server stores it:
+/// PBKDF2-HMAC-SHA256 of the PIN with a random salt, kept where no device reads it. A PIN has
+/// 10,000 to 10⁸ values, so any verifier a child's device could read, however many iterations,
+/// would give the PIN to the person it is meant to stop; a PIN is checked online only, five wrong
+/// in 15 minutes. The `parent-pin` `DeviceSettings` record in the member's zone only says that a
+/// PIN is set (`markerFields`). The PIN itself is never kept.
 public struct ParentPIN: Sendable, Equatable {
     public static let recordName = "parent-pin"
     public static let algorithm = "PBKDF2-HMAC-SHA256"
-    /// swift-crypto's floor for PBKDF2 (OWASP's 2021 figure), above §11's 200,000. A 4-digit PIN
-    /// falls to an offline search whatever the count; what guards it online is the 5-try limit.
+    /// swift-crypto's floor for PBKDF2 (OWASP's 2021 figure), above §11's 200,000: it guards the
+    /// PINs of a database that leaked, for a while; what guards them from a child is that no
+    /// device has the verifier.
     public static let iterations = 210_000
     static let saltBytes = 16
     static let hashBytes = 32
@@ -62,19 +66,12 @@ public struct ParentPIN: Sendable, Equatable {
         }
     }
 
-    /// The `parent-pin` record's fields: `{algorithm, salt, iterations, hash}`, bytes in base64.
-    public var fields: [String: JSONValue] {
-        [
-            "algorithm": .string(Self.algorithm), "salt": .string(Data(salt).base64EncodedString()),
-            "iterations": .number(Double(iterations)), "hash": .string(Data(hash).base64EncodedString()),
-        ]
-    }
+    /// The `parent-pin` record's fields: that a PIN is set and is checked online, and nothing a
+    /// guess could be tried against.
+    public static let markerFields: [String: JSONValue] = ["verification": .string("online")]
 
-    public init?(fields: [String: JSONValue]) {
-        guard case .string(Self.algorithm)? = fields["algorithm"], case .string(let salt)? = fields["salt"], case .string(let hash)? = fields["hash"],
-            case .number(let iterations)? = fields["iterations"], let count = Int(exactly: iterations), count >= Self.iterations,
-            let saltBytes = Data(base64Encoded: salt), let hashBytes = Data(base64Encoded: hash), hashBytes.count == Self.hashBytes
-        else { return nil }
-        self.init(salt: Array(saltBytes), iterations: count, hash: Array(hashBytes))
+    /// Whether a `parent-pin` record's fields say a PIN is set (a tombstone's, none, say not).
+    public static func isSet(_ fields: [String: JSONValue]?) -> Bool {
+        fields?["verification"] != nil || fields?["hash"] != nil
     }
 }

@@ -3,8 +3,9 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// The parent PIN of a member (PROTOCOL §11): its `parent-pin` record, written only here, and the
-/// wrong tries of online checks (`parent_pin_attempts`).
+/// The parent PIN of a member (PROTOCOL §11): its verifier and the wrong tries of online checks
+/// (`parent_pin_attempts`, which no device reads), and its `parent-pin` record, written only here,
+/// which tells the member's devices that a PIN is set and nothing more.
 public struct PostgresParentPINStore: Sendable {
     let database: Database
     let changeLog: ChangeLog
@@ -19,8 +20,9 @@ public struct PostgresParentPINStore: Sendable {
         self.logger = logger
     }
 
-    /// Writes `pin` (already derived) as the member's `parent-pin` record, which the member's
-    /// devices sync, and forgets earlier wrong tries and any lockout: a new PIN starts afresh.
+    /// Keeps `pin` (already derived) as the member's verifier, writes the member's `parent-pin`
+    /// record (which the member's devices sync) as the marker, and forgets earlier wrong tries and
+    /// any lockout: a new PIN starts afresh.
     public func set(_ pin: ParentPIN, memberID: UUID, by caller: AuthenticatedDevice) async throws {
         let logger = logger
         let now = clock.now()
@@ -28,19 +30,68 @@ public struct PostgresParentPINStore: Sendable {
             let member = try await family.lockedMember(memberID)
             let stored = try await RecordRow.record(named: ParentPIN.recordName, inZone: member.zoneName, family: family.id, on: family.connection, logger: logger)
             let record = Record(
-                recordName: ParentPIN.recordName, recordType: RecordTypeName.deviceSettings, fields: pin.fields, changeTag: "", deleted: false,
+                recordName: ParentPIN.recordName, recordType: RecordTypeName.deviceSettings, fields: ParentPIN.markerFields, changeTag: "", deleted: false,
                 createdAt: stored?.createdAt ?? now, createdBy: stored?.createdBy ?? caller.deviceID, modifiedAt: now, modifiedBy: caller.deviceID,
                 modifiedRole: WriterRole(caller.role), clientModifiedAt: now
             )
             try await family.commit([record], into: member.zoneName)
             try await family.connection.rows(
-                "DELETE FROM parent_pin_attempts WHERE family_id = \(family.id) AND member_id = \(memberID)", logger: logger
+                """
+                INSERT INTO parent_pin_attempts (family_id, member_id, salt, iterations, hash)
+                VALUES (\(family.id), \(memberID), \(ByteBuffer(bytes: pin.salt)), \(pin.iterations), \(ByteBuffer(bytes: pin.hash)))
+                ON CONFLICT (family_id, member_id) DO UPDATE
+                    SET salt = EXCLUDED.salt, iterations = EXCLUDED.iterations, hash = EXCLUDED.hash,
+                        failures = '{}', pending = '{}', locked_until = NULL, record_rewrite_pending = false
+                """,
+                logger: logger
             )
         }
     }
 
-    /// Clears the member's PIN: its `parent-pin` record becomes an empty tombstone (the hash
-    /// goes with it) and its wrong tries are forgotten; `NOT_FOUND` while none is set.
+    /// Rewrites the `parent-pin` records that still carry a verifier (migration 0018 found them
+    /// and kept their verifiers here) as the marker, through the change log, so that the member's
+    /// devices sync the change and drop their copy. Run when the server starts and hourly; a
+    /// record rewritten already is skipped. Returns how many it rewrote.
+    public func rewriteRecordsStillCarryingVerifiers() async throws -> Int {
+        let logger = logger
+        let pending = try await database.rows(
+            "SELECT family_id, member_id FROM parent_pin_attempts WHERE record_rewrite_pending", logger: logger
+        ).decode((UUID, UUID).self)
+        var rewritten = 0
+        for (familyID, memberID) in pending {
+            let now = clock.now()
+            let done = try await changeLog.write(family: familyID) { family -> Bool in
+                let flagged = try await family.connection.rows(
+                    "SELECT 1 FROM parent_pin_attempts WHERE family_id = \(family.id) AND member_id = \(memberID) AND record_rewrite_pending FOR UPDATE",
+                    logger: logger
+                )
+                guard !flagged.isEmpty else { return false }
+                let zone = Member.zoneName(of: memberID)
+                var rewrote = false
+                if let stored = try await RecordRow.record(named: ParentPIN.recordName, inZone: zone, family: family.id, on: family.connection, logger: logger),
+                    !stored.deleted, stored.fields != ParentPIN.markerFields
+                {
+                    var marker = stored
+                    marker.fields = ParentPIN.markerFields
+                    marker.modifiedAt = now
+                    marker.modifiedRole = .server
+                    marker.clientModifiedAt = now
+                    try await family.commit([marker], into: zone)
+                    rewrote = true
+                }
+                try await family.connection.rows(
+                    "UPDATE parent_pin_attempts SET record_rewrite_pending = false WHERE family_id = \(family.id) AND member_id = \(memberID)",
+                    logger: logger
+                )
+                return rewrote
+            }
+            if done { rewritten += 1 }
+        }
+        return rewritten
+    }
+
+    /// Clears the member's PIN: its `parent-pin` record becomes an empty tombstone, and its
+    /// verifier and wrong tries are forgotten; `NOT_FOUND` while none is set.
     public func clear(memberID: UUID, by caller: AuthenticatedDevice) async throws {
         let logger = logger
         let now = clock.now()
@@ -56,7 +107,7 @@ public struct PostgresParentPINStore: Sendable {
         }
     }
 
-    /// Checks a PIN against the member's record with `matches` (PBKDF2, run by the caller off
+    /// Checks a PIN against the member's verifier with `matches` (PBKDF2, run by the caller off
     /// the event loop), in two short transactions so that no connection is held while it hashes
     /// (Core's `PINAttempts`): the first admits the check under the attempts row's lock
     /// (`THROTTLED` while locked out, or while checks under way fill the allowance, without
@@ -86,8 +137,7 @@ public struct PostgresParentPINStore: Sendable {
             if let refusal = attempts.refusal(at: now) {
                 throw FamilySyncError(.throttled, refusal.reason, retryAfter: refusal.retryAfter)
             }
-            let record = try await RecordRow.record(named: ParentPIN.recordName, inZone: Member.zoneName(of: memberID), family: familyID, on: connection, logger: logger)
-            guard let record, record.recordType == RecordTypeName.deviceSettings, let pin = ParentPIN(fields: record.fields) else {
+            guard let pin = try await Self.verifier(memberID: memberID, familyID: familyID, on: connection, logger: logger) else {
                 throw FamilySyncError.notFound("No PIN is set for this member; a parent sets one with PUT /v1/members/{id}/pin.")
             }
             try await Self.store(attempts.admitting(at: now), memberID: memberID, familyID: familyID, on: connection, logger: logger)
@@ -118,6 +168,17 @@ public struct PostgresParentPINStore: Sendable {
             logger: logger
         )
         return try rows.decode(([Date], [Date], Date?).self).first.map { PINAttempts(failures: $0.0, pending: $0.1, lockedUntil: $0.2) }
+    }
+
+    /// The member's verifier; nil while no PIN is set.
+    static func verifier(memberID: UUID, familyID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> ParentPIN? {
+        let rows = try await connection.rows(
+            "SELECT salt, iterations, hash FROM parent_pin_attempts WHERE family_id = \(familyID) AND member_id = \(memberID) AND hash IS NOT NULL",
+            logger: logger
+        )
+        return try rows.decode((ByteBuffer, Int, ByteBuffer).self).first.map {
+            ParentPIN(salt: Array($0.0.readableBytesView), iterations: $0.1, hash: Array($0.2.readableBytesView))
+        }
     }
 
     static func store(_ attempts: PINAttempts, memberID: UUID, familyID: UUID, on connection: PostgresConnection, logger: Logger) async throws {

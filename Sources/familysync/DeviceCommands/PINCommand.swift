@@ -27,7 +27,7 @@ struct PINCommand: AsyncParsableCommand {
             let target = try await MemberOption.find(member, client)
             let pin = try PINCommand.readPIN()
             try await client.setParentPIN(pin, of: target.id)
-            context.output.line("\(target.name)'s parent PIN is set; \(target.name)'s devices get it (hashed) with their next sync.")
+            context.output.line("\(target.name)'s parent PIN is set; \(target.name)'s devices check it with the server (offline, parent mode stays closed).")
         }
     }
 

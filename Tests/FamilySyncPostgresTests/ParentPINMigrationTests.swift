@@ -1,0 +1,62 @@
+import FamilySyncCore
+import FamilySyncPostgres
+import FamilySyncTestSupport
+import Foundation
+import PostgresNIO
+import Testing
+
+/// Migration 0018 on a database whose `parent-pin` record still carries the verifier (salt,
+/// iterations, hash) a child's device could search offline: the verifier moves to the server's
+/// own table, the record is rewritten through the change log as the marker (a new sequence, so
+/// devices sync it and drop their copy), and the PIN still checks online.
+@Suite struct ParentPINMigrationTests {
+    @Test func theVerifierLeavesTheRecordAndThePINStillChecks() async throws {
+        try await withTestDatabase(migrated: false) { client, _ in
+            try await Migrator(migrations: Migration.all.filter { $0.version <= 5 }, logger: testLogger).migrate(client: client)
+            let family = UUID(), parent = UUID(), child = UUID()
+            let statements: [PostgresQuery] = [
+                "INSERT INTO families (family_id, created_at, change_seq) VALUES (\(family), now(), 3)",
+                "INSERT INTO zones (family_id, zone_name, created_at, changed_seq) VALUES (\(family), 'family', now(), 1)",
+                """
+                INSERT INTO devices (family_id, device_id, role, name, child_name, platform, time_zone, status, credential_hash, registered_at, changed_seq) VALUES
+                (\(family), \(parent), 'parent', 'Mom''s iPhone', NULL, 'ios', 'UTC', 'active', decode(repeat('ab', 32), 'hex'), now() - interval '3 days', 1),
+                (\(family), \(child), 'child', 'Johnny''s iPad', 'Johnny', 'ipados', 'UTC', 'active', decode(repeat('cd', 32), 'hex'), now() - interval '2 days', 2)
+                """,
+            ]
+            for statement in statements { try await client.query(statement, logger: testLogger) }
+            try await Migrator(migrations: Migration.all.filter { $0.version <= 17 }, logger: testLogger).migrate(client: client)
+            // The record as the server wrote it before: the verifier in the member's zone.
+            let legacy = try ParentPIN(pin: "2468")
+            let fields = #"{"algorithm":"PBKDF2-HMAC-SHA256","salt":"\#(Data(legacy.salt).base64EncodedString())","iterations":\#(legacy.iterations),"hash":"\#(Data(legacy.hash).base64EncodedString())"}"#
+            let zone = Member.zoneName(of: child)
+            try await client.query(
+                """
+                INSERT INTO records (family_id, zone_name, record_name, record_type, fields, change_tag, created_at, created_by, modified_at, modified_by, modified_role, client_modified_at, seq)
+                VALUES (\(family), \(zone), 'parent-pin', 'DeviceSettings', \(fields)::jsonb, 't1', now(), \(parent), now(), \(parent), 'parent', now(), 9)
+                """,
+                logger: testLogger
+            )
+            try await client.query("UPDATE families SET change_seq = 9 WHERE family_id = \(family)", logger: testLogger)
+
+            try await Migrator(migrations: Migration.all, logger: testLogger).migrate(client: client)
+            let kept = try await client.query(
+                "SELECT salt, iterations, hash, record_rewrite_pending FROM parent_pin_attempts WHERE family_id = \(family) AND member_id = \(child)", logger: testLogger
+            ).decode((ByteBuffer, Int, ByteBuffer, Bool).self).first { _ in true }
+            let (salt, iterations, hash, pending) = try #require(kept)
+            #expect(Array(salt.readableBytesView) == legacy.salt && iterations == legacy.iterations && Array(hash.readableBytesView) == legacy.hash && pending)
+
+            let clock = ManualClock()
+            let store = PostgresParentPINStore(changeLog: ChangeLog(database: Database.underTest(client), logger: testLogger), clock: clock, logger: testLogger)
+            #expect(try await store.rewriteRecordsStillCarryingVerifiers() == 1)
+            #expect(try await store.rewriteRecordsStillCarryingVerifiers() == 0)
+            let record = try await client.query(
+                "SELECT fields::text, seq, modified_role FROM records WHERE family_id = \(family) AND zone_name = \(zone) AND record_name = 'parent-pin'", logger: testLogger
+            ).decode((String, Int64, String).self).first { _ in true }
+            let (text, seq, role) = try #require(record)
+            #expect(text == #"{"verification": "online"}"#)
+            #expect(seq > 9 && role == "server", "a new version, so that devices sync it")
+            #expect(try await store.verify(memberID: child, familyID: family) { $0.matches("2468") })
+            #expect(try await !store.verify(memberID: child, familyID: family) { $0.matches("1357") })
+        }
+    }
+}
