@@ -6,9 +6,9 @@ import Foundation
 import HTTPTypes
 import Testing
 
-/// The parent PIN (§11): a parent sets it, the member's devices get its hash to check offline and
-/// may check it online, five wrong in 15 minutes lock checks out for 15, and the PIN itself is
-/// nowhere in the database.
+/// The parent PIN (§11): a parent sets it, the member's devices learn that it is set and check it
+/// online only, five wrong in 15 minutes lock checks out for 15, and the PIN itself is nowhere in
+/// the database.
 @Suite struct ParentPINTests {
     struct Family {
         var parent: TestDevice
