@@ -47,7 +47,7 @@ public actor SyncEngine {
     var pushPending = false
     var heldPoll: Task<PollResponse, any Error>?
     private var fetchesDone = 0
-    private var fetchWaiters: [(fetch: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    private var fetchWaiters: [(id: UUID, fetch: Int, continuation: CheckedContinuation<Void, Never>)] = []
     /// The events, for one consumer. The engine waits for the consumer: it goes on, and saves the
     /// token of a page, only when the consumer asks for the next event.
     public nonisolated var events: SyncEvents { SyncEvents(channel: handoff) }
@@ -181,7 +181,23 @@ public actor SyncEngine {
         let fetch = fetchesDone + (fetching ? 2 : 1)
         pushPending = true
         heldPoll?.cancel()
-        await withCheckedContinuation { fetchWaiters.append((fetch, $0)) }
+        // The app's task cancelled (its background time is up): the wait ends, the fetch goes on.
+        let waiter = UUID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if Task.isCancelled { return continuation.resume() }
+                fetchWaiters.append((waiter, fetch, continuation))
+            }
+        } onCancel: {
+            Task { await self.stopWaiting(waiter) }
+        }
+        try Task.checkCancellation()
+    }
+
+    /// Ends the wait of a cancelled `pushReceived`.
+    private func stopWaiting(_ waiter: UUID) {
+        guard let index = fetchWaiters.firstIndex(where: { $0.id == waiter }) else { return }
+        fetchWaiters.remove(at: index).continuation.resume()
     }
 
     /// Ends `events` (after what was already sent), for an app that stops syncing.

@@ -68,23 +68,36 @@ final class EventHandoff: Sendable {
         state.withLock { $0.finished }
     }
 
+    /// The next event, once the engine's previous one is released; nil once the events have
+    /// ended, or when the consumer's task is cancelled while it waits (an app going to the
+    /// background cancels its loop over the events, and must see it end). A cancelled wait takes
+    /// no event: what the engine sends next waits for the next `next()`.
     func next() async -> SyncEvent? {
         state.withLock { state in
             defer { state.held = nil }
             return state.held
         }?.resume()
-        return await withCheckedContinuation { (consumer: CheckedContinuation<SyncEvent?, Never>) in
-            let resume: () -> Void = state.withLock { state in
-                if !state.waiting.isEmpty {
-                    let (event, sender) = state.waiting.removeFirst()
-                    state.held = sender
-                    return { consumer.resume(returning: event) }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (consumer: CheckedContinuation<SyncEvent?, Never>) in
+                let resume: () -> Void = state.withLock { state in
+                    if !state.waiting.isEmpty {
+                        let (event, sender) = state.waiting.removeFirst()
+                        state.held = sender
+                        return { consumer.resume(returning: event) }
+                    }
+                    // Cancelled before it waited: the handler below found no consumer to end.
+                    if state.finished || Task.isCancelled { return { consumer.resume(returning: nil) } }
+                    state.consumer = consumer
+                    return {}
                 }
-                if state.finished { return { consumer.resume(returning: nil) } }
-                state.consumer = consumer
-                return {}
+                resume()
             }
-            resume()
+        } onCancel: {
+            let consumer = state.withLock { state in
+                defer { state.consumer = nil }
+                return state.consumer
+            }
+            consumer?.resume(returning: nil)
         }
     }
 
