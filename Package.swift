@@ -132,6 +132,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Mustache", package: "swift-mustache"),
+                // The form tokens bound to a session (HMAC-SHA-256).
+                .product(name: "Crypto", package: "swift-crypto"),
                 // Debian's qrencode draws the sign-in page's QR code as SVG.
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ]

@@ -1,5 +1,7 @@
+import Crypto
 import FamilySyncCore
 import FamilySyncPostgres
+import Foundation
 import Logging
 import NIOCore
 import PostgresNIO
@@ -31,6 +33,13 @@ public final class ServerDependencies: Sendable {
     /// The devices this instance authenticated lately (`KnownDevices`), dropped as notices say.
     public let knownDevices = KnownDevices()
     let keyring = ChangeTokenKeyring()
+
+    /// A key for `purpose`, derived from the server's secret (the one every instance loads at its
+    /// start): the same on every instance, and nothing else's. The dashboard binds its form tokens
+    /// to a session with one.
+    package func derivedKey(_ purpose: String) throws(FamilySyncError) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: try keyring.current(), info: Data(purpose.utf8), outputByteCount: 32)
+    }
     let migrator: Migrator
     /// The database the migrations run on: the listener's, reached directly. Their session
     /// advisory lock and their transactions need one session, which a transaction pooler would

@@ -106,8 +106,13 @@ struct WebController {
         switch await Self.outcome({ () async throws(FamilySyncError) in try await client.me() }) {
         case .success(let device): me = device
         case .failure(let error) where error.code == .authenticationRequired:
+            // A browser still waiting when its pairing expired holds a credential that no longer
+            // works (§3): it starts again, told why while it remembers the pairing.
+            let waited = session.cookie(WebCookies.pairing) != nil
             session.signOut()
-            return session.redirect("/app/")
+            guard waited else { return session.redirect("/app/") }
+            let page = WebPages.SignIn(frame: session.frame(session.strings["title.signIn"]), message: session.strings["message.notConfirmed"])
+            return pages.render("signIn", page, cookies: session.setCookies)
         case .failure(let error): throw error
         }
         if me.status == .active { return session.redirect("/app/") }
@@ -145,6 +150,8 @@ struct WebController {
         if let credential = claim.credential {
             session.clear(WebCookies.signIn)
             session.set(WebCookies.session, credential, maxAge: Self.sessionSeconds)
+            // The forms from now on carry the session's token, not the one before the sign-in.
+            if let bound = cookies.formToken(for: credential) { session.set(WebCookies.csrf, bound) }
             if let pairing = claim.pairing { session.set(WebCookies.pairing, pairing.id.lowercased, maxAge: SignIn.ttlSeconds) }
             return session.redirect("/app/sign-in")
         }

@@ -1,4 +1,6 @@
+import Crypto
 import FamilySyncCore
+import Foundation
 import Hummingbird
 
 /// The dashboard's cookies. Every one is `HttpOnly` (no script reads it), `SameSite=Strict` (no
@@ -11,7 +13,8 @@ struct WebCookies {
     static let signIn = "fs_sign_in"
     /// The pairing the browser accepted, to show its emoji until the parent confirms.
     static let pairing = "fs_pairing"
-    /// The form token every state-changing request must carry (`csrf`), equal to this cookie.
+    /// The form token every state-changing request must carry (`csrf`), also in this cookie: once
+    /// signed in, the session's own (`formToken(for:)`); before, a random one.
     static let csrf = "fs_csrf"
     /// Set once a parent named after its device kept that name: the family page asks no more.
     static let nameAsked = "fs_name_asked"
@@ -21,6 +24,8 @@ struct WebCookies {
     static let all = [session, signIn, pairing, csrf, nameAsked, language]
 
     let secure: Bool
+    /// The key a signed-in browser's form token is derived with (from the server's secret).
+    let formKey: @Sendable () throws -> SymmetricKey
 
     /// The dashboard's cookies the browser sent, by name (the first of a name wins, as
     /// Hummingbird's `Request.cookies` reads them).
@@ -44,10 +49,20 @@ struct WebCookies {
     /// A new form token: 256 random bits.
     static func newCSRFToken() -> String { SecretToken.randomSecret() }
 
-    /// Whether a form's token is the cookie's: a page of another site can neither read the cookie
-    /// nor make the browser send it (`SameSite=Strict`).
-    static func checkCSRF(form token: String?, cookies: [String: String]) throws(FamilySyncError) {
-        guard let token, let cookie = cookies[csrf], !cookie.isEmpty, constantTimeEquals(Array(token.utf8), Array(cookie.utf8)) else {
+    /// The form token of the session whose cookie holds `session`: an HMAC of it under the
+    /// server's key, so that it is this session's alone (a token planted with a cookie, or kept
+    /// from before a sign-in or a sign-out, is not it) and the same on every instance. Nil while
+    /// the server's secret is not loaded.
+    func formToken(for session: String) -> String? {
+        guard let key = try? formKey() else { return nil }
+        return HMAC<SHA256>.authenticationCode(for: Array(session.utf8), using: key).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Whether a form's token is the one this browser's forms carry (`WebSession.csrf`): a page
+    /// of another site can neither read it nor make the browser send the cookies it is bound to
+    /// (`SameSite=Strict`).
+    static func checkCSRF(form token: String?, expected: String) throws(FamilySyncError) {
+        guard let token, !expected.isEmpty, constantTimeEquals(Array(token.utf8), Array(expected.utf8)) else {
             throw FamilySyncError(.accessDenied, "This form is out of date or came from another site; reload the page and try again.")
         }
     }

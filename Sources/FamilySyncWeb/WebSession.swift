@@ -5,12 +5,14 @@ import Foundation
 import Hummingbird
 
 /// One browser request's view of its cookies: what it sent, and the cookies the answer will set.
-/// A browser without a form token is given one, so that its next form can be checked.
+/// A signed-in browser's form token is bound to its session (`WebCookies.formToken(for:)`); one
+/// not signed in is given a random token, so that its sign-in form can be checked, and a new one
+/// when it signs out.
 struct WebSession {
     let cookies: WebCookies
     private var jar: [String: String]
     private(set) var setCookies: [Cookie] = []
-    let csrf: String
+    private(set) var csrf: String
     /// The words of this request's pages, in its language (`WebLanguage.choose`).
     let strings: WebStrings
     /// The page asked for, for the language switch to come back to.
@@ -21,7 +23,12 @@ struct WebSession {
         jar = WebCookies.read(request)
         strings = WebStrings(Self.language(request, cookies: jar))
         path = request.uri.path
-        if let token = jar[WebCookies.csrf], !token.isEmpty {
+        if let session = jar[WebCookies.session], !session.isEmpty, let bound = cookies.formToken(for: session) {
+            // Signed in: the session's token, whatever the cookie held (a planted one, or one
+            // from before the sign-in), which is set to it.
+            csrf = bound
+            if jar[WebCookies.csrf] != bound { setCookies.append(cookies.set(WebCookies.csrf, bound)) }
+        } else if let token = jar[WebCookies.csrf], !token.isEmpty {
             csrf = token
         } else {
             csrf = WebCookies.newCSRFToken()
@@ -46,6 +53,9 @@ struct WebSession {
     mutating func signOut() {
         clear(WebCookies.session)
         clear(WebCookies.pairing)
+        // A page rendered after the sign-out carries the new token.
+        csrf = WebCookies.newCSRFToken()
+        set(WebCookies.csrf, csrf)
     }
 
     /// The SDK as this browser's device, answered in process; nil without a session.
@@ -83,7 +93,7 @@ struct WebSession {
         } catch {
             throw FamilySyncError.badRequest("This form could not be read; reload the page and try again.")
         }
-        try WebCookies.checkCSRF(form: form.csrf, cookies: jar)
+        try WebCookies.checkCSRF(form: form.csrf, expected: csrf)
         return form
     }
 }

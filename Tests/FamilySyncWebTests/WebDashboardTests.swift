@@ -169,6 +169,38 @@ final class CookieBrowser: Sendable {
         }
     }
 
+    /// A signed-in browser's form token is its session's: a token planted with a cookie (anyone
+    /// who can set a cookie for the host, a sibling subdomain say, knows the value) is refused, and
+    /// the token from before the sign-in or after the sign-out is not the session's.
+    @Test func theFormTokenIsBoundToTheSession() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let browser = CookieBrowser(port: server.port)
+            _ = try await browser.get("/app/")
+            let beforeSignIn = try #require(browser.cookie(WebCookies.csrf))
+            let pairing = try await Self.signIn(browser, server, by: parent)
+            _ = try await server.send(.post, "/v1/pairings/\(pairing.id.lowercased)/confirm", credential: parent.credential)
+            let bound = try #require(browser.cookie(WebCookies.csrf))
+            #expect(bound != beforeSignIn, "the sign-in gives the forms a new token")
+
+            let before = try await server.fingerprint()
+            let session = try #require(browser.cookie(WebCookies.session))
+            for planted in [beforeSignIn, "tok"] {
+                let refused = try await browser.send(
+                    "POST", "/app/sign-out", form: "csrf=\(planted)", headers: [("Cookie", "fs_session=\(session); fs_csrf=\(planted)")]
+                )
+                #expect(refused.status == 403, "planted '\(planted)'")
+            }
+            #expect(try await server.fingerprint() == before, "a refused form changes nothing")
+            // A page of the signed-in browser sets the cookie back to the session's token.
+            _ = try await browser.get("/app/")
+            #expect(browser.cookie(WebCookies.csrf) == bound)
+            let signedOut = try await browser.post("/app/sign-out")
+            #expect(signedOut.status == 303)
+            #expect(browser.cookie(WebCookies.csrf) != bound, "signing out gives the forms a new token")
+        }
+    }
+
     /// A page that cannot be shown is an HTML page with §1.1's status and the same headers; another
     /// family's member is as unknown as one that does not exist.
     @Test func failuresArePagesAndAnotherFamilyIsUnknown() async throws {
