@@ -127,6 +127,8 @@ let package = Package(
                 "FamilySyncCore",
                 "FamilySyncProtocol",
                 "FamilySyncServer",
+                // The dashboard's sessions, its one store of its own (`PostgresDashboardSessionStore`).
+                "FamilySyncPostgres",
                 "FamilySyncClient",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -32,6 +32,7 @@ SELECT create_distributed_table('family_retention', 'family_id', colocate_with =
 SELECT create_distributed_table('audit_events', 'family_id', colocate_with => 'families');
 SELECT create_distributed_table('audit_reads', 'family_id', colocate_with => 'families');
 SELECT create_distributed_table('idempotency_keys', 'family_id', colocate_with => 'families');
+SELECT create_distributed_table('dashboard_sessions', 'family_id', colocate_with => 'families');
 
 -- Lookups from something else to a family, each by its own key.
 SELECT create_distributed_table('recovery_codes', 'code_hash', colocate_with => 'none');

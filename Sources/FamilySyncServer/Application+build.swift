@@ -81,6 +81,9 @@ package func buildApplication(
         PeriodicJobService(name: "parent PIN records rewritten without their verifiers", interval: .seconds(3600), logger: logger) {
             try await dependencies.parentPINs.rewriteRecordsStillCarryingVerifiers()
         },
+        PeriodicJobService(name: "dashboard sessions past their lifetimes", interval: .seconds(3600), logger: logger) {
+            try await dependencies.dashboardSessions.purgeEnded()
+        },
         PeriodicJobService(name: "expired idempotency keys", interval: .seconds(3600), logger: logger) {
             try await dependencies.idempotencyKeys.purge(before: clock.now().addingTimeInterval(-IdempotencyKey.lifetime))
         },

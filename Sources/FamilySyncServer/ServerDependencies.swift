@@ -50,6 +50,8 @@ public final class ServerDependencies: Sendable {
     let pairings: PostgresPairingStore
     /// Public for harnesses and tests that run the hourly purge on demand.
     public let signIns: PostgresSignInStore
+    /// The web dashboard's signed-in browsers (`DashboardSession`).
+    public let dashboardSessions: PostgresDashboardSessionStore
     let recordWrites: PostgresRecordWrites
     let recordReads: PostgresRecordReads
     let tombstones: PostgresTombstonePurge
@@ -130,6 +132,7 @@ public final class ServerDependencies: Sendable {
         devices = PostgresDeviceStore(changeLog: changeLog, clock: clock, logger: logger)
         pairings = PostgresPairingStore(changeLog: changeLog, clock: clock, logger: logger)
         signIns = PostgresSignInStore(changeLog: changeLog, clock: clock, logger: logger)
+        dashboardSessions = PostgresDashboardSessionStore(database: database, clock: clock, logger: logger)
         recordWrites = PostgresRecordWrites(changeLog: changeLog, clock: clock, logger: logger)
         recordReads = PostgresRecordReads(changeLog: changeLog, logger: logger, preparedStatements: preparedStatements)
         tombstones = PostgresTombstonePurge(changeLog: changeLog, logger: logger)

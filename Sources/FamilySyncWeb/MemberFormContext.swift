@@ -23,7 +23,7 @@ struct MemberFormContext {
 extension WebController {
     /// The member of the path, for a signed-in browser; nil without a session.
     func memberForm(_ session: WebSession, _ context: Context) async throws -> MemberFormContext? {
-        guard let client = session.client(api, context) else { return nil }
+        guard let client = try await session.client(api, context) else { return nil }
         async let categoriesAsked = client.categories()
         let (member, devices, timeZone) = try await memberView(client, try context.pathID())
         return MemberFormContext(session: session, client: client, member: member, devices: devices, timeZone: timeZone, categories: try await categoriesAsked)
@@ -46,7 +46,7 @@ extension WebController {
     ) async throws -> Response {
         let session = WebSession(request, cookies)
         try await session.checkForm(request)
-        guard let client = session.client(api, context) else { return session.redirect("/app/") }
+        guard let client = try await session.client(api, context) else { return session.redirect("/app/") }
         let memberID = try context.pathID()
         try await delete(client, context.parameters.get(parameter) ?? "", memberID)
         return session.redirect("/app/members/\(memberID.lowercased)#\(section)")

@@ -37,7 +37,7 @@ extension WebController {
     @Sendable func blockApp(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
         let form = try await session.checkForm(request, as: AppForm.self)
-        guard let client = session.client(api, context) else { return session.redirect("/app/") }
+        guard let client = try await session.client(api, context) else { return session.redirect("/app/") }
         let memberID = try context.pathID()
         guard let app = form.app, !app.isEmpty else { throw FamilySyncError.badRequest("Name the app.", field: "app") }
         guard let action = form.action, ["block", "unblock"].contains(action) else {

@@ -18,7 +18,7 @@ extension WebController {
     @Sendable func devicePage(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
         let strings = session.strings
-        guard let client = session.client(api, context) else { return session.redirect("/app/") }
+        guard let client = try await session.client(api, context) else { return session.redirect("/app/") }
         let deviceID = try context.pathID()
         let token = try await liveToken(client)
         async let devicesAsked = client.devices()
@@ -68,7 +68,7 @@ extension WebController {
     /// (EXTENSION HEALTH, DATA GAPS, ERROR LOG), as a file to keep or send.
     @Sendable func healthExport(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
-        guard let client = session.client(api, context) else { return session.redirect("/app/") }
+        guard let client = try await session.client(api, context) else { return session.redirect("/app/") }
         let deviceID = try context.pathID()
         let text = try await client.healthExport(of: deviceID)
         return Response(

@@ -25,7 +25,7 @@ extension WebController {
 
     @Sendable func familySettings(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
-        guard let client = session.client(api, context) else { return session.redirect("/app/") }
+        guard let client = try await session.client(api, context) else { return session.redirect("/app/") }
         var page = try await familySettingsPage(client, session)
         page.saved = request.uri.queryParameters.get("saved") != nil
         return pages.render("familySettings", page, cookies: session.setCookies)
@@ -35,7 +35,7 @@ extension WebController {
     @Sendable func saveCategory(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
         let input = try await session.checkForm(request, as: CategoryInput.self)
-        guard let client = session.client(api, context) else { return session.redirect("/app/") }
+        guard let client = try await session.client(api, context) else { return session.redirect("/app/") }
         var page = try await familySettingsPage(client, session)
         page.id = WebField(input.id ?? "")
         page.displayName = WebField(input.displayName ?? "")
@@ -60,7 +60,7 @@ extension WebController {
     @Sendable func rotateRecoveryCode(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
         try await session.checkForm(request)
-        guard let client = session.client(api, context) else { return session.redirect("/app/") }
+        guard let client = try await session.client(api, context) else { return session.redirect("/app/") }
         // The page first: once the new code is issued the old one is gone, so nothing may fail after.
         var page = try await familySettingsPage(client, session)
         page.frame.path = "/app/family"

@@ -26,7 +26,7 @@ extension WebController {
         let session = WebSession(request, cookies)
         var response: Response
         do {
-            guard let client = session.client(api, context) else { throw FamilySyncError(.authenticationRequired, "Sign in again.") }
+            guard let client = try await session.client(api, context) else { throw FamilySyncError(.authenticationRequired, "Sign in again.") }
             let since = request.uri.queryParameters.get("since").map { String($0) }
             // A browser that goes away (a tab closed) ends the held poll at once.
             let answer = try await request.body.consumeWithCancellationOnInboundClose { _ in

@@ -17,7 +17,7 @@ extension WebController {
     /// day split by platform, today by category, the week's top apps, budgets, alerts, devices.
     @Sendable func memberPage(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
-        guard let client = session.client(api, context) else { return session.redirect("/app/") }
+        guard let client = try await session.client(api, context) else { return session.redirect("/app/") }
         let memberID = try context.pathID()
         // The family's token before anything is read: a change after it, shown here or not, wakes the page.
         let token = try await liveToken(client)
@@ -141,7 +141,7 @@ extension WebController {
     @Sendable func dismissAlert(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
         try await session.checkForm(request)
-        guard let client = session.client(api, context) else { return session.redirect("/app/") }
+        guard let client = try await session.client(api, context) else { return session.redirect("/app/") }
         let alert = try await client.dismissAlert(try context.pathID())
         return session.redirect("/app/members/\(alert.memberId.lowercased)")
     }
@@ -150,7 +150,7 @@ extension WebController {
     @Sendable func requestSync(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
         let form = try await session.checkForm(request, as: SyncForm.self)
-        guard let client = session.client(api, context) else { return session.redirect("/app/") }
+        guard let client = try await session.client(api, context) else { return session.redirect("/app/") }
         _ = try await client.sendCommand(to: try context.pathID(), CreateCommandRequest(commandType: "request_sync"))
         let back = form.member.flatMap(UUID.init(uuidString:)).map { "/app/members/\($0.lowercased)" } ?? "/app/"
         return session.redirect(back)

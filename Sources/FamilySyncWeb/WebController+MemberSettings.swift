@@ -40,7 +40,7 @@ extension WebController {
 
     @Sendable func memberSettings(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
-        guard let client = session.client(api, context) else { return session.redirect("/app/") }
+        guard let client = try await session.client(api, context) else { return session.redirect("/app/") }
         let page = try await memberSettingsPage(client, try context.pathID(), session, done: request.uri.queryParameters.get("done").map { String($0) })
         return pages.render("memberSettings", page, cookies: session.setCookies)
     }
@@ -49,7 +49,7 @@ extension WebController {
     @Sendable func renameMember(_ request: Request, context: Context) async throws -> Response {
         var session = WebSession(request, cookies)
         let input = try await session.checkForm(request, as: NameInput.self)
-        guard let client = session.client(api, context) else { return session.redirect("/app/") }
+        guard let client = try await session.client(api, context) else { return session.redirect("/app/") }
         let memberID = try context.pathID()
         if input.keep != nil {
             session.set(WebCookies.nameAsked, "1", maxAge: Self.sessionSeconds)
@@ -67,7 +67,7 @@ extension WebController {
     @Sendable func changePIN(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
         let input = try await session.checkForm(request, as: PINInput.self)
-        guard let client = session.client(api, context) else { return session.redirect("/app/") }
+        guard let client = try await session.client(api, context) else { return session.redirect("/app/") }
         let memberID = try context.pathID()
         let page = try await memberSettingsPage(client, memberID, session)
         // The PIN is never written back into the page, refused or not.
@@ -87,7 +87,7 @@ extension WebController {
     @Sendable func moveDevice(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
         let input = try await session.checkForm(request, as: MoveInput.self)
-        guard let client = session.client(api, context) else { return session.redirect("/app/") }
+        guard let client = try await session.client(api, context) else { return session.redirect("/app/") }
         let deviceID = try context.pathID()
         guard let from = try await client.devices().first(where: { $0.id == deviceID })?.memberId else { throw FamilySyncError.notFound("No such device.") }
         let page = try await memberSettingsPage(client, from, session)
@@ -102,7 +102,7 @@ extension WebController {
     @Sendable func revokeDevice(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
         try await session.checkForm(request)
-        guard let client = session.client(api, context) else { return session.redirect("/app/") }
+        guard let client = try await session.client(api, context) else { return session.redirect("/app/") }
         let deviceID = try context.pathID()
         let devices = try await client.devices()
         guard let device = devices.first(where: { $0.id == deviceID }) else { throw FamilySyncError.notFound("No such device.") }

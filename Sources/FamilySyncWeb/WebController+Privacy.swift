@@ -17,7 +17,7 @@ extension WebController {
 
     @Sendable func privacyPage(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
-        guard let client = session.client(api, context) else { return session.redirect("/app/") }
+        guard let client = try await session.client(api, context) else { return session.redirect("/app/") }
         let page = try await privacyModel(client, session, saved: request.uri.queryParameters.get("saved") != nil)
         return pages.render("privacy", page, cookies: session.setCookies)
     }
@@ -64,7 +64,7 @@ extension WebController {
     @Sendable func setRetention(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
         let form = try await session.checkForm(request, as: RetentionForm.self)
-        guard let client = session.client(api, context) else { return session.redirect("/app/") }
+        guard let client = try await session.client(api, context) else { return session.redirect("/app/") }
         do {
             var days: [RetentionKind: Int] = [:]
             for kind in RetentionKind.allCases {
@@ -89,7 +89,7 @@ extension WebController {
     /// a download (never held whole here).
     @Sendable func download(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
-        guard let credential = session.cookie(WebCookies.session) else { return session.redirect("/app/") }
+        guard let token = session.cookie(WebCookies.session), let credential = try await cookies.credential(ofSession: token) else { return session.redirect("/app/") }
         var path = "/v1/families/me/export"
         if let member = request.uri.queryParameters.get("member") {
             path = "/v1/members/\(try Validation.uuid(member, field: "member").lowercased)/export"

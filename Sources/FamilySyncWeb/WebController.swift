@@ -7,7 +7,8 @@ import HTTPTypes
 import Hummingbird
 
 /// `/app/…`: the parent's web dashboard. The browser is a parent device of the family, signed in
-/// by showing a code (PROTOCOL §3.1); its credential lives in an `HttpOnly` cookie. Every read and
+/// by showing a code (PROTOCOL §3.1); its `HttpOnly` cookie holds a dashboard session
+/// (`DashboardSession`), and the server the device's credential, sealed. Every read and
 /// every action is a call of the SDK, answered in process by the API's own routes
 /// (`InProcessTransport`): the dashboard can do nothing a parent device cannot.
 struct WebController {
@@ -20,8 +21,9 @@ struct WebController {
     /// The server's base URL for QR payloads; nil: from the request's Host header.
     let publicURL: String?
 
-    /// A browser's session lasts 30 days unless it signs out; its device stays until revoked.
-    static let sessionSeconds = 30 * 86_400
+    /// A browser's session lasts 30 days at most, a week idle, unless it signs out
+    /// (`DashboardSession`); its device stays until revoked or signed out.
+    static let sessionSeconds = Int(DashboardSession.absoluteLifetime)
     /// How often the sign-in pages look again while they wait: the claim counts against the
     /// per-address limit of calls without a credential (20 a minute by default).
     static let refreshSeconds = 4
@@ -53,7 +55,7 @@ struct WebController {
     /// `GET /app/`: the family, or the sign-in page.
     @Sendable func home(_ request: Request, context: Context) async throws -> Response {
         var session = WebSession(request, cookies)
-        guard let client = session.client(api, context) else {
+        guard let client = try await session.client(api, context) else {
             return pages.render("signIn", WebPages.SignIn(frame: session.frame(session.strings["title.signIn"])), cookies: session.setCookies)
         }
         let me: DeviceBody
@@ -61,6 +63,7 @@ struct WebController {
         case .success(let device): me = device
         case .failure(let error) where error.code == .authenticationRequired:
             // Revoked, rejected, or the family deleted: this browser is no longer a device.
+            if let token = session.cookie(WebCookies.session) { try await cookies.end(session: token) }
             session.signOut()
             let page = WebPages.SignIn(frame: session.frame(session.strings["title.signIn"]), message: session.strings["message.notADevice"])
             return pages.render("signIn", page, cookies: session.setCookies)
@@ -93,7 +96,7 @@ struct WebController {
     /// confirms; each looks again every few seconds.
     @Sendable func signInPage(_ request: Request, context: Context) async throws -> Response {
         var session = WebSession(request, cookies)
-        if let client = session.client(api, context) {
+        if let client = try await session.client(api, context) {
             return try await awaitingConfirmation(client, &session)
         }
         guard let secret = session.cookie(WebCookies.signIn) else { return session.redirect("/app/") }
@@ -109,6 +112,7 @@ struct WebController {
             // A browser still waiting when its pairing expired holds a credential that no longer
             // works (§3): it starts again, told why while it remembers the pairing.
             let waited = session.cookie(WebCookies.pairing) != nil
+            if let token = session.cookie(WebCookies.session) { try await cookies.end(session: token) }
             session.signOut()
             guard waited else { return session.redirect("/app/") }
             let page = WebPages.SignIn(frame: session.frame(session.strings["title.signIn"]), message: session.strings["message.notConfirmed"])
@@ -134,8 +138,8 @@ struct WebController {
         return pages.render("signInEmoji", page, cookies: session.setCookies)
     }
 
-    /// Showing a code: the code and its QR code while no parent has taken it; once one has, the
-    /// credential goes into the session cookie.
+    /// Showing a code: the code and its QR code while no parent has taken it; once one has, a
+    /// dashboard session for the device it claimed goes into the session cookie.
     private func awaitingParent(_ secret: String, _ request: Request, _ context: Context, _ session: inout WebSession) async throws -> Response {
         let anonymous = FamilySyncClient(serverURL: InProcessTransport.baseURL, transport: InProcessTransport(api: api, context: context))
         let claim: ClaimSignInResponse
@@ -147,11 +151,12 @@ struct WebController {
             return pages.render("signIn", page, cookies: session.setCookies)
         case .failure(let error): throw error
         }
-        if let credential = claim.credential {
+        if let credential = claim.credential, let device = claim.device, let parsed = DeviceCredential(parsing: credential) {
             session.clear(WebCookies.signIn)
-            session.set(WebCookies.session, credential, maxAge: Self.sessionSeconds)
+            let signedIn = try await cookies.begin(familyID: parsed.familyID, deviceID: device.id, credential: credential)
+            session.set(WebCookies.session, signedIn.token, maxAge: Self.sessionSeconds)
             // The forms from now on carry the session's token, not the one before the sign-in.
-            if let bound = cookies.formToken(for: credential) { session.set(WebCookies.csrf, bound) }
+            if let bound = cookies.formToken(for: signedIn.token) { session.set(WebCookies.csrf, bound) }
             if let pairing = claim.pairing { session.set(WebCookies.pairing, pairing.id.lowercased, maxAge: SignIn.ttlSeconds) }
             return session.redirect("/app/sign-in")
         }
@@ -181,11 +186,12 @@ struct WebController {
     @Sendable func signOut(_ request: Request, context: Context) async throws -> Response {
         var session = WebSession(request, cookies)
         try await session.checkForm(request)
-        if let client = session.client(api, context) {
+        if let client = try await session.client(api, context) {
             let revoked = await Self.outcome { () async throws(FamilySyncError) in try await client.revokeDevice(try await client.me().id) }
             // Already no device (401): nothing left to revoke.
             if case .failure(let error) = revoked, error.code != .authenticationRequired { throw error }
         }
+        if let token = session.cookie(WebCookies.session) { try await cookies.end(session: token) }
         session.signOut()
         return session.redirect("/app/")
     }
@@ -215,7 +221,7 @@ struct WebController {
     @Sendable func confirmPairing(_ request: Request, context: Context) async throws -> Response {
         let session = WebSession(request, cookies)
         try await session.checkForm(request)
-        guard let client = session.client(api, context) else { return session.redirect("/app/") }
+        guard let client = try await session.client(api, context) else { return session.redirect("/app/") }
         _ = try await client.confirmPairing(try context.pathID())
         return session.redirect("/app/")
     }

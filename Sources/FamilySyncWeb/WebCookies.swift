@@ -1,12 +1,14 @@
 import Crypto
 import FamilySyncCore
+import FamilySyncPostgres
 import Foundation
 import Hummingbird
 
 /// The dashboard's cookies. Every one is `HttpOnly` (no script reads it), `SameSite=Strict` (no
 /// other site's page sends it), `Path=/app` (the dashboard, with or without its slash), and
 /// `Secure` when the server is reached over TLS (its public URL is https://). The session cookie
-/// holds the browser's device credential, exactly what any other device keeps in its Keychain.
+/// holds the browser's dashboard session (`DashboardSession`), not its device credential: no
+/// `/v1` route takes it, and it ends on the server.
 struct WebCookies {
     static let session = "fs_session"
     /// The device's secret while it waits for a parent to take its code (§3.1).
@@ -24,8 +26,33 @@ struct WebCookies {
     static let all = [session, signIn, pairing, csrf, nameAsked, language]
 
     let secure: Bool
+    let sessions: PostgresDashboardSessionStore
     /// The key a signed-in browser's form token is derived with (from the server's secret).
     let formKey: @Sendable () throws -> SymmetricKey
+    /// The key a session's device credential is sealed with (from the server's secret).
+    let sealKey: @Sendable () throws -> SymmetricKey
+
+    /// A new session for the browser's device whose credential is `credential`; its token goes in
+    /// the session cookie.
+    func begin(familyID: UUID, deviceID: UUID, credential: String) async throws -> DashboardSession {
+        let session = DashboardSession.generate(familyID: familyID)
+        let sealed = try AES.GCM.seal(Array(credential.utf8), using: try sealKey()).combined.map(Array.init) ?? []
+        try await sessions.begin(session, deviceID: deviceID, sealed: sealed)
+        return session
+    }
+
+    /// The device credential of the live session `token` names; nil for no session, an ended
+    /// one, or a token that is not one (a device credential from before sessions among them).
+    func credential(ofSession token: String) async throws -> String? {
+        guard let session = DashboardSession(parsing: token), let sealed = try await sessions.resume(session) else { return nil }
+        let opened = try AES.GCM.open(try AES.GCM.SealedBox(combined: sealed), using: try sealKey())
+        return String(decoding: opened, as: UTF8.self)
+    }
+
+    /// Ends the session `token` names, if it is one.
+    func end(session token: String) async throws {
+        if let session = DashboardSession(parsing: token) { try await sessions.end(session) }
+    }
 
     /// The dashboard's cookies the browser sent, by name (the first of a name wins, as
     /// Hummingbird's `Request.cookies` reads them).

@@ -19,7 +19,10 @@ package struct WebDashboard: RouteModule {
         to router: MethodAwareRouter<FamilySyncRequestContext>, api: APIResponder, configuration: ServerConfiguration, dependencies: ServerDependencies
     ) {
         let secure = configuration.publicURL?.lowercased().hasPrefix("https://") ?? false
-        WebController(api: api, pages: pages, cookies: WebCookies(secure: secure, formKey: { try dependencies.derivedKey("FamilySync dashboard form token") }), clock: dependencies.clock, publicURL: configuration.publicURL)
+        WebController(api: api, pages: pages, cookies: WebCookies(
+                secure: secure, sessions: dependencies.dashboardSessions, formKey: { try dependencies.derivedKey("FamilySync dashboard form token") },
+                sealKey: { try dependencies.derivedKey("FamilySync dashboard session seal") }
+            ), clock: dependencies.clock, publicURL: configuration.publicURL)
             .addRoutes(to: router)
     }
 }

@@ -58,11 +58,10 @@ struct WebSession {
         set(WebCookies.csrf, csrf)
     }
 
-    /// The SDK as this browser's device, answered in process; nil without a session.
-    func client(_ api: APIResponder, _ context: FamilySyncRequestContext) -> FamilySyncClient? {
-        cookie(WebCookies.session).map {
-            FamilySyncClient(serverURL: InProcessTransport.baseURL, credential: $0, transport: InProcessTransport(api: api, context: context))
-        }
+    /// The SDK as this browser's device, answered in process; nil without a live session.
+    func client(_ api: APIResponder, _ context: FamilySyncRequestContext) async throws -> FamilySyncClient? {
+        guard let token = cookie(WebCookies.session), let credential = try await cookies.credential(ofSession: token) else { return nil }
+        return FamilySyncClient(serverURL: InProcessTransport.baseURL, credential: credential, transport: InProcessTransport(api: api, context: context))
     }
 
     func frame(_ title: String, signedIn: Bool = false, refreshSeconds: Int? = nil, liveToken: String? = nil) -> WebPages.Frame {

@@ -97,8 +97,10 @@ final class CookieBrowser: Sendable {
             let pairing = try await server.send(.post, "/v1/pairings/sign-in", credential: parent.credential, body: TakeSignInRequest(code: code)).decode(PairingBody.self)
             let claimed = try await browser.get("/app/sign-in")
             #expect(claimed.status == 303 && claimed.location == "/app/sign-in")
-            let credential = try #require(browser.cookie(WebCookies.session))
-            #expect(claimed.setCookies.contains { $0.hasPrefix("fs_session=fs1.") && $0.contains("HttpOnly") && $0.contains("SameSite=Strict") })
+            let sessionToken = try #require(browser.cookie(WebCookies.session))
+            #expect(claimed.setCookies.contains { $0.hasPrefix("fs_session=fws1.") && $0.contains("HttpOnly") && $0.contains("SameSite=Strict") })
+            // The cookie is the dashboard's session, not the device's credential: no /v1 route takes it.
+            #expect(try await server.send(.get, "/v1/devices/me", credential: sessionToken).status == .unauthorized)
             #expect(browser.cookie(WebCookies.signIn) == nil)
             let emojiPage = try await browser.get("/app/sign-in")
             #expect(emojiPage.html.contains(try #require(pairing.verificationEmoji).joined()))
@@ -109,10 +111,10 @@ final class CookieBrowser: Sendable {
             let family = try await browser.get("/app/")
             #expect(family.status == 200)
             #expect(family.html.contains("Your family"))
-            let me = try await server.send(.get, "/v1/devices/me", credential: credential).decode(DeviceBody.self)
-            #expect(me.platform == .web && me.role == .parent && me.status == .active)
             // Every device the API lists to the parent, this browser among them.
             let devices = try await server.send(.get, "/v1/devices", credential: parent.credential).decode(DeviceList.self).devices
+            let me = try #require(devices.first { $0.platform == .web })
+            #expect(me.platform == .web && me.role == .parent && me.status == .active)
             #expect(Set(devices.map(\.id)) == [parent.deviceID, child.deviceID, me.id])
             for device in devices {
                 #expect(family.html.contains(device.name.replacingOccurrences(of: "'", with: "&#39;")), "\(device.name)")
@@ -128,7 +130,11 @@ final class CookieBrowser: Sendable {
             let signedOut = try await browser.post("/app/sign-out")
             #expect(signedOut.status == 303 && signedOut.location == "/app/")
             #expect(browser.cookie(WebCookies.session) == nil)
-            #expect(try await server.send(.get, "/v1/devices/me", credential: credential).status == .unauthorized)
+            let after = try await server.send(.get, "/v1/devices", credential: parent.credential).decode(DeviceList.self).devices
+            #expect(after.first { $0.id == me.id }?.status == .revoked)
+            // The session ended with it: the old cookie signs nobody in.
+            let replayed = try await browser.send("GET", "/app/", form: nil, headers: [("Cookie", "fs_session=\(sessionToken)")])
+            #expect(replayed.html.contains("id=\"start\""))
         }
     }
 
@@ -154,8 +160,6 @@ final class CookieBrowser: Sendable {
         try await withTestServer { server in
             let parent = try await server.createFamily()
             let browser = try await Self.signedIn(server, by: parent)
-            let credential = try #require(browser.cookie(WebCookies.session))
-
             let before = try await server.fingerprint()
             for token in ["", "forged", String(repeating: "A", count: 43)] {
                 let refused = try await browser.post("/app/sign-out", csrf: token)
@@ -165,7 +169,30 @@ final class CookieBrowser: Sendable {
                 #expect(refused.header("content-type")?.hasPrefix("text/html") == true)
             }
             #expect(try await server.fingerprint() == before, "a refused form changes nothing")
-            #expect(try await server.send(.get, "/v1/devices/me", credential: credential).status == .ok)
+            #expect(try await browser.get("/app/").html.contains("Your family"), "still signed in")
+        }
+    }
+
+    /// A dashboard session ends on the server: a week idle, or 30 days old however often used.
+    @Test func aSessionEndsIdleAfterAWeekAndAtThirtyDays() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let idle = try await Self.signedIn(server, by: parent)
+            #expect(try await idle.get("/app/").html.contains("Your family"))
+            server.clock.advance(by: 6 * 86_400)
+            let used = try await Self.signedIn(server, by: parent)
+            server.clock.advance(by: 86_400)
+            #expect(try await idle.get("/app/").html.contains("id=\"start\""), "a week idle: signed out")
+            // Used every six days, the other still ends 30 days after it began (a day ago).
+            #expect(try await used.get("/app/").html.contains("Your family"))
+            for _ in 0..<4 {
+                server.clock.advance(by: 6 * 86_400)
+                #expect(try await used.get("/app/").html.contains("Your family"))
+            }
+            server.clock.advance(by: 5 * 86_400 - 3600)
+            #expect(try await used.get("/app/").html.contains("Your family"), "an hour short of 30 days")
+            server.clock.advance(by: 3600)
+            #expect(try await used.get("/app/").html.contains("id=\"start\""), "30 days: signed out")
         }
     }
 

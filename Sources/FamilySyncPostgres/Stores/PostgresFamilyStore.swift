@@ -181,7 +181,7 @@ public struct PostgresFamilyStore: Sendable {
     /// keys reference: `families` last. The lookup tables, which no key joins, are not here.
     public static let familyTablesChildrenFirst = [
         "records", "pairings", "zones",
-        "push_outbox", "idempotency_keys", "device_push_tokens", "device_errors", "device_heartbeat_gaps", "device_health_days", "device_health", "devices",
+        "push_outbox", "idempotency_keys", "dashboard_sessions", "device_push_tokens", "device_errors", "device_heartbeat_gaps", "device_health_days", "device_health", "devices",
         "apple_accounts", "parent_pin_attempts", "members",
         "audit_events", "audit_reads", "family_retention", "families",
     ]
