@@ -29,32 +29,39 @@ import Testing
             let legacy = try ParentPIN(pin: "2468")
             let fields = #"{"algorithm":"PBKDF2-HMAC-SHA256","salt":"\#(Data(legacy.salt).base64EncodedString())","iterations":\#(legacy.iterations),"hash":"\#(Data(legacy.hash).base64EncodedString())"}"#
             let zone = Member.zoneName(of: child)
-            try await client.query(
-                """
-                INSERT INTO records (family_id, zone_name, record_name, record_type, fields, change_tag, created_at, created_by, modified_at, modified_by, modified_role, client_modified_at, seq)
-                VALUES (\(family), \(zone), 'parent-pin', 'DeviceSettings', \(fields)::jsonb, 't1', now(), \(parent), now(), \(parent), 'parent', now(), 9)
-                """,
-                logger: testLogger
-            )
-            try await client.query("UPDATE families SET change_seq = 9 WHERE family_id = \(family)", logger: testLogger)
+            // The child's member has no row of tries yet; the parent's member has one (a wrong try
+            // once), and the same PIN's record: both take their verifier.
+            for (member, seq) in [(child, 9), (parent, 10)] {
+                try await client.query(
+                    """
+                    INSERT INTO records (family_id, zone_name, record_name, record_type, fields, change_tag, created_at, created_by, modified_at, modified_by, modified_role, client_modified_at, seq)
+                    VALUES (\(family), \(Member.zoneName(of: member)), 'parent-pin', 'DeviceSettings', \(fields)::jsonb, 't1', now(), \(parent), now(), \(parent), 'parent', now(), \(seq))
+                    """,
+                    logger: testLogger
+                )
+            }
+            try await client.query("INSERT INTO parent_pin_attempts (family_id, member_id, failures) VALUES (\(family), \(parent), ARRAY[now()])", logger: testLogger)
+            try await client.query("UPDATE families SET change_seq = 10 WHERE family_id = \(family)", logger: testLogger)
 
             try await Migrator(migrations: Migration.all, logger: testLogger).migrate(client: client)
-            let kept = try await client.query(
-                "SELECT salt, iterations, hash, record_rewrite_pending FROM parent_pin_attempts WHERE family_id = \(family) AND member_id = \(child)", logger: testLogger
-            ).decode((ByteBuffer, Int, ByteBuffer, Bool).self).first { _ in true }
-            let (salt, iterations, hash, pending) = try #require(kept)
-            #expect(Array(salt.readableBytesView) == legacy.salt && iterations == legacy.iterations && Array(hash.readableBytesView) == legacy.hash && pending)
+            for member in [child, parent] {
+                let kept = try await client.query(
+                    "SELECT salt, iterations, hash, record_rewrite_pending FROM parent_pin_attempts WHERE family_id = \(family) AND member_id = \(member)", logger: testLogger
+                ).decode((ByteBuffer, Int, ByteBuffer, Bool).self).first { _ in true }
+                let (salt, iterations, hash, pending) = try #require(kept)
+                #expect(Array(salt.readableBytesView) == legacy.salt && iterations == legacy.iterations && Array(hash.readableBytesView) == legacy.hash && pending)
+            }
 
             let clock = ManualClock()
             let store = PostgresParentPINStore(changeLog: ChangeLog(database: Database.underTest(client), logger: testLogger), clock: clock, logger: testLogger)
-            #expect(try await store.rewriteRecordsStillCarryingVerifiers() == 1)
+            #expect(try await store.rewriteRecordsStillCarryingVerifiers() == 2)
             #expect(try await store.rewriteRecordsStillCarryingVerifiers() == 0)
             let record = try await client.query(
                 "SELECT fields::text, seq, modified_role FROM records WHERE family_id = \(family) AND zone_name = \(zone) AND record_name = 'parent-pin'", logger: testLogger
             ).decode((String, Int64, String).self).first { _ in true }
             let (text, seq, role) = try #require(record)
             #expect(text == #"{"verification": "online"}"#)
-            #expect(seq > 9 && role == "server", "a new version, so that devices sync it")
+            #expect(seq > 10 && role == "server", "a new version, so that devices sync it")
             #expect(try await store.verify(memberID: child, familyID: family) { $0.matches("2468") })
             #expect(try await !store.verify(memberID: child, familyID: family) { $0.matches("1357") })
         }

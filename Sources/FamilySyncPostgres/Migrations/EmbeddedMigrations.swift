@@ -683,13 +683,20 @@ ALTER TABLE parent_pin_attempts
     -- sync the change and drop their copy.
     ADD COLUMN record_rewrite_pending boolean NOT NULL DEFAULT false;
 
+-- A member's row may be there already (it tried a PIN): it takes the verifier; the others are new.
+UPDATE parent_pin_attempts a
+SET salt = decode(r.fields ->> 'salt', 'base64'), iterations = (r.fields ->> 'iterations')::integer,
+    hash = decode(r.fields ->> 'hash', 'base64'), record_rewrite_pending = true
+FROM records r
+WHERE r.family_id = a.family_id AND r.zone_name = 'member-' || a.member_id::text
+  AND r.record_name = 'parent-pin' AND r.record_type = 'DeviceSettings' AND NOT r.deleted AND r.fields ? 'hash';
+
 INSERT INTO parent_pin_attempts (family_id, member_id, salt, iterations, hash, record_rewrite_pending)
 SELECT m.family_id, m.member_id, decode(r.fields ->> 'salt', 'base64'), (r.fields ->> 'iterations')::integer, decode(r.fields ->> 'hash', 'base64'), true
 FROM records r
 JOIN members m ON m.family_id = r.family_id AND r.zone_name = 'member-' || m.member_id::text
 WHERE r.record_name = 'parent-pin' AND r.record_type = 'DeviceSettings' AND NOT r.deleted AND r.fields ? 'hash'
-ON CONFLICT (family_id, member_id) DO UPDATE
-    SET salt = EXCLUDED.salt, iterations = EXCLUDED.iterations, hash = EXCLUDED.hash, record_rewrite_pending = true;
+ON CONFLICT (family_id, member_id) DO NOTHING;
 
 """####
         ),
