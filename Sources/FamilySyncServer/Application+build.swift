@@ -24,9 +24,10 @@ package func buildApplication(
     let router = buildRouter(configuration: configuration, dependencies: dependencies, modules: modules).router
     routes(router)
     let logger = dependencies.logger
+    let bodiesInFlight = BodiesInFlight(limit: configuration.bodiesInFlightPerAddress)
     let http1 = HTTP1Channel.Configuration(
         additionalChannelHandlers: [
-            ReceiveBufferSizing(), ConnectionEndWatcher(), HeadWithItsBody(), BodyArrivalPace(pace: configuration.bodyPace),
+            ReceiveBufferSizing(), ConnectionEndWatcher(), HeadWithItsBody(), BodyArrivalPace(pace: configuration.bodyPace, inFlight: bodiesInFlight, proxies: configuration.trustedProxies),
             ReadsPausedAfterRefusal(pause: configuration.refusalReadPause, proxies: configuration.trustedProxies),
         ],
         idleTimeout: .nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1)))

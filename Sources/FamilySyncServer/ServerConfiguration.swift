@@ -25,6 +25,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// The pace a request body must keep, or its connection is answered 408 and closed
     /// (`BodyArrivalPace`, PROTOCOL §1.3).
     public var bodyPace: BodyPace = .standard
+    /// How many request bodies may be arriving at once from one address block (`AddressBlock`),
+    /// across its connections; one more is answered 429 and closed. A trusted proxy's are not counted.
+    public var bodiesInFlightPerAddress = 16
     /// Wrong recovery codes and Apple tokens per client address (§13).
     public var recoveryFailureLimit: RateLimit
     /// Wrong sign-in codes taken (§3.1), per family and per client address.

@@ -15,10 +15,13 @@ import Testing
 struct BodyArrivalPaceTests {
     static let pace = BodyPace(grace: .seconds(2), bytesPerSecond: 1024)
 
-    private func channel() throws -> EmbeddedChannel {
+    private func channel(
+        inFlight: BodiesInFlight = BodiesInFlight(limit: 16), proxies: TrustedProxies = .none, peer: String = "198.51.100.7"
+    ) throws -> EmbeddedChannel {
         let channel = EmbeddedChannel()
-        try channel.pipeline.syncOperations.addHandler(BodyArrivalPace(pace: Self.pace))
-        try channel.connect(to: SocketAddress(ipAddress: "198.51.100.7", port: 50_000)).wait()
+        try channel.pipeline.syncOperations.addHandler(BodyArrivalPace(pace: Self.pace, inFlight: inFlight, proxies: proxies))
+        try channel.connect(to: SocketAddress(ipAddress: peer, port: 50_000)).wait()
+        channel.remoteAddress = try SocketAddress(ipAddress: peer, port: 50_000)
         return channel
     }
 
@@ -118,5 +121,56 @@ struct BodyArrivalPaceTests {
         channel.embeddedEventLoop.advanceTime(by: .seconds(3))
         #expect(try channel.readOutbound(as: HTTPResponsePart.self) == nil)
         #expect(!channel.isActive)
+    }
+
+    /// Many connections each keeping the pace would hold many bodies' memory: one address block
+    /// has only so many arriving at once a second after they began, and one more is refused and
+    /// closed. A body whole within that second is never counted.
+    @Test func anAddressHasOnlySoManyBodiesArrivingAtOnce() throws {
+        let inFlight = BodiesInFlight(limit: 1)
+        func opened(_ peer: String) throws -> EmbeddedChannel {
+            let channel = try channel(inFlight: inFlight, peer: peer)
+            channel.read()
+            try arrive(head(), .body(ByteBuffer(string: "{")), on: channel)
+            channel.read()
+            return channel
+        }
+        let quick = try opened("2001:db8:5:5::9")
+        try arrive(.end(nil), on: quick)
+        let first = try opened("2001:db8:5:5::1")
+        first.embeddedEventLoop.advanceTime(by: .seconds(1))
+        #expect(first.isActive)
+        // Another host of the same /64: refused a second on, with a time to come back.
+        let second = try opened("2001:db8:5:5::2")
+        second.embeddedEventLoop.advanceTime(by: .seconds(1))
+        let (refusal, body) = try #require(try answered(second))
+        #expect(refusal.status == .tooManyRequests && refusal.headerFields[.retryAfter] == "1" && body.error.code == "THROTTLED")
+        #expect(!second.isActive)
+        // Another address is its own; and once the first body is whole, the address may send again.
+        let elsewhere = try opened("203.0.113.9")
+        elsewhere.embeddedEventLoop.advanceTime(by: .seconds(1))
+        #expect(try elsewhere.isActive && elsewhere.readOutbound(as: HTTPResponsePart.self) == nil)
+        try arrive(.end(nil), on: first)
+        let third = try opened("2001:db8:5:5::3")
+        third.embeddedEventLoop.advanceTime(by: .seconds(1))
+        #expect(try third.isActive && third.readOutbound(as: HTTPResponsePart.self) == nil)
+        // A connection that closes mid-body counts no more.
+        try third.close().wait()
+        let fourth = try opened("2001:db8:5:5::4")
+        fourth.embeddedEventLoop.advanceTime(by: .seconds(1))
+        #expect(fourth.isActive)
+    }
+
+    @Test func aTrustedProxysBodiesAreNotCounted() throws {
+        let inFlight = BodiesInFlight(limit: 1)
+        let proxies = try TrustedProxies(parsing: "10.0.0.1")
+        for _ in 0..<3 {
+            let channel = try channel(inFlight: inFlight, proxies: proxies, peer: "10.0.0.1")
+            channel.read()
+            try arrive(head(), .body(ByteBuffer(string: "{")), on: channel)
+            channel.read()
+            channel.embeddedEventLoop.advanceTime(by: .seconds(1))
+            #expect(try channel.isActive && channel.readOutbound(as: HTTPResponsePart.self) == nil)
+        }
     }
 }

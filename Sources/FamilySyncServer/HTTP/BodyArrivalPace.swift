@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
+import Synchronization
 
 /// Holds a request body to its pace (`BodyPace`, PROTOCOL §1.3): a body that falls behind is
 /// answered `408 REQUEST_TIMEOUT` and its connection closed. The idle timeout cannot see such a
@@ -14,6 +15,13 @@ import NIOHTTPTypes
 /// and the server's next request for one (a body its handler has not read yet, the socket's reads
 /// held back after a refusal) is added to the body's allowance, so a busy server never blames its
 /// client. A request whose head and end arrive in one read (every GET) never starts a timer.
+///
+/// Each address block (`AddressBlock`) may have only so many bodies arriving at once across its
+/// connections (`BodiesInFlight`), counted from a second after a body began (one that arrives
+/// within it, nearly every body, is never counted): one more is answered `429 THROTTLED` and its
+/// connection closed, so that many connections each keeping the pace cannot hold many bodies'
+/// memory either. A trusted proxy's connections are not counted: a proxy such as nginx reads a
+/// body whole before it passes it on, and it carries other clients'.
 final class BodyArrivalPace: ChannelDuplexHandler, RemovableChannelHandler, @unchecked Sendable {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -21,6 +29,8 @@ final class BodyArrivalPace: ChannelDuplexHandler, RemovableChannelHandler, @unc
     typealias OutboundOut = HTTPResponsePart
 
     private let pace: BodyPace
+    private let inFlight: BodiesInFlight
+    private let proxies: TrustedProxies
     // The rest is confined to the channel's event loop, as the handler's callbacks are.
     /// Between a request's head and its end.
     private var open = false
@@ -33,14 +43,34 @@ final class BodyArrivalPace: ChannelDuplexHandler, RemovableChannelHandler, @unc
     /// The server began its answer to the open request (an early refusal): a 408 would be a second.
     private var answered = false
     private var check: Scheduled<Void>?
+    /// The address block the open body counts against, while it does.
+    private var counted: String?
+    /// Whether the open body has been weighed against its address's bodies in flight.
+    private var weighed = false
+    static let countedAfter = TimeAmount.seconds(1)
 
-    init(pace: BodyPace) {
+    init(pace: BodyPace, inFlight: BodiesInFlight, proxies: TrustedProxies) {
         self.pace = pace
+        self.inFlight = inFlight
+        self.proxies = proxies
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         check?.cancel()
         check = nil
+        uncount()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        check?.cancel()
+        check = nil
+        uncount()
+        context.fireChannelInactive()
+    }
+
+    private func uncount() {
+        if let counted { inFlight.leave(counted) }
+        counted = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -50,6 +80,7 @@ final class BodyArrivalPace: ChannelDuplexHandler, RemovableChannelHandler, @unc
             received = 0
             unasked = .zero
             answered = false
+            weighed = false
         case .body(let buffer):
             received += buffer.readableBytes
         case .end:
@@ -58,6 +89,7 @@ final class BodyArrivalPace: ChannelDuplexHandler, RemovableChannelHandler, @unc
             unaskedSince = nil
             check?.cancel()
             check = nil
+            uncount()
         }
         context.fireChannelRead(data)
     }
@@ -68,7 +100,8 @@ final class BodyArrivalPace: ChannelDuplexHandler, RemovableChannelHandler, @unc
             unaskedSince = now
             if started == nil {
                 started = now
-                schedule(context, at: now + TimeAmount(pace.allowance(received: received)))
+                // The first check weighs the body against its address's (`due`).
+                schedule(context, at: now + min(Self.countedAfter, TimeAmount(pace.allowance(received: received))))
             }
         }
         context.fireChannelReadComplete()
@@ -96,6 +129,19 @@ final class BodyArrivalPace: ChannelDuplexHandler, RemovableChannelHandler, @unc
 
     private func due(_ context: ChannelHandlerContext) {
         guard open, let started else { return }
+        if !weighed {
+            weighed = true
+            if let peer = context.channel.remoteAddress?.ipAddress, !proxies.trusts(peer) {
+                let key = AddressBlock.key(of: peer)
+                guard inFlight.enter(key) else {
+                    open = false
+                    self.started = nil
+                    if answered { return context.close(promise: nil) }
+                    return refuse(context, FamilySyncError(.throttled, "Too many request bodies are arriving from this address at once; send this one again in a moment.", retryAfter: 1))
+                }
+                counted = key
+            }
+        }
         let now = context.eventLoop.now
         // The server has not asked for more: the wait is its own, and nothing is due yet.
         guard unaskedSince == nil else { return schedule(context, at: now + TimeAmount(pace.grace)) }
@@ -103,23 +149,57 @@ final class BodyArrivalPace: ChannelDuplexHandler, RemovableChannelHandler, @unc
         if deadline > now { return schedule(context, at: deadline) }
         open = false
         self.started = nil
+        uncount()
         guard !answered else {
             context.close(promise: nil)
             return
         }
-        let error = FamilySyncError(
+        refuse(context, FamilySyncError(
             .requestTimeout,
             "The request body arrived too slowly: \(received) bytes so far; a body has \(pace.grace.components.seconds) s and a second more for each \(pace.bytesPerSecond) bytes it delivers."
-        )
+        ))
+    }
+
+    /// `error` as §1.1's answer, then the connection closed: what is left of the body is not read.
+    private func refuse(_ context: ChannelHandlerContext, _ error: FamilySyncError) {
         let body = ByteBuffer(bytes: (try? JSONEncoder.wire.encode(ErrorResponse(error))) ?? Data())
-        var head = HTTPResponse(status: .requestTimeout)
+        var head = HTTPResponse(status: error.code.httpStatus)
         head.headerFields[.contentType] = "application/json; charset=utf-8"
         head.headerFields[.contentLength] = String(body.readableBytes)
         head.headerFields[.connection] = "close"
+        if let retryAfter = error.retryAfter { head.headerFields[.retryAfter] = String(retryAfter) }
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolatedUnsafeUnchecked().whenComplete { _ in
             context.close(promise: nil)
+        }
+    }
+}
+
+/// The request bodies arriving at once from each address block, across the server's connections
+/// (`BodyArrivalPace`).
+final class BodiesInFlight: Sendable {
+    let limit: Int
+    private let counts = Mutex<[String: Int]>([:])
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Counts one more body from `key`; false, counting nothing, when `limit` are arriving already.
+    func enter(_ key: String) -> Bool {
+        counts.withLock { counts in
+            let count = counts[key, default: 0]
+            guard count < limit else { return false }
+            counts[key] = count + 1
+            return true
+        }
+    }
+
+    func leave(_ key: String) {
+        counts.withLock { counts in
+            let count = counts[key, default: 0] - 1
+            counts[key] = count > 0 ? count : nil
         }
     }
 }
