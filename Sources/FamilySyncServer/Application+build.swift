@@ -54,8 +54,13 @@ package func buildApplication(
             dependencies.migrated.open()
             // Parent PINs whose record still carried its verifier (migration 0018): rewritten
             // before the first request, so that no device syncs a verifier from now on.
-            let rewritten = try await StartupRetry.run("parent PIN records", logger: logger) { try await dependencies.parentPINs.rewriteRecordsStillCarryingVerifiers() }
-            if rewritten > 0 { logger.info("parent PIN records rewritten without their verifiers", metadata: ["count": "\(rewritten)"]) }
+            // Best effort: a round that fails is logged, and the hourly job goes on.
+            do {
+                let rewritten = try await dependencies.parentPINs.rewriteRecordsStillCarryingVerifiers()
+                if rewritten > 0 { logger.info("parent PIN records rewritten without their verifiers", metadata: ["count": "\(rewritten)"]) }
+            } catch {
+                logger.warning("parent PIN records not rewritten at start; the hourly job tries again", metadata: ["error": "\(DatabaseErrorTranslation.describeForOperator(error))"])
+            }
             // `familysync_database_up` and the schema's figures from the start, not 15 s later.
             _ = try? await dependencies.databaseMetrics.check(dependencies.database, migrator: dependencies.migrator, logger: logger)
         }

@@ -56,6 +56,7 @@ struct WebController {
     @Sendable func home(_ request: Request, context: Context) async throws -> Response {
         var session = WebSession(request, cookies)
         guard let client = try await session.client(api, context) else {
+            try await endSessionFromBeforeSessions(&session, context)
             return pages.render("signIn", WebPages.SignIn(frame: session.frame(session.strings["title.signIn"])), cookies: session.setCookies)
         }
         let me: DeviceBody
@@ -73,6 +74,17 @@ struct WebController {
         let frame = session.frame(session.strings["title.family"], signedIn: true, liveToken: try await liveToken(client))
         let page = try await familyPage(client, me, frame, session.strings, mayAskName: session.cookie(WebCookies.nameAsked) == nil)
         return pages.render("family", page, cookies: session.setCookies)
+    }
+
+    /// A browser signed in before the dashboard had sessions holds its device's credential in the
+    /// session cookie, a working `/v1` credential: its device is revoked (as a sign-out does) and
+    /// the cookie cleared, and the browser signs in again.
+    private func endSessionFromBeforeSessions(_ session: inout WebSession, _ context: Context) async throws {
+        guard let old = session.cookie(WebCookies.session), DeviceCredential(parsing: old) != nil else { return }
+        let client = FamilySyncClient(serverURL: InProcessTransport.baseURL, credential: old, transport: InProcessTransport(api: api, context: context))
+        let revoked = await Self.outcome { () async throws(FamilySyncError) in try await client.revokeDevice(try await client.me().id) }
+        if case .failure(let error) = revoked, error.code != .authenticationRequired { throw error }
+        session.signOut()
     }
 
     /// `GET /app/app.css`.

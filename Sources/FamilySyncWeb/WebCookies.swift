@@ -42,7 +42,8 @@ struct WebCookies {
     }
 
     /// The device credential of the live session `token` names; nil for no session, an ended
-    /// one, or a token that is not one (a device credential from before sessions among them).
+    /// one, or a token that is not one (a device credential from before sessions among them,
+    /// which the family page ends: `WebController.endSessionFromBeforeSessions`).
     func credential(ofSession token: String) async throws -> String? {
         guard let session = DashboardSession(parsing: token), let sealed = try await sessions.resume(session) else { return nil }
         let opened = try AES.GCM.open(try AES.GCM.SealedBox(combined: sealed), using: try sealKey())

@@ -24,14 +24,31 @@ import Testing
     }
 
     /// What the member's devices sync says a PIN is set and holds nothing a guess could be tried
-    /// against: no salt, no hash, no count of iterations.
+    /// against: an earlier SDK reads it as a verifier no PIN matches (it stays locked), and the
+    /// decoy changes each time, so it says nothing of the PIN.
     @Test func theRecordTheDevicesSyncCarriesNoVerifier() throws {
-        let stored = try ParentPIN(pin: "2468")
-        let text = String(decoding: try JSONEncoder().encode(ParentPIN.markerFields), as: UTF8.self)
-        #expect(ParentPIN.markerFields == ["verification": .string("online")])
-        #expect(!text.contains(Data(stored.hash).base64EncodedString()) && !text.contains(Data(stored.salt).base64EncodedString()))
-        #expect(ParentPIN.isSet(ParentPIN.markerFields))
+        let marker = ParentPIN.markerFields()
+        #expect(marker["verification"] == .string("online") && ParentPIN.isMarker(marker) && ParentPIN.isSet(marker))
+        #expect(ParentPIN(legacyFields: marker) == nil, "the server never takes the decoy for a verifier")
+        // As an earlier SDK reads it: a verifier, of the right shape, that no PIN matches.
+        var asRead = marker
+        asRead["verification"] = nil
+        let decoy = try #require(ParentPIN(legacyFields: asRead))
+        #expect(!decoy.matches("2468") && !decoy.matches("0000"))
+        #expect(ParentPIN.markerFields() != marker)
         #expect(!ParentPIN.isSet([:]) && !ParentPIN.isSet(nil))
+    }
+
+    @Test func aVerifierAnEarlierServerWroteIsReadAsOne() throws {
+        let stored = try ParentPIN(pin: "2468")
+        let fields: [String: JSONValue] = [
+            "algorithm": .string("PBKDF2-HMAC-SHA256"), "salt": .string(Data(stored.salt).base64EncodedString()),
+            "iterations": .number(Double(stored.iterations)), "hash": .string(Data(stored.hash).base64EncodedString()),
+        ]
+        #expect(try #require(ParentPIN(legacyFields: fields)).matches("2468"))
+        var weak = fields
+        weak["iterations"] = .number(1000)
+        #expect(ParentPIN(legacyFields: weak) == nil)
     }
 
     /// RFC 7914 §11's PBKDF2-HMAC-SHA256 vector (P = "passwd", S = "salt", c = 1), through the

@@ -60,10 +60,22 @@ import Testing
                 "SELECT fields::text, seq, modified_role FROM records WHERE family_id = \(family) AND zone_name = \(zone) AND record_name = 'parent-pin'", logger: testLogger
             ).decode((String, Int64, String).self).first { _ in true }
             let (text, seq, role) = try #require(record)
-            #expect(text == #"{"verification": "online"}"#)
+            let marker = try JSONDecoder().decode([String: JSONValue].self, from: Data(text.utf8))
+            #expect(ParentPIN.isMarker(marker) && !marker.values.contains(JSONValue.string(Data(legacy.hash).base64EncodedString())), "\(text)")
             #expect(seq > 10 && role == "server", "a new version, so that devices sync it")
             #expect(try await store.verify(memberID: child, familyID: family) { $0.matches("2468") })
             #expect(try await !store.verify(memberID: child, familyID: family) { $0.matches("1357") })
+
+            // During a rolling upgrade an instance still on the earlier version sets a PIN: the
+            // verifier into the record, its row of tries gone. A check adopts it, and the next
+            // round rewrites the record.
+            let again = try ParentPIN(pin: "8642")
+            let againFields = #"{"algorithm":"PBKDF2-HMAC-SHA256","salt":"\#(Data(again.salt).base64EncodedString())","iterations":\#(again.iterations),"hash":"\#(Data(again.hash).base64EncodedString())"}"#
+            try await client.query("UPDATE records SET fields = \(againFields)::jsonb WHERE family_id = \(family) AND zone_name = \(zone) AND record_name = 'parent-pin'", logger: testLogger)
+            try await client.query("DELETE FROM parent_pin_attempts WHERE family_id = \(family) AND member_id = \(child)", logger: testLogger)
+            #expect(try await store.verify(memberID: child, familyID: family) { $0.matches("8642") })
+            #expect(try await store.rewriteRecordsStillCarryingVerifiers() == 1)
+            #expect(try await store.verify(memberID: child, familyID: family) { $0.matches("8642") })
         }
     }
 }

@@ -4,6 +4,8 @@ import FamilySyncServerTestSupport
 import FamilySyncTestSupport
 import Foundation
 import HTTPTypes
+import NIOCore
+import PostgresNIO
 import Testing
 
 /// The parent PIN (§11): a parent sets it, the member's devices learn that it is set and check it
@@ -45,11 +47,25 @@ import Testing
             let changes = try await server.send(.get, "/v1/zones/\(zone)/changes", credential: family.child.credential).decode(ZoneChangesResponse.self)
             let record = try #require(changes.records.first { $0.recordName == "parent-pin" })
             #expect(record.recordType == "DeviceSettings")
-            #expect(record.fields == ["verification": .string("online")])
-            // Nor does the family's export, nor any other read a device of the family can make.
+            let fields = try #require(record.fields)
+            #expect(ParentPIN.isMarker(fields) && ParentPIN(legacyFields: fields) == nil)
+            // An earlier SDK reads a verifier that no PIN matches, the right one included.
+            var asRead = fields
+            asRead["verification"] = nil
+            #expect(try #require(ParentPIN(legacyFields: asRead)).matches("2468") == false)
+            // The verifier is the server's: neither the record nor the family's export holds it.
+            let kept = try await server.postgres.query(
+                "SELECT salt, hash FROM parent_pin_attempts WHERE family_id = \(family.parent.familyID) AND member_id = \(family.member)", logger: testLogger
+            ).decode((ByteBuffer, ByteBuffer).self).first { _ in true }
+            let (salt, hash) = try #require(kept)
+            let secrets = [salt, hash].map { Data($0.readableBytesView).base64EncodedString() }
+            #expect(ParentPIN(salt: Array(salt.readableBytesView), iterations: ParentPIN.iterations, hash: Array(hash.readableBytesView)).matches("2468"))
             let export = try await server.send(.get, "/v1/families/me/export", credential: family.parent.credential)
             let exported = String(decoding: export.body.readableBytesView, as: UTF8.self)
-            #expect(export.status == .ok && !exported.contains("\"salt\"") && !exported.contains("PBKDF2"))
+            #expect(export.status == .ok && exported.contains("parent-pin"))
+            for secret in secrets {
+                #expect(!exported.contains(secret) && !fields.values.contains(.string(secret)))
+            }
 
             #expect(try await Self.isValid(server, family, "2468"))
             #expect(try await !Self.isValid(server, family, "1357"))
@@ -58,7 +74,7 @@ import Testing
             let again = try await server.send(.put, "/v1/members/\(family.member.lowercased)/pin", credential: family.parent.credential, json: #"{"pin":"97531864"}"#)
             #expect(again.status == .noContent)
             let after = try await server.send(.get, "/v1/zones/\(zone)/changes?since=\(changes.changeToken)", credential: family.child.credential).decode(ZoneChangesResponse.self)
-            #expect(after.records.map(\.recordName) == ["parent-pin"] && after.records.first?.fields == ["verification": .string("online")])
+            #expect(after.records.map(\.recordName) == ["parent-pin"] && after.records.first?.fields.map(ParentPIN.isMarker) == true)
             #expect(try await Self.isValid(server, family, "97531864"))
             #expect(try await !Self.isValid(server, family, "2468"))
         }

@@ -196,6 +196,20 @@ final class CookieBrowser: Sendable {
         }
     }
 
+    /// A browser signed in before the dashboard had sessions holds its device's credential as its
+    /// cookie: its first family page revokes that device and clears the cookie.
+    @Test func aCookieHoldingADeviceCredentialIsEnded() async throws {
+        try await withTestServer { server in
+            let parent = try await server.createFamily()
+            let (_, old) = try await server.pair(by: parent, role: .parent)
+            let browser = CookieBrowser(port: server.port)
+            let page = try await browser.send("GET", "/app/", form: nil, headers: [("Cookie", "fs_session=\(old.credential)")])
+            #expect(page.html.contains("id=\"start\""))
+            #expect(page.setCookies.contains { $0.hasPrefix("fs_session=;") || $0.hasPrefix("fs_session=") && $0.contains("Max-Age=0") })
+            #expect(try await server.send(.get, "/v1/devices/me", credential: old.credential).status == .unauthorized)
+        }
+    }
+
     /// A signed-in browser's form token is its session's: a token planted with a cookie (anyone
     /// who can set a cookie for the host, a sibling subdomain say, knows the value) is refused, and
     /// the token from before the sign-in or after the sign-out is not the session's.

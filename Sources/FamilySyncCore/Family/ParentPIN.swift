@@ -67,11 +67,38 @@ public struct ParentPIN: Sendable, Equatable {
     }
 
     /// The `parent-pin` record's fields: that a PIN is set and is checked online, and nothing a
-    /// guess could be tried against.
-    public static let markerFields: [String: JSONValue] = ["verification": .string("online")]
+    /// guess could be tried against. An app on an earlier SDK reads the record as a verifier
+    /// (`algorithm`, `salt`, `iterations`, `hash`) and takes one it cannot read for "no PIN":
+    /// so the record carries a decoy in that shape, random bytes no PIN derives to, and such an
+    /// app stays locked offline (it fails closed) while online checks work for it too.
+    public static func markerFields() -> [String: JSONValue] {
+        var generator = SystemRandomNumberGenerator()
+        let salt = (0..<saltBytes).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        let decoy = (0..<hashBytes).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return [
+            "verification": .string("online"), "algorithm": .string(algorithm), "salt": .string(Data(salt).base64EncodedString()),
+            "iterations": .number(Double(iterations)), "hash": .string(Data(decoy).base64EncodedString()),
+        ]
+    }
+
+    /// Whether a `parent-pin` record's fields are the marker (`markerFields`), not a verifier an
+    /// earlier server wrote.
+    public static func isMarker(_ fields: [String: JSONValue]) -> Bool {
+        fields["verification"] == .string("online")
+    }
 
     /// Whether a `parent-pin` record's fields say a PIN is set (a tombstone's, none, say not).
     public static func isSet(_ fields: [String: JSONValue]?) -> Bool {
         fields?["verification"] != nil || fields?["hash"] != nil
+    }
+
+    /// The verifier an earlier server wrote into the record itself; nil for the marker or
+    /// anything else.
+    public init?(legacyFields fields: [String: JSONValue]) {
+        guard !Self.isMarker(fields), case .string(Self.algorithm)? = fields["algorithm"], case .string(let salt)? = fields["salt"],
+            case .string(let hash)? = fields["hash"], case .number(let iterations)? = fields["iterations"], let count = Int(exactly: iterations),
+            count >= Self.iterations, let saltBytes = Data(base64Encoded: salt), let hashBytes = Data(base64Encoded: hash), hashBytes.count == Self.hashBytes
+        else { return nil }
+        self.init(salt: Array(saltBytes), iterations: count, hash: Array(hashBytes))
     }
 }

@@ -30,7 +30,7 @@ public struct PostgresParentPINStore: Sendable {
             let member = try await family.lockedMember(memberID)
             let stored = try await RecordRow.record(named: ParentPIN.recordName, inZone: member.zoneName, family: family.id, on: family.connection, logger: logger)
             let record = Record(
-                recordName: ParentPIN.recordName, recordType: RecordTypeName.deviceSettings, fields: ParentPIN.markerFields, changeTag: "", deleted: false,
+                recordName: ParentPIN.recordName, recordType: RecordTypeName.deviceSettings, fields: ParentPIN.markerFields(), changeTag: "", deleted: false,
                 createdAt: stored?.createdAt ?? now, createdBy: stored?.createdBy ?? caller.deviceID, modifiedAt: now, modifiedBy: caller.deviceID,
                 modifiedRole: WriterRole(caller.role), clientModifiedAt: now
             )
@@ -51,7 +51,8 @@ public struct PostgresParentPINStore: Sendable {
     /// Rewrites the `parent-pin` records that still carry a verifier (migration 0018 found them
     /// and kept their verifiers here) as the marker, through the change log, so that the member's
     /// devices sync the change and drop their copy. Run when the server starts and hourly; a
-    /// record rewritten already is skipped. Returns how many it rewrote.
+    /// record rewritten already is skipped, and a family whose rewrite fails (deleted meanwhile,
+    /// say) is logged and tried again next round. Returns how many it rewrote.
     public func rewriteRecordsStillCarryingVerifiers() async throws -> Int {
         let logger = logger
         let pending = try await database.rows(
@@ -60,7 +61,18 @@ public struct PostgresParentPINStore: Sendable {
         var rewritten = 0
         for (familyID, memberID) in pending {
             let now = clock.now()
-            let done = try await changeLog.write(family: familyID) { family -> Bool in
+            do {
+                if try await rewrite(familyID: familyID, memberID: memberID, at: now) { rewritten += 1 }
+            } catch {
+                logger.warning("a parent PIN record was not rewritten; next round tries again", metadata: ["error": "\(DatabaseErrorTranslation.describeForOperator(error))"])
+            }
+        }
+        return rewritten
+    }
+
+    private func rewrite(familyID: UUID, memberID: UUID, at now: Date) async throws -> Bool {
+        let logger = logger
+        return try await changeLog.write(family: familyID) { family -> Bool in
                 let flagged = try await family.connection.rows(
                     "SELECT 1 FROM parent_pin_attempts WHERE family_id = \(family.id) AND member_id = \(memberID) AND record_rewrite_pending FOR UPDATE",
                     logger: logger
@@ -69,10 +81,10 @@ public struct PostgresParentPINStore: Sendable {
                 let zone = Member.zoneName(of: memberID)
                 var rewrote = false
                 if let stored = try await RecordRow.record(named: ParentPIN.recordName, inZone: zone, family: family.id, on: family.connection, logger: logger),
-                    !stored.deleted, stored.fields != ParentPIN.markerFields
+                    !stored.deleted, !ParentPIN.isMarker(stored.fields)
                 {
                     var marker = stored
-                    marker.fields = ParentPIN.markerFields
+                    marker.fields = ParentPIN.markerFields()
                     marker.modifiedAt = now
                     marker.modifiedRole = .server
                     marker.clientModifiedAt = now
@@ -84,10 +96,7 @@ public struct PostgresParentPINStore: Sendable {
                     logger: logger
                 )
                 return rewrote
-            }
-            if done { rewritten += 1 }
         }
-        return rewritten
     }
 
     /// Clears the member's PIN: its `parent-pin` record becomes an empty tombstone, and its
@@ -137,7 +146,9 @@ public struct PostgresParentPINStore: Sendable {
             if let refusal = attempts.refusal(at: now) {
                 throw FamilySyncError(.throttled, refusal.reason, retryAfter: refusal.retryAfter)
             }
-            guard let pin = try await Self.verifier(memberID: memberID, familyID: familyID, on: connection, logger: logger) else {
+            var verifier = try await Self.verifier(memberID: memberID, familyID: familyID, on: connection, logger: logger)
+            if verifier == nil { verifier = try await Self.adoptedVerifier(memberID: memberID, familyID: familyID, on: connection, logger: logger) }
+            guard let pin = verifier else {
                 throw FamilySyncError.notFound("No PIN is set for this member; a parent sets one with PUT /v1/members/{id}/pin.")
             }
             try await Self.store(attempts.admitting(at: now), memberID: memberID, familyID: familyID, on: connection, logger: logger)
@@ -168,6 +179,22 @@ public struct PostgresParentPINStore: Sendable {
             logger: logger
         )
         return try rows.decode(([Date], [Date], Date?).self).first.map { PINAttempts(failures: $0.0, pending: $0.1, lockedUntil: $0.2) }
+    }
+
+    /// A verifier an instance of an earlier version wrote into the record (during a rolling
+    /// upgrade), taken here and its record marked for the rewrite; nil when there is none.
+    static func adoptedVerifier(memberID: UUID, familyID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> ParentPIN? {
+        let record = try await RecordRow.record(named: ParentPIN.recordName, inZone: Member.zoneName(of: memberID), family: familyID, on: connection, logger: logger)
+        guard let record, !record.deleted, record.recordType == RecordTypeName.deviceSettings, let pin = ParentPIN(legacyFields: record.fields) else { return nil }
+        try await connection.rows(
+            """
+            UPDATE parent_pin_attempts SET salt = \(ByteBuffer(bytes: pin.salt)), iterations = \(pin.iterations), hash = \(ByteBuffer(bytes: pin.hash)),
+                record_rewrite_pending = true
+            WHERE family_id = \(familyID) AND member_id = \(memberID)
+            """,
+            logger: logger
+        )
+        return pin
     }
 
     /// The member's verifier; nil while no PIN is set.

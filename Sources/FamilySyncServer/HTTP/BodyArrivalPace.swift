@@ -47,6 +47,9 @@ final class BodyArrivalPace: ChannelDuplexHandler, RemovableChannelHandler, @unc
     private var counted: String?
     /// Whether the open body has been weighed against its address's bodies in flight.
     private var weighed = false
+    /// Answered 408 or 429: what still arrives is dropped, so the request never runs after its
+    /// client was told it failed.
+    private var refused = false
     static let countedAfter = TimeAmount.seconds(1)
 
     init(pace: BodyPace, inFlight: BodiesInFlight, proxies: TrustedProxies) {
@@ -74,6 +77,7 @@ final class BodyArrivalPace: ChannelDuplexHandler, RemovableChannelHandler, @unc
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !refused else { return }
         switch unwrapInboundIn(data) {
         case .head:
             open = true
@@ -160,8 +164,11 @@ final class BodyArrivalPace: ChannelDuplexHandler, RemovableChannelHandler, @unc
         ))
     }
 
-    /// `error` as §1.1's answer, then the connection closed: what is left of the body is not read.
+    /// `error` as §1.1's answer, then the connection closed: what is left of the body is not read,
+    /// and a peer that does not read the answer is closed a second later all the same.
     private func refuse(_ context: ChannelHandlerContext, _ error: FamilySyncError) {
+        refused = true
+        context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(in: .seconds(1)) { [channel = context.channel] in channel.close(promise: nil) }
         let body = ByteBuffer(bytes: (try? JSONEncoder.wire.encode(ErrorResponse(error))) ?? Data())
         var head = HTTPResponse(status: error.code.httpStatus)
         head.headerFields[.contentType] = "application/json; charset=utf-8"
