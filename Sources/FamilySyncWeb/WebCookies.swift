@@ -46,7 +46,8 @@ struct WebCookies {
     /// which the family page ends: `WebController.endSessionFromBeforeSessions`).
     func credential(ofSession token: String) async throws -> String? {
         guard let session = DashboardSession(parsing: token), let sealed = try await sessions.resume(session) else { return nil }
-        let opened = try AES.GCM.open(try AES.GCM.SealedBox(combined: sealed), using: try sealKey())
+        // A seal that does not open (its row altered) is no session, not a failure of the page.
+        guard let box = try? AES.GCM.SealedBox(combined: sealed), let opened = try? AES.GCM.open(box, using: try sealKey()) else { return nil }
         return String(decoding: opened, as: UTF8.self)
     }
 
