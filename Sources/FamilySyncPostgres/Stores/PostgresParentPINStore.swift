@@ -73,29 +73,29 @@ public struct PostgresParentPINStore: Sendable {
     private func rewrite(familyID: UUID, memberID: UUID, at now: Date) async throws -> Bool {
         let logger = logger
         return try await changeLog.write(family: familyID) { family -> Bool in
-                let flagged = try await family.connection.rows(
-                    "SELECT 1 FROM parent_pin_attempts WHERE family_id = \(family.id) AND member_id = \(memberID) AND record_rewrite_pending FOR UPDATE",
-                    logger: logger
-                )
-                guard !flagged.isEmpty else { return false }
-                let zone = Member.zoneName(of: memberID)
-                var rewrote = false
-                if let stored = try await RecordRow.record(named: ParentPIN.recordName, inZone: zone, family: family.id, on: family.connection, logger: logger),
-                    !stored.deleted, !ParentPIN.isMarker(stored.fields)
-                {
-                    var marker = stored
-                    marker.fields = ParentPIN.markerFields()
-                    marker.modifiedAt = now
-                    marker.modifiedRole = .server
-                    marker.clientModifiedAt = now
-                    try await family.commit([marker], into: zone)
-                    rewrote = true
-                }
-                try await family.connection.rows(
-                    "UPDATE parent_pin_attempts SET record_rewrite_pending = false WHERE family_id = \(family.id) AND member_id = \(memberID)",
-                    logger: logger
-                )
-                return rewrote
+            let flagged = try await family.connection.rows(
+                "SELECT 1 FROM parent_pin_attempts WHERE family_id = \(family.id) AND member_id = \(memberID) AND record_rewrite_pending FOR UPDATE",
+                logger: logger
+            )
+            guard !flagged.isEmpty else { return false }
+            let zone = Member.zoneName(of: memberID)
+            var rewrote = false
+            if let stored = try await RecordRow.record(named: ParentPIN.recordName, inZone: zone, family: family.id, on: family.connection, logger: logger),
+                !stored.deleted, !ParentPIN.isMarker(stored.fields)
+            {
+                var marker = stored
+                marker.fields = ParentPIN.markerFields()
+                marker.modifiedAt = now
+                marker.modifiedRole = .server
+                marker.clientModifiedAt = now
+                try await family.commit([marker], into: zone)
+                rewrote = true
+            }
+            try await family.connection.rows(
+                "UPDATE parent_pin_attempts SET record_rewrite_pending = false WHERE family_id = \(family.id) AND member_id = \(memberID)",
+                logger: logger
+            )
+            return rewrote
         }
     }
 
