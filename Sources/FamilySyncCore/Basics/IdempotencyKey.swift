@@ -15,7 +15,7 @@ public enum IdempotencyKey {
     /// The routes that take a key (as the router names them): a device's writes that it repeats
     /// after a lost answer. Not the writes whose answer carries a secret (a credential, a pairing
     /// token, a recovery code), which are never kept; not the reads sent as POST.
-    public static var routes: Set<String> { Set(access.keys) }
+    public static let routes = Set(access.keys)
 
     /// What each route that takes a key asks of its caller's role and status: judged before the
     /// key is looked up, so that a caller who may not make the request is told `403`, whatever

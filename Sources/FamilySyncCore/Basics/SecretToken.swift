@@ -23,6 +23,17 @@ public enum SecretToken {
         return token.withUTF8 { Array(SHA256.hash(data: UnsafeRawBufferPointer($0))) }
     }
 
+    /// The two ids of `<prefix>.<uuid>.<uuid>.<secret>` (a credential, a dashboard session); nil
+    /// for anything else. Split by bytes: by `Character`, it was most of a credential's parse, and
+    /// every authenticated request parses one (the profile of "nothing new").
+    static func ids(of token: String, prefix: Substring) -> (UUID, UUID)? {
+        let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).map(Substring.init)
+        guard parts.count == 4, parts[0] == prefix, let first = UUID(uuidString: String(parts[1])), let second = UUID(uuidString: String(parts[2])),
+            isSecret(parts[3])
+        else { return nil }
+        return (first, second)
+    }
+
     static func isSecret(_ text: Substring) -> Bool {
         text.utf8.count == 43 && text.utf8.allSatisfy { byte in
             (0x30...0x39).contains(byte) || (0x41...0x5a).contains(byte) || (0x61...0x7a).contains(byte) || byte == 0x2d || byte == 0x5f
@@ -44,13 +55,7 @@ public struct DeviceCredential: Sendable, Equatable {
 
     /// Nil for anything that is not a well-formed credential.
     public init?(parsing token: String) {
-        // Split by bytes: by `Character`, it was most of this init's time, and every
-        // authenticated request parses one (the profile of "nothing new").
-        let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).map(Substring.init)
-        guard parts.count == 4, parts[0] == "fs1",
-            let familyID = UUID(uuidString: String(parts[1])), let deviceID = UUID(uuidString: String(parts[2])),
-            SecretToken.isSecret(parts[3])
-        else { return nil }
+        guard let (familyID, deviceID) = SecretToken.ids(of: token, prefix: "fs1") else { return nil }
         self.init(familyID: familyID, deviceID: deviceID, token: token)
     }
 

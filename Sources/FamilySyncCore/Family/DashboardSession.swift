@@ -24,10 +24,7 @@ public struct DashboardSession: Sendable, Equatable {
 
     /// Nil for anything that is not a well-formed session token (a device credential among them).
     public init?(parsing token: String) {
-        let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).map(Substring.init)
-        guard parts.count == 4, parts[0] == "fws1", let familyID = UUID(uuidString: String(parts[1])), let sessionID = UUID(uuidString: String(parts[2])),
-            SecretToken.isSecret(parts[3])
-        else { return nil }
+        guard let (familyID, sessionID) = SecretToken.ids(of: token, prefix: "fws1") else { return nil }
         self.init(familyID: familyID, sessionID: sessionID, token: token)
     }
 
