@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the coordinator costs (issue 47): the harnesses records, usage, polls and day, each on a
+# What the coordinator costs: the harnesses records, usage, polls and day, each on a
 # fresh Citus cluster of this machine (scripts/citus, a coordinator and two workers, in DIR) and
 # on the embedded PostgreSQL they start by themselves, alternating, `rounds` times; each output
 # kept in benchmark-results/citus-cost-<time>/<harness>-<citus|one>-<round>.txt.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 47's operations under load, on a Citus cluster of this machine: a fresh cluster by
+# Operations under load (docs/operations.md, "Outgrowing one PostgreSQL"), on a Citus cluster of this machine: a fresh cluster by
 # scripts/citus in DIR, `familysync-bench cluster-ops` against it (two instances, the families'
 # load, a worker added and the shards rebalanced, worker1 stopped and started again, every
 # acknowledged write read back), then the cluster stopped. Its output is kept in

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Harnesses in rounds: each of the harnesses given (a name and its sizes, one argument each),
-# `rounds` times in turn, each output kept in benchmark-results/<name>-<time>/. Used by the
-# issues' table scripts (issue18.sh, issue38.sh).
+# `rounds` times in turn, each output kept in benchmark-results/<name>-<time>/. Used by
+# request-paths.sh and request-paths-and-day.sh.
 # Usage: Benchmarks/rounds.sh <name> <rounds> "<harness> [sizes]"...
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -7,10 +7,8 @@ import Synchronization
 
 /// Whether a server is idle again after a burst of load, with the server in a process of its own:
 /// its CPU for 10 s before the burst (the baseline), the burst ("nothing new" zone fetches from
-/// `connections` clients at once), then its CPU over the 80 s after, in windows. Run twice in one
-/// process: leasing from PostgresNIO's `PostgresClient` (opened on demand, no keep-alive query), as
-/// the server did before, and from the `LoopBoundPool` `familysync serve` uses (docs/operations.md,
-/// "Connections").
+/// `connections` clients at once), then its CPU over the 80 s after, in windows, leasing from the
+/// `LoopBoundPool` `familysync serve` uses (docs/operations.md, "Connections").
 enum AfterLoadBenchmark {
     static func run(_ arguments: [String]) async throws {
         let burst = arguments.count > 0 ? Int(arguments[0]) ?? 20 : 20
@@ -18,15 +16,13 @@ enum AfterLoadBenchmark {
         let bench = try await SeparateServerBench.start(connections: connections)
         print("FamilySync after-load benchmark: \(burst) s of \"nothing new\" fetches from \(connections) clients, server in its own process")
         do {
-            for client in [true, false] {
-                let (server, port) = try BenchServer.launch(databaseURL: bench.url, postgresClient: client)
-                defer {
-                    server.terminate()
-                    server.waitUntilExit()
-                }
-                try await measure(pid: server.processIdentifier, api: API(base: "http://127.0.0.1:\(port)", http: bench.client), burst: burst, connections: connections,
-                                  label: client ? "PostgresClient (before)" : "LoopBoundPool (serve)")
+            let (server, port) = try BenchServer.launch(databaseURL: bench.url)
+            defer {
+                server.terminate()
+                server.waitUntilExit()
             }
+            try await measure(pid: server.processIdentifier, api: API(base: "http://127.0.0.1:\(port)", http: bench.client), burst: burst, connections: connections,
+                              label: "LoopBoundPool (serve)")
         } catch {
             print("benchmark failed: \(error)")
         }

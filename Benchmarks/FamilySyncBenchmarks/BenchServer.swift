@@ -8,16 +8,13 @@ import PostgresNIO
 import Prometheus
 import ServiceLifecycle
 
-/// `familysync-bench serve <database url> [client] [connections=N] [listen=<url>] [prepared=off]`:
+/// `familysync-bench serve <database url> [connections=N] [listen=<url>] [prepared=off]`:
 /// the server as `familysync serve` runs it, on a free loopback port it prints as `port=N`, until
-/// SIGTERM. `client`: requests lease from PostgresNIO's `PostgresClient`, as before
-/// `LoopBoundPool`, for comparison. `connections`: the pool's size (`--db-connections`);
+/// SIGTERM. `connections`: the pool's size (`--db-connections`);
 /// `listen`: the listener's own URL (`--listen-database-url`); `prepared=off`:
 /// `--prepared-statements off`, as behind PgBouncer in transaction mode; `otlp=<url>`: tracing
 /// on, spans to that collector (`--otlp-endpoint`); `takeover`: NIO's loops as Swift's global
 /// executor (main.swift); `waiting=N`: a family's line of writes holds N (`FamilyWriteQueue`);
-/// `in-place`: each request's chain in its connection's task, not a child task of it; `off-loop`:
-/// each connection's task on Swift's pool, as Hummingbird runs it, not on its own event loop;
 /// `stream-log`: swift-log's `StreamLogHandler` as it is, not `TextLogHandler` over it as
 /// `familysync serve` logs; `ladder`: the floor harness's rungs mounted too (`FloorLadder`).
 enum BenchServer {
@@ -34,16 +31,12 @@ enum BenchServer {
         func option(_ name: String) -> String? {
             options.first { $0.hasPrefix(name + "=") }.map { String($0.dropFirst(name.count + 1)) }
         }
-        let connections = option("connections").flatMap { Int($0) } ?? PostgresClient.defaultConnections
+        let connections = option("connections").flatMap { Int($0) } ?? LoopBoundPool.defaultLimit
         let listener = try option("listen").map { try DatabaseURL($0) } ?? url
-        let pool: ServingPool = options.contains("client")
-            ? .postgresClient(PostgresClient(configuration: url.servingPoolConfiguration(connections: connections), backgroundLogger: logger), size: connections)
-            : .loopBound(try url.servingPool(connections: connections, logger: logger))
+        let pool = try url.servingPool(connections: connections, logger: logger)
         let tracing = try option("otlp").map { try TraceExport.start(endpoint: $0, logger: logger) }
         var configuration = ServerConfiguration(port: 0, unauthenticatedRateLimit: RateLimit(burst: 1_000_000, perMinute: 1_000_000))
         configuration.deviceRateLimit = RateLimit(burst: 1_000_000_000, perMinute: 1_000_000_000)
-        configuration.chainsInChildTasks = !options.contains("in-place")
-        configuration.connectionsOnTheirLoops = !options.contains("off-loop")
         if let pause = option("refusal-pause").flatMap({ Int($0) }) { configuration.refusalReadPause = .milliseconds(pause) }
         let app = buildApplication(
             configuration: configuration,
@@ -66,19 +59,17 @@ enum BenchServer {
     /// `connections`, `listenURL` and `preparedStatements` as the options of `serve` above; its
     /// log to `log` (a file) instead of this process's standard error.
     static func launch(
-        databaseURL: DatabaseURL, postgresClient: Bool = false, connections: Int? = nil, listenURL: DatabaseURL? = nil, preparedStatements: Bool = true,
-        log: String? = nil, otlpEndpoint: String? = nil, takeover: Bool = false, waiting: Int? = nil, inPlace: Bool = false,
-        offLoop: Bool = false, streamLog: Bool = false, ladder: Bool = false, refusalPause: Int? = nil
+        databaseURL: DatabaseURL, connections: Int? = nil, listenURL: DatabaseURL? = nil, preparedStatements: Bool = true,
+        log: String? = nil, otlpEndpoint: String? = nil, takeover: Bool = false, waiting: Int? = nil,
+        streamLog: Bool = false, ladder: Bool = false, refusalPause: Int? = nil
     ) throws -> (process: Process, port: Int) {
-        var arguments = ["serve", databaseURL.connectionString] + (postgresClient ? ["client"] : [])
+        var arguments = ["serve", databaseURL.connectionString]
         if let connections { arguments.append("connections=\(connections)") }
         if let listenURL { arguments.append("listen=\(listenURL.connectionString)") }
         if !preparedStatements { arguments.append("prepared=off") }
         if let otlpEndpoint { arguments.append("otlp=\(otlpEndpoint)") }
         if takeover { arguments.append("takeover") }
         if let waiting { arguments.append("waiting=\(waiting)") }
-        if inPlace { arguments.append("in-place") }
-        if offLoop { arguments.append("off-loop") }
         if streamLog { arguments.append("stream-log") }
         if ladder { arguments.append("ladder") }
         if let refusalPause { arguments.append("refusal-pause=\(refusalPause)") }

@@ -101,7 +101,7 @@ struct InProcessServer {
         let url = database.url
         let pool = try url.servingPool(logger: logger)
         // The harness's own client, for what it sets up and checks in the database.
-        let postgres = PostgresClient(configuration: url.servingPoolConfiguration(connections: 4), backgroundLogger: logger)
+        let postgres = PostgresClient(configuration: url.floorClient(connections: 4), backgroundLogger: logger)
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = buildApplication(
             configuration: {
@@ -110,7 +110,7 @@ struct InProcessServer {
                 return configuration
             }(),
             dependencies: ServerDependencies(
-                pool: .loopBound(pool), listener: try url.connectionConfiguration(), metricsRegistry: PrometheusCollectorRegistry(), logger: logger, push: push
+                pool: pool, listener: try url.connectionConfiguration(), metricsRegistry: PrometheusCollectorRegistry(), logger: logger, push: push
             ),
             modules: [WebDashboard()]
         ) { channel in portContinuation.yield(channel.localAddress?.port ?? 0) }

@@ -7,7 +7,7 @@ import Logging
 import PostgresNIO
 
 /// `familysync-bench cluster-ops <database url> <cluster dir> [families] [seconds a phase] [seconds stopped]`
-/// (issue 47, Benchmarks/citus-operations.sh): operations on a Citus cluster that `scripts/citus`
+/// (Benchmarks/citus-operations.sh): operations on a Citus cluster that `scripts/citus`
 /// started in `cluster dir`, under the load of `ClusterOpsLoad` through two server instances.
 /// Phases: before; (a) `scripts/citus add-worker` and a rebalance; after it; (b) worker1 stopped
 /// for `seconds stopped`, then started again; after its return. Then every acknowledged write is
@@ -36,7 +36,7 @@ enum ClusterOpsBenchmark {
         var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(5), read: .seconds(60)))
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = familyCount * 3 + 20
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        let postgres = PostgresClient(configuration: url.servingPoolConfiguration(connections: 2), backgroundLogger: logger)
+        let postgres = PostgresClient(configuration: url.floorClient(connections: 2), backgroundLogger: logger)
         let running = Task { await postgres.run() }
         defer {
             running.cancel()

@@ -54,7 +54,7 @@ enum DashboardBenchmark {
             let today = DashboardDates.today()
             for _ in 0..<rounds {
                 let started = clock.now
-                // The page's live token (a poll that does not wait), then its reads (issue 37).
+                // The page's live token (a poll that does not wait), then its reads.
                 _ = try await parent.poll(since: nil, timeout: 0)
                 async let members = parent.members()
                 async let devices = parent.devices()

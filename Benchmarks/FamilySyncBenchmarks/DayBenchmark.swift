@@ -9,19 +9,16 @@ import Logging
 import PostgresNIO
 import Synchronization
 
-/// `familysync-bench day [devices] [speed] [hours] [carried|separate] [client] [in-place] [off-loop]`: what one child's device costs the server a
-/// day (issue 38). Families of a parent and three children; each child does, at `speed` times real
+/// `familysync-bench day [devices] [speed] [hours] [carried|separate]`: what one child's device costs the server a
+/// day. Families of a parent and three children; each child does, at `speed` times real
 /// time, what an app's monitoring side does around the clock (Benchmarks/README.md, "The cost of a
 /// device-day"): its poll held and held again (§6, 30 s), a quiet heartbeat every 30 s (§10),
 /// totals every 15 minutes (§9.2), sessions every hour (§5), its push registration once, and what
 /// a parent's two writes and one command a day bring it (a wake, a fetch, a result). The run covers
 /// `hours` of the simulated day and every figure is scaled to 24 hours, per child device.
 /// Half the children ask for gzip and half do not, for the bytes both ways. `carried` (the
-/// default): each poll carries the heartbeat (`POST /v1/poll`, issue 50); `separate`: a heartbeat
-/// of its own every 30 s beside `GET /v1/poll`, as before. `client`: the server leases from
-/// PostgresNIO's `PostgresClient`, as before `LoopBoundPool`. `in-place`: each request's chain in its
-/// connection's task, as before `FamilySyncResponder`'s child tasks. `off-loop`: each connection's
-/// task on Swift's pool, as before `ConnectionOnItsLoop`.
+/// default): each poll carries the heartbeat (`POST /v1/poll`); `separate`: a heartbeat of its own
+/// every 30 s beside `GET /v1/poll`.
 enum DayBenchmark {
     static func run(_ arguments: [String]) async throws {
         let childCount = max(6, (arguments.count > 0 ? Int(arguments[0]) ?? 198 : 198) / 3 * 3)
@@ -38,9 +35,7 @@ enum DayBenchmark {
         let database = try await BenchDatabase.start(directory: "/tmp/familysync-bench-day-\(getpid())", maxConnections: 200, logger: logger)
         let url = database.url
         defer { try? FileManager.default.removeItem(atPath: database.directory) }
-        let (server, port) = try BenchServer.launch(
-            databaseURL: url, postgresClient: arguments.contains("client"), inPlace: arguments.contains("in-place"), offLoop: arguments.contains("off-loop")
-        )
+        let (server, port) = try BenchServer.launch(databaseURL: url)
         defer { server.terminate() }
         var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(10)))
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = childCount * 3 + 100
@@ -49,7 +44,7 @@ enum DayBenchmark {
         let base = URL(string: "http://127.0.0.1:\(port)")!
         let compressed = CountingTransport(client: http, gzip: true), plain = CountingTransport(client: http, gzip: false)
         let setup = FamilySyncClient(serverURL: base, transport: AsyncHTTPClientTransport(client: http))
-        let postgres = PostgresClient(configuration: url.servingPoolConfiguration(), backgroundLogger: logger)
+        let postgres = PostgresClient(configuration: url.floorClient(connections: LoopBoundPool.defaultLimit), backgroundLogger: logger)
 
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { await postgres.run() }
@@ -77,7 +72,7 @@ enum DayBenchmark {
             let before = try await DatabaseCounters.read(postgres, pidFiles: database.postmasterPIDFiles, logger: logger)
             let start = ContinuousClock.now
             let end = start + .seconds(hours * 3600 / speed)
-            print("device-day: \(children.count) child devices in \(families.count) families, \(Int(speed))× real time, \(hours) simulated hours (\(String(format: "%.1f", hours * 60 / speed)) real minutes), heartbeats \(carried ? "carried by the polls" : "separate"), \(arguments.contains("client") ? "PostgresClient (before)" : "LoopBoundPool")\(arguments.contains("in-place") ? ", chains in the connection's task (before)" : "")\(arguments.contains("off-loop") ? ", connections' tasks on Swift's pool (before)" : "")")
+            print("device-day: \(children.count) child devices in \(families.count) families, \(Int(speed))× real time, \(hours) simulated hours (\(String(format: "%.1f", hours * 60 / speed)) real minutes), heartbeats \(carried ? "carried by the polls" : "separate")")
 
             let sampling = Task {
                 var peak = 0

@@ -14,8 +14,7 @@ import PostgresNIO
 /// Hummingbird alone; Hummingbird with pgbench -S's read and with a plain `UPDATE`, through
 /// each wiring of PostgresNIO (`FloorWiring`), and with `takeover` each again with NIO's loops as
 /// the global executor; `pgbench -S` and the `UPDATE` by pgbench itself; FamilySync's nothing-new
-/// fetch, quiet heartbeat and a poll carrying it, as `serve` runs (`LoopBoundPool`) and leasing
-/// from `PostgresClient` as before, and the rungs between the floor's read and nothing-new on
+/// fetch, quiet heartbeat and a poll carrying it, as `serve` runs (`LoopBoundPool`), and the rungs between the floor's read and nothing-new on
 /// the server as served (`FloorLadder`); a one-record modify of 64 families, and one family's write
 /// shed while its line is full (`BusyFamilyRefusal`). Each row: req/s, the server's CPU a request
 /// (from /proc) and the ratio of its req/s to pgbench -S's in the same round.
@@ -54,10 +53,8 @@ enum FloorBenchmark {
             servers.append(launched.process)
             return launched
         }
-        func familySync(postgresClient: Bool, inPlace: Bool = false, offLoop: Bool = false, streamLog: Bool = false, ladder: Bool = false) throws -> (process: Process, port: Int) {
-            let launched = try BenchServer.launch(
-                databaseURL: bench.url, postgresClient: postgresClient, inPlace: inPlace, offLoop: offLoop, streamLog: streamLog, ladder: ladder
-            )
+        func familySync(streamLog: Bool = false, ladder: Bool = false) throws -> (process: Process, port: Int) {
+            let launched = try BenchServer.launch(databaseURL: bench.url, streamLog: streamLog, ladder: ladder)
             servers.append(launched.process)
             return launched
         }
@@ -83,50 +80,37 @@ enum FloorBenchmark {
         }
         rows.append(Row(name: "pgbench -S -M prepared") { try pgbench(["-S"], url: url, seconds: seconds, connections: connections) })
         rows.append(Row(name: "pgbench UPDATE -M prepared") { try pgbench(["-f", updateScript], url: url, seconds: seconds, connections: connections) })
-        // Each request's chain in a child task (FamilySyncResponder), against in the connection's
-        // own task as before: what the held poll's memory costs a request.
-        let inPlace = try familySync(postgresClient: false, inPlace: true)
-        let inPlaceFetch = try await API(base: "http://127.0.0.1:\(inPlace.port)", http: bench.client).nothingNewFetch()
-        rows.append(Row(name: "FamilySync nothing-new (chain in place, before)") {
-            try await wrk(inPlace, inPlaceFetch.path, seconds: seconds, connections: connections, headers: ["Authorization: Bearer \(inPlaceFetch.credential)"])
-        })
         // swift-log's `StreamLogHandler` as it is, against `TextLogHandler` over it (as served).
-        let streamLog = try familySync(postgresClient: false, streamLog: true)
+        let streamLog = try familySync(streamLog: true)
         let streamLogFetch = try await API(base: "http://127.0.0.1:\(streamLog.port)", http: bench.client).nothingNewFetch()
-        rows.append(Row(name: "FamilySync nothing-new (StreamLogHandler, before)") {
+        rows.append(Row(name: "FamilySync nothing-new (StreamLogHandler)") {
             try await wrk(streamLog, streamLogFetch.path, seconds: seconds, connections: connections, headers: ["Authorization: Bearer \(streamLogFetch.credential)"])
         })
-        // Before: leasing from `PostgresClient`; each connection's task on Swift's pool, as
-        // Hummingbird runs it (`off-loop`). Then as served.
-        let variants = [(label: " (PostgresClient, before)", postgresClient: true, offLoop: true), (" (connection on the pool, before)", false, true), ("", false, false)]
-        for (label, postgresClient, offLoop) in variants {
+        do {
             // As served, with the ladder's rungs (`FloorLadder`) beside the API.
-            let server = try familySync(postgresClient: postgresClient, offLoop: offLoop, ladder: label.isEmpty)
+            let server = try familySync(ladder: true)
             let api = API(base: "http://127.0.0.1:\(server.port)", http: bench.client)
             let fetch = try await api.nothingNewFetch()
-            if label.isEmpty {
-                let signedIn = ["Authorization: Bearer \(fetch.credential)"]
-                for (rung, path, headers) in [
-                    ("FamilySync's stack, GET hello", "/ladder/hello", [String]()), ("FamilySync's stack, the floor's read", "/ladder/read", []),
-                    ("+ a credential, GET hello", "/ladder/signed-in/hello", signedIn), ("+ a credential, the floor's read", "/ladder/signed-in/read", signedIn),
-                ] {
-                    rows.append(Row(name: "ladder: \(rung)") { try await wrk(server, path, seconds: seconds, connections: connections, headers: headers) })
-                }
+            let signedIn = ["Authorization: Bearer \(fetch.credential)"]
+            for (rung, path, headers) in [
+                ("FamilySync's stack, GET hello", "/ladder/hello", [String]()), ("FamilySync's stack, the floor's read", "/ladder/read", []),
+                ("+ a credential, GET hello", "/ladder/signed-in/hello", signedIn), ("+ a credential, the floor's read", "/ladder/signed-in/read", signedIn),
+            ] {
+                rows.append(Row(name: "ladder: \(rung)") { try await wrk(server, path, seconds: seconds, connections: connections, headers: headers) })
             }
             // Many devices, as in life: one device's heartbeats from 16 connections at once would
             // queue on its row's lock.
             let children = try await HealthBenchmark.pairDevices(64, api: api).map(\.credential)
-            let heartbeat = try HeartbeatScript.write(credentials: children, to: bench.directory + "/heartbeat-\(postgresClient)-\(offLoop).lua")
-            rows.append(Row(name: "FamilySync nothing-new\(label)") {
+            let heartbeat = try HeartbeatScript.write(credentials: children, to: bench.directory + "/heartbeat.lua")
+            rows.append(Row(name: "FamilySync nothing-new") {
                 try await wrk(server, fetch.path, seconds: seconds, connections: connections, headers: ["Authorization: Bearer \(fetch.credential)"])
             })
-            rows.append(Row(name: "FamilySync quiet heartbeat\(label)") {
+            rows.append(Row(name: "FamilySync quiet heartbeat") {
                 try await wrk(server, "/v1/devices/me/health", seconds: seconds, connections: connections, script: heartbeat)
             })
-            rows.append(Row(name: "FamilySync POST /v1/poll?timeout=0 (heartbeat)\(label)") {
+            rows.append(Row(name: "FamilySync POST /v1/poll?timeout=0 (heartbeat)") {
                 try await wrk(server, "/v1/poll?timeout=0", seconds: seconds, connections: connections, script: heartbeat)
             })
-            guard !offLoop else { continue }
             // A served write beside a shed one: 64 families' one-record modifies, and one family's
             // while its line is full (PROTOCOL §1.2), refused before the body is read.
             var parents: [String] = []

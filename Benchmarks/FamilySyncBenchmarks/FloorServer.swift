@@ -18,13 +18,13 @@ enum FloorServer {
         let logger = { var logger = Logger(label: "familysync.bench.floor"); logger.logLevel = .warning; return logger }()
         let url = try DatabaseURL(arguments[0])
         guard let wiring = FloorWiring(rawValue: arguments[1]) else { throw BenchFailure("unknown wiring \(arguments[1])") }
-        let client = PostgresClient(configuration: url.servingPoolConfiguration(connections: FloorWiring.connections), backgroundLogger: logger)
-        // FamilySync's pool, for the `pool` wiring only; the stores' lease before it for the others.
-        let pool = wiring == .pool || wiring == .poolConnection ? try url.servingPool(connections: FloorWiring.connections, logger: logger) : nil
-        let database = pool.map { Database(serving: .loopBound($0)) } ?? Database(client: client)
+        let client = PostgresClient(configuration: url.floorClient(connections: FloorWiring.connections), backgroundLogger: logger)
+        // FamilySync's pool, which opens connections only for the `pool` wirings.
+        let pool = try url.servingPool(connections: FloorWiring.connections, logger: logger)
+        let database = Database(serving: pool)
         let perLoop = wiring != .clientPerLoop ? [:] : Dictionary(uniqueKeysWithValues: MultiThreadedEventLoopGroup.singleton.makeIterator().map { loop in
             (ObjectIdentifier(loop), PostgresClient(
-                configuration: url.servingPoolConfiguration(connections: FloorWiring.connections / NIOSingletons.groupLoopCountSuggestion), eventLoopGroup: loop, backgroundLogger: logger
+                configuration: url.floorClient(connections: FloorWiring.connections / NIOSingletons.groupLoopCountSuggestion), eventLoopGroup: loop, backgroundLogger: logger
             ))
         })
         let loops = try await LoopBoundConnections.open(
@@ -46,7 +46,7 @@ enum FloorServer {
         }
         let app = Application(
             router: router, server: wiring.connectionOnItsLoop ? .http1OnItsLoop(configuration: .init(), group: MultiThreadedEventLoopGroup.singleton) : .http1(),
-            configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "floor"), services: [client] + (pool.map { [$0] } ?? []) + Array(perLoop.values),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "floor"), services: [client, pool] + Array(perLoop.values),
             onServerRunning: { channel in FileHandle.standardOutput.write(Data("port=\(channel.localAddress?.port ?? 0)\n".utf8)) }, logger: logger
         )
         try await app.runService()
@@ -59,10 +59,6 @@ enum FloorWiring: String, CaseIterable {
     case client
     /// `PostgresClient.execute` of a `PostgresPreparedStatement`: parsed once per connection.
     case prepared
-    /// As the stores leased before `LoopBoundPool`: `Database.leasing` over `PostgresClient` (the
-    /// lease raced against its deadline in a task group, a watchdog beside the body) around the
-    /// prepared statement.
-    case lease
     /// As the stores lease now: `Database.leasing` over `LoopBoundPool`, the request's loop
     /// preferred (`PreferredLoopMiddleware`), around the prepared statement.
     case pool
@@ -101,8 +97,6 @@ enum FloorWiring: String, CaseIterable {
             return 0
         case .prepared, .clientPerLoop:
             return try await Self.prepared(statement, aid: aid, on: ClientRunner(client: client, logger: logger))
-        case .lease:
-            return try await database.leasing { connection in try await Self.prepared(statement, aid: aid, on: ConnectionRunner(connection: connection, logger: logger)) }
         case .pool, .poolConnection:
             return try await LoopBoundPool.$preferredLoop.withValue(loop) {
                 try await database.leasing { connection in try await Self.prepared(statement, aid: aid, on: ConnectionRunner(connection: connection, logger: logger)) }
@@ -186,5 +180,17 @@ struct ConnectionRunner: PreparedStatementRunner {
     func first<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> Int32 where Statement.Row == Int32 {
         for try await value in try await connection.execute(statement, logger: logger) { return value }
         return 0
+    }
+}
+
+extension DatabaseURL {
+    /// PostgresNIO's own pool for the floor's rows and the harnesses' own statements: up to
+    /// `connections`, opened as needed, none kept alive by a query (as `LoopBoundPool` keeps its own).
+    func floorClient(connections: Int) -> PostgresClient.Configuration {
+        var configuration = clientConfiguration()
+        configuration.options.maximumConnections = connections
+        configuration.options.minimumConnections = 0
+        configuration.options.keepAliveBehavior = nil
+        return configuration
     }
 }

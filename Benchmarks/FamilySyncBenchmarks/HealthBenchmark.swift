@@ -36,7 +36,7 @@ enum HealthBenchmark {
         http.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: http)
         let api = API(base: "http://127.0.0.1:\(port)", http: client)
-        let postgres = PostgresClient(configuration: url.servingPoolConfiguration(), backgroundLogger: logger)
+        let postgres = PostgresClient(configuration: url.floorClient(connections: LoopBoundPool.defaultLimit), backgroundLogger: logger)
         do {
             try await withThrowingDiscardingTaskGroup { group in
                 group.addTask { await postgres.run() }

@@ -15,10 +15,7 @@ import NIOHTTP1
 /// off, as docs/operations.md says to run behind it). `ignoring`: the bursting family's client
 /// ignores `Retry-After` and sends a shed write again at once, as a broken client would.
 ///
-/// `off-loop`: each connection's task on Swift's pool, as Hummingbird runs it (before
-/// `ConnectionOnItsLoop`).
-///
-///     familysync-bench neighbours [writers] [seconds] [quiet families] [direct|pgbouncer|both] [ignoring] [off-loop] [refusal-pause=ms]
+///     familysync-bench neighbours [writers] [seconds] [quiet families] [direct|pgbouncer|both] [ignoring] [refusal-pause=ms]
 enum NeighboursBenchmark {
     static let poolConnections = 8
     /// The burst runs this long before the quiet families' window opens (its connections open,
@@ -32,25 +29,24 @@ enum NeighboursBenchmark {
         let writers = numbers.count > 0 ? numbers[0] : 48
         let duration = numbers.count > 1 ? numbers[1] : 15
         let quietCount = numbers.count > 2 ? numbers[2] : 3
-        let which = arguments.first { Int($0) == nil && $0 != "ignoring" && $0 != "off-loop" && !$0.hasPrefix("refusal-pause=") } ?? "both"
+        let which = arguments.first { Int($0) == nil && $0 != "ignoring" && !$0.hasPrefix("refusal-pause=") } ?? "both"
         let ignoring = arguments.contains("ignoring")
-        let offLoop = arguments.contains("off-loop")
         // The server's `refusalReadPause` in ms; its default when not given.
         let refusalPause = arguments.first { $0.hasPrefix("refusal-pause=") }.flatMap { Int($0.dropFirst("refusal-pause=".count)) }
         guard ["direct", "pgbouncer", "both"].contains(which), writers > 0, duration > 0, quietCount > 0 else {
-            print("usage: familysync-bench neighbours [writers] [seconds] [quiet families] [direct|pgbouncer|both] [ignoring] [off-loop] [refusal-pause=ms]")
+            print("usage: familysync-bench neighbours [writers] [seconds] [quiet families] [direct|pgbouncer|both] [ignoring] [refusal-pause=ms]")
             exit(2)
         }
         print("FamilySync neighbours benchmark: one family with \(writers) writers at once\(ignoring ? " ignoring Retry-After" : ""), "
               + "\(quietCount) quiet families (a write and a fetch every 100 ms), "
-              + "\(duration) s a phase, the server in its own process with \(poolConnections) pool connections\(offLoop ? ", connections' tasks on Swift's pool (before)" : "")")
+              + "\(duration) s a phase, the server in its own process with \(poolConnections) pool connections")
         print("  load average at start: \(loadAverage())")
         let bench = try await SeparateServerBench.start(connections: 8)
         do {
             /// One server process over `databaseURL` for one mode, measured, its log summed up.
             func measureServer(_ title: String, databaseURL: DatabaseURL, listenURL: DatabaseURL? = nil, preparedStatements: Bool = true, log: String) async throws {
                 let (server, port) = try BenchServer.launch(
-                    databaseURL: databaseURL, connections: poolConnections, listenURL: listenURL, preparedStatements: preparedStatements, log: log, offLoop: offLoop,
+                    databaseURL: databaseURL, connections: poolConnections, listenURL: listenURL, preparedStatements: preparedStatements, log: log,
                     refusalPause: refusalPause
                 )
                 defer {

@@ -108,7 +108,7 @@ enum PollBenchmark {
         // The harness's own listener: the raw COMMIT → LISTEN figure.
         let listener = try await PostgresConnection.connect(configuration: try url.connectionConfiguration(), id: 1, logger: logger)
         let listening = Task {
-            try await listener.listen(on: ChangePublisher.channel) { notifications in
+            try await listener.listen(on: ChangeNoticeChannel.channel) { notifications in
                 for try await notification in notifications { noticed.yield((notification.payload, .now)) }
             }
         }
@@ -150,7 +150,7 @@ enum PollBenchmark {
             ).decode(Int64.self).first(where: { _ in true })!
             try await writer.query("UPDATE zones SET changed_seq = \(sequence) WHERE family_id = \(family.familyID) AND zone_name = 'family'", logger: logger)
             let payload = ChangeNotice.zone("family", of: family.familyID).payload
-            try await writer.query("SELECT pg_notify(\(ChangePublisher.channel), \(payload))", logger: logger)
+            try await writer.query("SELECT pg_notify(\(ChangeNoticeChannel.channel), \(payload))", logger: logger)
             let committed = ContinuousClock.now
             try await writer.query("COMMIT", logger: logger)
 

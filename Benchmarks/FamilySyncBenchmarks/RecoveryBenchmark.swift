@@ -80,9 +80,8 @@ enum RecoveryBenchmark {
         var toWrite: [Double] = []
         var longestAnswer: Double = 0
         var statuses: [String: Int] = [:]
-        // PostgresNIO 1.33 can still trap when the database goes away (its pool; docs/operations.md,
-        // "PostgresNIO 1.33 and a database that goes away"): a server that ended so is counted and
-        // started again, as its supervisor would.
+        // A server that ends when the database goes away (docs/operations.md, "PostgresNIO 1.33
+        // and a database that goes away") is counted and started again, as its supervisor would.
         var serverCrashes = 0
         var crashedAt: [Bool] = []
         func startAgainIfItEnded() async throws {

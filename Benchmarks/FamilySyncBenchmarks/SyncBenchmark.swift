@@ -50,7 +50,7 @@ enum SyncBenchmark {
             let clock = ContinuousClock()
 
             // (a) Baseline: the engine's requests by hand, tokens in memory: the held poll, then the
-            // zones its answer names in one multi-zone fetch (what the engine asks since issue 18).
+            // zones its answer names in one multi-zone fetch (what the engine asks).
             var databaseToken = try await child.databaseChanges(since: nil).changeToken
             var zoneToken = try await child.zoneChanges(zone, since: nil).changeToken
             var bare: [Double] = []

@@ -4,30 +4,29 @@ import Foundation
 import Logging
 import Synchronization
 
-/// `familysync-bench syncneighbour [records] [syncers] [off-loop]`: a quiet family beside another
+/// `familysync-bench syncneighbour [records] [syncers]`: a quiet family beside another
 /// family's full syncs. The server in a process of its own (`BenchServer`); one family's zone
 /// holds `records` records, and `syncers` clients of it sync the whole zone back to back (gzip,
 /// the compact format, as the SDK asks). A quiet family fetches its zone's changes ("nothing new")
 /// every 10 ms, alone for 300 fetches and then for 300 more during the syncs. Each connection's
 /// task runs on its event loop (`ConnectionOnItsLoop`), where a page's encoding and compression
-/// hold the loop's other connections; `off-loop` runs them on Swift's pool, as before.
+/// hold the loop's other connections.
 enum SyncNeighbourBenchmark {
     static func run(_ arguments: [String]) async throws {
         let numbers = arguments.compactMap { Int($0) }
         let records = numbers.count > 0 ? numbers[0] : 10_000
         let syncers = numbers.count > 1 ? numbers[1] : 2
-        let offLoop = arguments.contains("off-loop")
         var logger = Logger(label: "familysync.bench.syncneighbour")
         logger.logLevel = .warning
         let bench = try await SeparateServerBench.start(connections: syncers + 2)
-        let (server, port) = try BenchServer.launch(databaseURL: bench.url, offLoop: offLoop)
+        let (server, port) = try BenchServer.launch(databaseURL: bench.url)
         do {
             let api = API(base: "http://127.0.0.1:\(port)", http: bench.client)
             let fixture = try await ZoneFixture.make(api)
             try await fixture.writeApps(records, through: api)
             try await PeerSyncBenchmark.analyze(bench.url, logger: logger)
             let quiet = try await api.nothingNewFetch()
-            print("sync neighbour: \(records) records synced by \(syncers) clients at once beside a quiet family's fetch every 10 ms, connections' tasks \(offLoop ? "on Swift's pool (before)" : "on their loops")")
+            print("sync neighbour: \(records) records synced by \(syncers) clients at once beside a quiet family's fetch every 10 ms")
 
             func fetches(_ count: Int) async throws -> [Double] {
                 var times: [Double] = []

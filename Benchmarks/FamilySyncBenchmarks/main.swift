@@ -23,11 +23,11 @@ if CommandLine.arguments.contains("takeover") {
 //   familysync-bench dashboard [rounds]
 //   familysync-bench neighbours [writers] [seconds] [quiet families] [direct|pgbouncer|both]
 //   familysync-bench export [usage records]
-//   familysync-bench day [child devices] [speed] [simulated hours] [carried|separate] [client]
+//   familysync-bench day [child devices] [speed] [simulated hours] [carried|separate]
 //   familysync-bench tracing [seconds a phase] [clients] [rounds]
 //   familysync-bench outbox [changes] [rounds]
 //   familysync-bench peersync [rounds] [records]   (Kinto from Benchmarks/kinto.sh)
-//   familysync-bench syncneighbour [records] [syncers] [off-loop]
+//   familysync-bench syncneighbour [records] [syncers]
 //   familysync-bench floor [seconds a row] [rounds] [connections] [only=…] [takeover]
 //   familysync-bench cluster-ops <database url> <cluster dir> [families] [seconds a phase] [seconds stopped]
 var arguments = Array(CommandLine.arguments.dropFirst())

@@ -36,13 +36,13 @@ public struct FamilySyncClient: Sendable {
     }
 
     /// `GET /health/live`.
-    public func live() async throws(FamilySyncError) -> HealthStatus {
-        try await send(.GET, "/health/live", as: HealthStatus.self)
+    public func live() async throws(FamilySyncError) -> ProbeStatus {
+        try await send(.GET, "/health/live", as: ProbeStatus.self)
     }
 
     /// `GET /health/ready`: throws `TRY_AGAIN_LATER` while the database is down or unmigrated.
-    public func ready() async throws(FamilySyncError) -> HealthStatus {
-        try await send(.GET, "/health/ready", as: HealthStatus.self)
+    public func ready() async throws(FamilySyncError) -> ProbeStatus {
+        try await send(.GET, "/health/ready", as: ProbeStatus.self)
     }
 
     // MARK: - Transport

@@ -33,10 +33,10 @@ package func buildApplication(
         idleTimeout: .nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1)))
     )
     var app = Application(
-        responder: FamilySyncResponder(router: router.buildResponder(), childTasks: configuration.chainsInChildTasks),
-        server: configuration.connectionsOnTheirLoops ? .http1OnItsLoop(configuration: http1, group: MultiThreadedEventLoopGroup.singleton) : .http1(configuration: http1),
+        responder: FamilySyncResponder(router: router.buildResponder()),
+        server: .http1OnItsLoop(configuration: http1, group: MultiThreadedEventLoopGroup.singleton),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "FamilySync"),
-        services: [dependencies.pool.service, dependencies.listener],
+        services: [dependencies.pool, dependencies.listener],
         onServerRunning: onServerRunning,
         logger: logger
     )
@@ -150,7 +150,7 @@ func buildRouter(
     routes.add(middleware: ForwardedClientMiddleware(proxies: configuration.trustedProxies))
 
     let clock = dependencies.clock, keyring = dependencies.keyring
-    HealthController(readiness: DatabaseReadiness(database: dependencies.database, migrator: dependencies.migrator)).addRoutes(to: routes)
+    ProbeController(readiness: DatabaseReadiness(database: dependencies.database, migrator: dependencies.migrator)).addRoutes(to: routes)
     MetricsController(registry: dependencies.metricsRegistry, database: dependencies.database, databaseMetrics: dependencies.databaseMetrics).addRoutes(to: routes)
 
     let families = FamilyController(
@@ -186,7 +186,7 @@ func buildRouter(
     RetentionController(retention: dependencies.retention, maximumDays: configuration.retentionDays).addRoutes(to: authenticated)
     pairings.addAuthenticatedRoutes(to: authenticated)
     signIns.addAuthenticatedRoutes(to: authenticated)
-    ZoneController(writes: dependencies.recordWrites, reads: dependencies.recordReads, devices: dependencies.devices, keyring: keyring).addRoutes(to: authenticated)
+    ZoneController(zones: dependencies.zones, reads: dependencies.recordReads, devices: dependencies.devices, keyring: keyring).addRoutes(to: authenticated)
     RecordController(writes: dependencies.recordWrites, reads: dependencies.recordReads, keyring: keyring).addRoutes(to: authenticated)
     CommandController(writes: dependencies.commandWrites, reads: dependencies.commandReads).addRoutes(to: authenticated)
     let usage = UsageController(intake: dependencies.usageIntake, reads: dependencies.usageReads, keyring: keyring, clock: clock, retention: configuration.usageRetention)

@@ -20,22 +20,6 @@ package protocol RouteModule: Sendable {
     )
 }
 
-/// The application's router as a responder, for answering requests in process (the dashboard's
-/// SDK calls): set once the router is built, nil before.
-package final class APIResponder: Sendable {
-    private let responder = Mutex<RouterResponder<FamilySyncRequestContext>?>(nil)
-
-    package init() {}
-
-    func set(_ responder: RouterResponder<FamilySyncRequestContext>) {
-        self.responder.withLock { $0 = responder }
-    }
-
-    package func get() -> RouterResponder<FamilySyncRequestContext>? {
-        responder.withLock { $0 }
-    }
-}
-
 extension FamilySyncError {
     /// `error` as the API answers it (§1.1), as `ErrorMiddleware` maps it: for a module that
     /// answers failures its own way (the dashboard, as pages).

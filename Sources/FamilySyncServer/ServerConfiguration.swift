@@ -52,12 +52,6 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var tracesRecordPaths = false
     /// The operator's token for the fleet's endpoints (§10.1); nil: they answer 404.
     public var operatorToken: OperatorToken?
-    /// Each request's middleware chain in a child task of its connection's (`FamilySyncResponder`);
-    /// off only for the floor harness's comparison of the two in one run.
-    package var chainsInChildTasks = true
-    /// Each connection's task on its own event loop (`ConnectionOnItsLoop`); off only for the
-    /// harnesses' comparison with Hummingbird's own, on Swift's pool.
-    package var connectionsOnTheirLoops = true
 
     public static let appleJWKSDefault = "https://appleid.apple.com/auth/keys"
 

@@ -19,7 +19,7 @@ import Tracing
 /// (`DeviceHealthTests`, when one store grew by a field), so nothing copies it any more.
 public final class ServerDependencies: Sendable {
     /// The serving pool, a service of the application.
-    public let pool: ServingPool
+    public let pool: LoopBoundPool
     /// The pool as every store uses it, with the families' turns for writing.
     public let database: Database
     public let metricsRegistry: PrometheusCollectorRegistry
@@ -52,6 +52,7 @@ public final class ServerDependencies: Sendable {
     public let signIns: PostgresSignInStore
     /// The web dashboard's signed-in browsers (`DashboardSession`).
     public let dashboardSessions: PostgresDashboardSessionStore
+    let zones: PostgresZoneStore
     let recordWrites: PostgresRecordWrites
     let recordReads: PostgresRecordReads
     let tombstones: PostgresTombstonePurge
@@ -105,7 +106,7 @@ public final class ServerDependencies: Sendable {
     /// `listener` is the database of the LISTEN connection: the same database as `pool`'s, on a
     /// connection of its own.
     public init(
-        pool: ServingPool, listener: PostgresConnection.Configuration, metricsRegistry: PrometheusCollectorRegistry,
+        pool: LoopBoundPool, listener: PostgresConnection.Configuration, metricsRegistry: PrometheusCollectorRegistry,
         clock: any WallClock = SystemWallClock(), logger: Logger, listenerBackoff: Duration = .milliseconds(100),
         listenerMaximumBackoff: Duration = .seconds(5), migrateOnStart: Bool = true, push: PushSettings? = nil, preparedStatements: Bool = true,
         familyWrites: FamilyWriteQueue.Limits = .init(), tracer: (any Tracer)? = nil, leaseWait: Duration = Database.connectionWait
@@ -133,6 +134,7 @@ public final class ServerDependencies: Sendable {
         pairings = PostgresPairingStore(changeLog: changeLog, clock: clock, logger: logger)
         signIns = PostgresSignInStore(changeLog: changeLog, clock: clock, logger: logger)
         dashboardSessions = PostgresDashboardSessionStore(database: database, clock: clock, logger: logger)
+        zones = PostgresZoneStore(changeLog: changeLog, clock: clock, logger: logger)
         recordWrites = PostgresRecordWrites(changeLog: changeLog, clock: clock, logger: logger)
         recordReads = PostgresRecordReads(changeLog: changeLog, logger: logger, preparedStatements: preparedStatements)
         tombstones = PostgresTombstonePurge(changeLog: changeLog, logger: logger)
@@ -159,7 +161,7 @@ public final class ServerDependencies: Sendable {
         self.push = push
         pushClaims = PostgresPushClaims(database: database, logger: logger)
         pushMetrics = PushMetrics(registry: metricsRegistry)
-        databaseMetrics = DatabaseMetrics(registry: metricsRegistry, poolSize: pool.size)
+        databaseMetrics = DatabaseMetrics(registry: metricsRegistry, poolSize: pool.limit)
         shedMetrics = ShedMetrics(registry: metricsRegistry)
         pushListener = PostgresChangeListener(
             configuration: listener, sink: pushWake, logger: logger, initialBackoff: listenerBackoff, maximumBackoff: listenerMaximumBackoff,

@@ -12,7 +12,7 @@ struct FamilySyncCommand: AsyncParsableCommand {
         abstract: "A self-hosted sync server for family screen-time apps, and a client that acts as a parent or a child device.",
         subcommands: [
             ServeCommand.self, MigrateCommand.self, ExpireChangeTokensCommand.self, HealthcheckCommand.self,
-            FamilyCommand.self, PairCommand.self, DevicesCommand.self, MembersCommand.self, ConfigCommand.self, CommandCommand.self,
+            FamilyCommand.self, PairCommand.self, DevicesCommand.self, MembersCommand.self, ConfigCommand.self, ChildCommandsCommand.self,
             UsageCommand.self, SummariesCommand.self, ReportCommand.self, CategoriesCommand.self, BudgetsCommand.self, BudgetStatusCommand.self, AlertsCommand.self,
             HealthCommand.self, SchedulesCommand.self, ShieldCommand.self, ShieldStateCommand.self, PINCommand.self, PushCommand.self,
             ChangesCommand.self, WatchCommand.self, PendingCommand.self, AuditCommand.self, ExportCommand.self, FleetCommand.self,

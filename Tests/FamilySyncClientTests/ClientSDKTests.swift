@@ -31,7 +31,7 @@ enum TestTransport: CaseIterable, Sendable, CustomStringConvertible {
             let family = try await anonymous.createFamily(.init(name: "Mom's iPhone", platform: .ios, timeZone: "America/Chicago"))
             let parent = anonymous.authenticated(as: family.credential)
 
-            // Pairing, as §3 and the README walk it.
+            // Pairing, as §3 and docs/walkthrough.md walk it.
             let invitation = try await parent.createPairing(CreatePairingRequest(role: .child, childName: "Johnny"))
             let accepted = try await anonymous.acceptPairing(qrPayload: invitation.qrPayload, device: .init(name: "Johnny's iPad", platform: .ipados, timeZone: "UTC"))
             let child = anonymous.authenticated(as: accepted.credential)

@@ -13,7 +13,7 @@ import Testing
 /// child's app, the parent's sync engine receiving the child's summary, and recovery from an
 /// expired token, a 429 and a conflict.
 // No time limit of Swift Testing's: it would count the wait for a test server's slot, which in a
-// full run lasts most of the suite (issue 46). `withTestServer` bounds each test from its server's
+// full run lasts most of the suite. `withTestServer` bounds each test from its server's
 // start, and names the wait a test is stuck in.
 @Suite struct EndToEndTests {
     final class Waits: Sendable {

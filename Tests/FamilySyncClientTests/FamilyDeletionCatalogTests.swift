@@ -7,7 +7,7 @@ import Foundation
 import PostgresNIO
 import Testing
 
-/// Deletion that leaves nothing (issue 36): a family that used every part of the service is
+/// Deletion that leaves nothing: a family that used every part of the service is
 /// deleted, then every table of the catalog is read whole and none may still name the family,
 /// its devices, members or pairings. A table added later that the deletion forgets fails this
 /// without any change here. A second family, kept, must be found by the same scan.

@@ -10,7 +10,7 @@ import Testing
 /// The SDK's sync engine against a live server: it follows the change feeds, wakes on the long
 /// poll, starts over when a token expires, and stops when its credential is revoked.
 // No time limit of Swift Testing's: it would count the wait for a test server's slot, which in a
-// full run lasts most of the suite (issue 46). `withTestServer` bounds each test from its server's
+// full run lasts most of the suite. `withTestServer` bounds each test from its server's
 // start, and names the wait a test is stuck in.
 @Suite struct SyncEngineTests {
     /// A parent, a child whose zone holds one configuration, and the child's client and state file.
@@ -197,7 +197,7 @@ import Testing
 
 /// A push is a poll's answer (§12): the engine fetches on it, running or not.
 // No time limit of Swift Testing's: it would count the wait for a test server's slot, which in a
-// full run lasts most of the suite (issue 46). `withTestServer` bounds each test from its server's
+// full run lasts most of the suite. `withTestServer` bounds each test from its server's
 // start, and names the wait a test is stuck in.
 @Suite struct SyncEnginePushTests {
     /// Waits until `condition` holds, failing after 10 s.

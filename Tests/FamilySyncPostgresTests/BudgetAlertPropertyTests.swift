@@ -18,11 +18,11 @@ import Testing
     @Test(arguments: 1...8)
     func eachReachedPercentHasExactlyOneAlert(_ seed: Int) async throws {
         var random = SeededGenerator(seed: UInt64(seed))
-        try await withTestDatabase { client, _ in
-            let family = try await RecordEnginePropertyTests.makeFamily(client)
+        try await withServingDatabase { database, client, _ in
+            let family = try await RecordEnginePropertyTests.makeFamily(database)
             let clock = ManualClock(Self.now)
-            let store = PostgresUsageIntake(changeLog: ChangeLog(database: Database.underTest(client), logger: testLogger), clock: clock, logger: testLogger)
-            let (first, second, member) = try await Self.twoDevicesOfOneMember(family, client)
+            let store = PostgresUsageIntake(changeLog: ChangeLog(database: database, logger: testLogger), clock: clock, logger: testLogger)
+            let (first, second, member) = try await Self.twoDevicesOfOneMember(family, database, client)
 
             // One to three budgets with random allowances and percents.
             var budgets: [(id: String, fields: [String: JSONValue])] = []
@@ -42,7 +42,7 @@ import Testing
                 budgets.append(("b\(index)", fields))
             }
             let budgetRecords = budgets
-            try await ChangeLog(database: Database.underTest(client), logger: testLogger).write(family: family.child.familyID) { locked in
+            try await ChangeLog(database: database, logger: testLogger).write(family: family.child.familyID) { locked in
                 let records = budgetRecords.map { id, fields in
                     Record(
                         recordName: "budget-\(id)", recordType: "Budget", fields: fields, changeTag: "", deleted: false,
@@ -124,10 +124,10 @@ import Testing
     }
 
     /// A second device joined to the first's member (§8), both as authenticated callers.
-    static func twoDevicesOfOneMember(_ family: RecordEnginePropertyTests.Family, _ client: PostgresClient) async throws -> (AuthenticatedDevice, AuthenticatedDevice, UUID) {
+    static func twoDevicesOfOneMember(_ family: RecordEnginePropertyTests.Family, _ database: Database, _ client: PostgresClient) async throws -> (AuthenticatedDevice, AuthenticatedDevice, UUID) {
         let rows = try await client.query("SELECT member_id FROM devices WHERE device_id = \(family.child.deviceID)", logger: testLogger)
         let member = try #require(try await rows.decode(UUID.self).first { _ in true })
-        let pairings = PostgresPairingStore(changeLog: ChangeLog(database: Database.underTest(client), logger: testLogger), clock: ManualClock(Self.now), logger: testLogger)
+        let pairings = PostgresPairingStore(changeLog: ChangeLog(database: database, logger: testLogger), clock: ManualClock(Self.now), logger: testLogger)
         let (pairing, token) = try await pairings.create(
             familyID: family.child.familyID, createdBy: family.parents[0].deviceID, role: .child, childName: nil, memberID: member, ttlSeconds: 600
         )

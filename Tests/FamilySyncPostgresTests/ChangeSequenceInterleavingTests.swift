@@ -11,12 +11,12 @@ import Testing
 /// token to n+1 and never see A's n. Here B cannot take a number until A commits, so the reader's
 /// token never passes an uncommitted change.
 // Bounded from its database's creation, not by a Swift Testing time limit, which counted the line
-// for CREATE DATABASE (over a minute in a full run on a busy machine, issue 46).
+// for CREATE DATABASE (over a minute in a full run on a busy machine).
 @Suite struct ChangeSequenceInterleavingTests {
     @Test func aWriterThatCommitsLateIsNotSkipped() async throws {
-        try await withTestDatabase(isolation: .database) { client, url in try await withinBound(.seconds(120), "the interleaving of two writers") {
-            let family = try await RecordEnginePropertyTests.makeFamily(client)
-            let stores = RecordEnginePropertyTests.stores(client)
+        try await withServingDatabase(isolation: .database) { database, client, url in try await withinBound(.seconds(120), "the interleaving of two writers") {
+            let family = try await RecordEnginePropertyTests.makeFamily(database)
+            let stores = RecordEnginePropertyTests.stores(database)
             let parent = ZoneAccess(family.parents[0])
             let start = try await stores.reads.zoneChanges(access: parent, zoneName: family.zone, since: nil, limit: 100)
             let startToken = ChangeToken(familyID: family.child.familyID, deviceID: family.parents[0].deviceID, scope: .zone(name: family.zone, incarnation: start.zone.incarnation), sequence: start.sequence)

@@ -9,9 +9,9 @@ import Testing
 /// errors through `DatabaseErrorTranslation`), on errors PostgreSQL really raises.
 @Suite struct DatabaseErrorTranslationTests {
     @Test func aUniqueKeyTakenIsTheDomainsConflict() async throws {
-        try await withTestDatabase { client, _ in
+        try await withServingDatabase { database, _, _ in
             let error = await #expect(throws: (any Error).self) {
-                try await Database.underTest(client).inTransaction(logger: testLogger) { connection in
+                try await database.inTransaction(logger: testLogger) { connection in
                     try await connection.query("CREATE TEMPORARY TABLE taken (id int PRIMARY KEY)", logger: testLogger)
                     try await connection.query("INSERT INTO taken VALUES (1), (1)", logger: testLogger)
                 }
@@ -35,14 +35,8 @@ import Testing
     /// connection). It went back to the pool aborted before, and the next request failed 25P02.
     @Test func anUnreachableCitusWorkerIsUnavailableAndLeavesTheConnectionWell() async throws {
         try await withTestDatabase { _, url in
-            var configuration = url.clientConfiguration()
-            configuration.options.maximumConnections = 1
-            configuration.options.connectTimeout = .seconds(30)
-            let client = PostgresClient(configuration: configuration, backgroundLogger: testLogger)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { await client.run() }
-                defer { group.cancelAll() }
-                let database = Database.underTest(client)
+            try await withServingPool(url, limit: 1) { pool in
+                let database = Database(serving: pool, leaseWait: .seconds(60))
                 let error = await #expect(throws: FamilySyncError.self) {
                     try await database.inTransaction(logger: testLogger) { connection in
                         try await connection.query(
@@ -67,14 +61,14 @@ import Testing
     /// The worker lost in the middle of a transaction, as Citus's coordinator relays it (XX000,
     /// told by its message), is unavailable too; another XX000 stays a bug of ours.
     @Test func aCitusWorkerLostMidTransactionIsUnavailable() async throws {
-        try await withTestDatabase { client, _ in
+        try await withServingDatabase { database, _, _ in
             for (message, unavailable) in [
                 ("failure on connection marked as essential: 127.0.0.1:9721", true),
                 ("terminating connection due to administrator command", true),
                 ("could not find the shard", false),
             ] {
                 let error = await #expect(throws: (any Error).self) {
-                    try await Database.underTest(client).inTransaction(logger: testLogger) { connection in
+                    try await database.inTransaction(logger: testLogger) { connection in
                         try await connection.query("DO $$ BEGIN RAISE EXCEPTION USING ERRCODE = 'XX000', MESSAGE = '\(unescaped: message)'; END $$", logger: testLogger)
                     }
                 }
@@ -84,9 +78,9 @@ import Testing
     }
 
     @Test func aStatementThatIsWrongIsNoneOfTheClientsBusiness() async throws {
-        try await withTestDatabase { client, _ in
+        try await withServingDatabase { database, _, _ in
             let error = await #expect(throws: (any Error).self) {
-                try await Database.underTest(client).rows("SELECT no_such_column FROM families", logger: testLogger)
+                try await database.rows("SELECT no_such_column FROM families", logger: testLogger)
             }
             #expect(error != nil && !(error is FamilySyncError), "a bug of ours stays itself, for the HTTP layer to answer 500 and log")
         }

@@ -107,7 +107,7 @@ import Testing
 
     @Test func applicationNameAndConnectTimeoutReachPostgresNIO() throws {
         let url = try DatabaseURL("postgresql://u@h/d?application_name=familysync-eu&connect_timeout=7")
-        let client = url.servingPoolConfiguration()
+        let client = url.clientConfiguration()
         #expect(client.options.connectTimeout == .seconds(7))
         #expect(client.options.additionalStartupParameters.map { "\($0)=\($1)" } == ["application_name=familysync-eu"])
         let connection = try url.connectionConfiguration()

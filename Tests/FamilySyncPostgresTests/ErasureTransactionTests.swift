@@ -12,11 +12,11 @@ import Testing
     struct Interrupted: Error {}
 
     @Test func anErasureInterruptedAtItsEndLeavesEverything() async throws {
-        try await withTestDatabase { client, url in
-            let family = try await RecordEnginePropertyTests.makeFamily(client)
+        try await withServingDatabase { database, client, url in
+            let family = try await RecordEnginePropertyTests.makeFamily(database)
             // On Citus, the family's rows: other tests write to the same database meanwhile.
             let scope: Set<UUID>? = TestPostgres.isShared(url) ? [family.child.familyID] : nil
-            let changeLog = ChangeLog(database: Database.underTest(client), logger: testLogger)
+            let changeLog = ChangeLog(database: database, logger: testLogger)
             let clock = ManualClock()
             var sessions: [UsageSession] = []
             for index in 0..<50 {

@@ -10,11 +10,11 @@ import Testing
 @Suite struct HealthIntakeTests {
     /// Prepared (`QuietHeartbeatStatement`), and unnamed as behind a pooler that keeps none.
     @Test(arguments: [true, false]) func aQuietHeartbeatIsOneStatement(prepared: Bool) async throws {
-        try await withTestDatabase { client, _ in
-            let family = try await RecordEnginePropertyTests.makeFamily(client)
+        try await withServingDatabase { database, client, _ in
+            let family = try await RecordEnginePropertyTests.makeFamily(database)
             let clock = ManualClock()
             let intake = PostgresHealthIntake(
-                changeLog: ChangeLog(database: Database.underTest(client), logger: testLogger), clock: clock, logger: testLogger, preparedStatements: prepared
+                changeLog: ChangeLog(database: database, logger: testLogger), clock: clock, logger: testLogger, preparedStatements: prepared
             )
             let first = try await intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true, notificationSequence: 1), by: family.child)
             #expect(!first.quiet && first.health?.status == .healthy)
@@ -44,10 +44,10 @@ import Testing
     /// A poll's heartbeat (`answering` false) takes the same quiet path without reading the
     /// `health` record back, and is recorded as fully: the next answered heartbeat sees it.
     @Test func aHeartbeatNotAnsweredIsQuietAndRecorded() async throws {
-        try await withTestDatabase { client, _ in
-            let family = try await RecordEnginePropertyTests.makeFamily(client)
+        try await withServingDatabase { database, client, _ in
+            let family = try await RecordEnginePropertyTests.makeFamily(database)
             let clock = ManualClock()
-            let intake = PostgresHealthIntake(changeLog: ChangeLog(database: Database.underTest(client), logger: testLogger), clock: clock, logger: testLogger)
+            let intake = PostgresHealthIntake(changeLog: ChangeLog(database: database, logger: testLogger), clock: clock, logger: testLogger)
             // The first is the full path, answered or not: it writes the record.
             let first = try await intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true, memoryUsageMB: 5, notificationSequence: 1), by: family.child, answering: false)
             #expect(!first.quiet && first.health?.status == .healthy)
@@ -66,10 +66,9 @@ import Testing
     /// counters already at their top), each sum stops at 2147483647 and no report fails, on
     /// either path.
     @Test(arguments: [true, false]) func theDaysCountersSaturate(prepared: Bool) async throws {
-        try await withTestDatabase { client, _ in
-            let family = try await RecordEnginePropertyTests.makeFamily(client)
+        try await withServingDatabase { database, client, _ in
+            let family = try await RecordEnginePropertyTests.makeFamily(database)
             let clock = ManualClock()
-            let database = Database.underTest(client)
             let intake = PostgresHealthIntake(changeLog: ChangeLog(database: database, logger: testLogger), clock: clock, logger: testLogger, preparedStatements: prepared)
             func beat(_ sequence: Int64?, errors: [ExtensionError] = []) async throws -> PostgresHealthIntake.Reported {
                 clock.advance(by: 30)
@@ -122,10 +121,10 @@ import Testing
     /// change. The detector's tracking pass makes the alert in the member's zone and leaves the
     /// device's zone as it was (no spurious wake, no push of nothing).
     @Test func aTrackingAlertChangesOnlyTheMembersZone() async throws {
-        try await withTestDatabase(isolation: .database) { client, _ in
-            let family = try await RecordEnginePropertyTests.makeFamily(client)
+        try await withServingDatabase(isolation: .database) { database, client, _ in
+            let family = try await RecordEnginePropertyTests.makeFamily(database)
             let clock = ManualClock()
-            let changeLog = ChangeLog(database: Database.underTest(client), logger: testLogger)
+            let changeLog = ChangeLog(database: database, logger: testLogger)
             let intake = PostgresHealthIntake(changeLog: changeLog, clock: clock, logger: testLogger)
             let detector = PostgresStaleDetector(changeLog: changeLog, clock: clock, logger: testLogger)
             _ = try await intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true, notificationSequence: 1), by: family.child)
@@ -133,11 +132,11 @@ import Testing
             let pass = HeartbeatRules.StalePass(now: clock.now())
             #expect(try await detector.turnStale(pass, limit: 10) == 1)
             func changed(_ zone: String) async throws -> Int64 {
-                try await Database.underTest(client).rows(
+                try await database.rows(
                     "SELECT changed_seq FROM zones WHERE family_id = \(family.child.familyID) AND zone_name = \(zone)", logger: testLogger
                 ).decode(Int64.self).first ?? -1
             }
-            let memberID = try #require(try await Database.underTest(client).rows(
+            let memberID = try #require(try await database.rows(
                 "SELECT member_id FROM devices WHERE family_id = \(family.child.familyID) AND device_id = \(family.child.deviceID)", logger: testLogger
             ).decode(UUID?.self).first ?? nil)
             let deviceZone = try #require(family.child.zoneName)

@@ -2,10 +2,12 @@ import FamilySyncCore
 import FamilySyncPostgres
 import FamilySyncTestSupport
 import Foundation
+import Logging
 import NIOCore
 import NIOPosix
 import PostgresNIO
 import ServiceLifecycle
+import Synchronization
 import Testing
 
 /// The serving pool's rules (docs/operations.md, "Connections"), on a real database: connections
@@ -19,14 +21,7 @@ import Testing
         _ body: (LoopBoundPool, PostgresClient) async throws -> Result
     ) async throws -> Result {
         try await withTestDatabase { client, url in
-            var configuration = try url.connectionConfiguration()
-            configuration.options.connectTimeout = .seconds(30)
-            let pool = LoopBoundPool(configuration: configuration, limit: limit, idleTimeout: idleTimeout, logger: testLogger)
-            return try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await pool.run() }
-                defer { group.cancelAll() }
-                return try await body(pool, client)
-            }
+            try await withServingPool(url, limit: limit, idleTimeout: idleTimeout) { pool in try await body(pool, client) }
         }
     }
 
@@ -110,12 +105,31 @@ import Testing
         let pool = LoopBoundPool(configuration: nowhere, limit: 4, logger: testLogger)
         for _ in 0..<3 {
             try await failingIfHung(after: .seconds(60), "a lease of a pool whose database is away") {
-                let error = await #expect(throws: (any Error).self) {
+                let error = await #expect(throws: FamilySyncError.self) {
                     try await pool.leasing(within: .seconds(600)) { _ in }
                 }
+                #expect(error.flatMap(TryAgainReason.init) == .databaseUnavailable, "\(String(describing: error))")
             }
         }
         #expect(pool.open == 0)
+    }
+
+    /// A database that takes the connection and never answers (a socket nobody accepts on): the
+    /// lease's wait runs out while its connection is being opened. It answers
+    /// `databaseUnavailable` (nothing is leased, so the pool is not busy) and logs the slow
+    /// connect, the operator's one word of it.
+    @Test func aConnectThatOutlastsTheWaitIsUnavailableAndLogged() async throws {
+        let silent = try PortHolder()
+        defer { silent.close() }
+        let lines = LoggedMessages()
+        let logger = Logger(label: "pool") { _ in lines.handler }
+        let configuration = PostgresConnection.Configuration(host: "127.0.0.1", port: silent.port, username: "x", password: nil, database: "x", tls: .disable)
+        let pool = LoopBoundPool(configuration: configuration, limit: 1, logger: logger)
+        let error = try await failingIfHung(after: .seconds(60), "a lease whose connect never ends") {
+            await #expect(throws: FamilySyncError.self) { try await pool.leasing(within: .milliseconds(300)) { _ in } }
+        }
+        #expect(error.flatMap(TryAgainReason.init) == .databaseUnavailable, "\(String(describing: error))")
+        #expect(lines.all.contains(LoopBoundPool.slowConnectMessage.description), "\(lines.all)")
     }
 
     /// The connection closed under a lease (its backend terminated), then a statement: written after
@@ -126,7 +140,7 @@ import Testing
         try await withPool(limit: 1) { pool, client in
             try await failingIfHung(after: .seconds(120), "a lease whose connection closed under it") {
                 let error = await #expect(throws: (any Error).self) {
-                    try await Database(serving: .loopBound(pool)).leasing(within: .seconds(60)) { connection in
+                    try await Database(serving: pool).leasing(within: .seconds(60)) { connection in
                         let pid = try await backend(connection)
                         try await client.query("SELECT pg_terminate_backend(\(Int32(pid)))", logger: testLogger)
                         while !connection.isClosed { try await Task.sleep(for: .milliseconds(10)) }
@@ -173,5 +187,14 @@ import Testing
                 try await pool.leasing(within: .seconds(60)) { _ in }
             }
         }
+    }
+}
+
+/// The messages a logger was given, for a test that checks what was logged.
+private final class LoggedMessages: Sendable {
+    private let messages = Mutex<[String]>([])
+    var all: [String] { messages.withLock { $0 } }
+    var handler: EventLogHandler {
+        EventLogHandler { event in self.messages.withLock { $0.append(event.message.description) } }
     }
 }

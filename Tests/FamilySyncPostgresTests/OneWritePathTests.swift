@@ -9,7 +9,7 @@ import Testing
     /// The change log's own files: they alone number, notify and write records.
     static func isChangeLog(_ path: String) -> Bool {
         let name = (path as NSString).lastPathComponent
-        return name == "ChangeLog.swift" || name.hasPrefix("LockedFamily") || name == "ChangePublisher.swift"
+        return name == "ChangeLog.swift" || name.hasPrefix("LockedFamily") || name == "ChangeNoticeChannel.swift"
     }
 
     /// What only the change log writes, each with why.
@@ -20,7 +20,7 @@ import Testing
         (#"INSERT INTO (records|zones)|UPDATE (records|zones)\b|DELETE FROM (records|zones)\b"#, "writes records or zones"),
         (#"pg_notify"#, "notifies outside the change log's transaction"),
         (#"INSERT INTO audit_events"#, "writes the audit log outside the transaction of the change it records"),
-        (#"ChangePublisher\.publish|\.advance\(|\.announce\("#, "publishes or numbers by hand"),
+        (#"ChangeNoticeChannel\.publish|\.advance\(|\.announce\("#, "publishes or numbers by hand"),
         // A device's `last_seen_at` and `last_sync_at` are bookkeeping, not changes: no number, no
         // notice, no cache to drop (docs/architecture.md, "One change log").
         (#"UPDATE (devices|members) SET (?!last_seen_at|last_sync_at)|DELETE FROM (families|devices|members)\b|\.publish\("#,

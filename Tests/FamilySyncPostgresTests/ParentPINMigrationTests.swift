@@ -11,7 +11,7 @@ import Testing
 /// devices sync it and drop their copy), and the PIN still checks online.
 @Suite struct ParentPINMigrationTests {
     @Test func theVerifierLeavesTheRecordAndThePINStillChecks() async throws {
-        try await withTestDatabase(migrated: false) { client, _ in
+        try await withServingDatabase(migrated: false) { database, client, _ in
             try await Migrator(migrations: Migration.all.filter { $0.version <= 5 }, logger: testLogger).migrate(client: client)
             let family = UUID(), parent = UUID(), child = UUID()
             let statements: [PostgresQuery] = [
@@ -53,7 +53,7 @@ import Testing
             }
 
             let clock = ManualClock()
-            let store = PostgresParentPINStore(changeLog: ChangeLog(database: Database.underTest(client), logger: testLogger), clock: clock, logger: testLogger)
+            let store = PostgresParentPINStore(changeLog: ChangeLog(database: database, logger: testLogger), clock: clock, logger: testLogger)
             #expect(try await store.rewriteRecordsStillCarryingVerifiers() == 2)
             #expect(try await store.rewriteRecordsStillCarryingVerifiers() == 0)
             let record = try await client.query(

@@ -19,15 +19,15 @@ import Testing
     static let clock = SystemWallClock()
 
     /// The record stores over one change log, as the server builds them.
-    static func stores(_ client: PostgresClient) -> (writes: PostgresRecordWrites, reads: PostgresRecordReads) {
-        let changeLog = ChangeLog(database: Database.underTest(client), logger: testLogger)
+    static func stores(_ database: Database) -> (writes: PostgresRecordWrites, reads: PostgresRecordReads) {
+        let changeLog = ChangeLog(database: database, logger: testLogger)
         return (PostgresRecordWrites(changeLog: changeLog, clock: clock, logger: testLogger), PostgresRecordReads(changeLog: changeLog, logger: testLogger))
     }
 
     /// A family with three parent devices and a child with its zone, made through the stores.
-    static func makeFamily(_ client: PostgresClient) async throws -> Family {
-        let families = PostgresFamilyStore(changeLog: ChangeLog(database: Database.underTest(client), logger: testLogger), clock: clock, logger: testLogger)
-        let pairings = PostgresPairingStore(changeLog: ChangeLog(database: Database.underTest(client), logger: testLogger), clock: clock, logger: testLogger)
+    static func makeFamily(_ database: Database) async throws -> Family {
+        let families = PostgresFamilyStore(changeLog: ChangeLog(database: database, logger: testLogger), clock: clock, logger: testLogger)
+        let pairings = PostgresPairingStore(changeLog: ChangeLog(database: database, logger: testLogger), clock: clock, logger: testLogger)
         let (parent, _, _) = try await families.create(parentName: "P", platform: .ios, timeZone: "UTC")
         func join(_ role: DeviceRole) async throws -> AuthenticatedDevice {
             let (pairing, token) = try await pairings.create(familyID: parent.familyID, createdBy: parent.id, role: role, childName: nil, ttlSeconds: 600)
@@ -57,8 +57,8 @@ import Testing
     @Test(arguments: 1...20)
     func concurrentWritesEndTheSameInAnyOrder(_ seed: Int) async throws {
         var random = SeededGenerator(seed: UInt64(seed))
-        try await withTestDatabase { client, _ in
-            let stores = Self.stores(client)
+        try await withServingDatabase { database, client, _ in
+            let stores = Self.stores(database)
             let base = Date().addingTimeInterval(-3600)
             var finals: [Record?] = []
             // Distinct (device, second) pairs: one device does not make two different writes in the
@@ -71,7 +71,7 @@ import Testing
             var orders = [Array(0..<writeCount), Array(0..<writeCount).shuffled(using: &random)]
             orders.append(orders[1].reversed())
             for order in orders {
-                let family = try await Self.makeFamily(client)
+                let family = try await Self.makeFamily(database)
                 let access = { (index: Int) in ZoneAccess(family.parents[index]) }
                 let created = try await stores.writes.modify(access: access(0), zoneName: family.zone, operations: [Self.operation(.create, "r", fields: Self.config("r", 0), at: base)], atomic: true)
                 guard case .saved(let original, _, _) = created.results[0] else { Issue.record("create failed"); return }
@@ -97,9 +97,9 @@ import Testing
     @Test(arguments: 1...8)
     func aFollowerEndsWithTheServersState(_ seed: Int) async throws {
         var random = SeededGenerator(seed: UInt64(seed) &* 7919)
-        try await withTestDatabase { client, _ in
-            let stores = Self.stores(client)
-            let family = try await Self.makeFamily(client)
+        try await withServingDatabase { database, client, _ in
+            let stores = Self.stores(database)
+            let family = try await Self.makeFamily(database)
             let names = (0..<12).map { "r\($0)" }
             let batches: [[(RecordOperationType, String, Int)]] = (0..<Int.random(in: 10...25, using: &random)).map { _ in
                 Array(names.shuffled(using: &random).prefix(Int.random(in: 1...4, using: &random))).map { name in
@@ -111,7 +111,7 @@ import Testing
             actor Follower {
                 var state: [String: String] = [:]
                 var token: ChangeToken?
-                func apply(_ changes: PostgresRecordReads.ZoneChanges, token next: ChangeToken) throws {
+                func apply(_ changes: ZoneChangePage<FeedRecord>, token next: ChangeToken) throws {
                     for record in changes.records {
                         state[record.recordName] = record.deleted ? nil : try record.record().fields["displayName"].map { "\($0)" }
                     }
@@ -167,9 +167,9 @@ import Testing
     @Test(arguments: 1...10)
     func atomicBatchesAreAllOrNothing(_ seed: Int) async throws {
         var random = SeededGenerator(seed: UInt64(seed) &* 104_729)
-        try await withTestDatabase { client, url in
-            let stores = Self.stores(client)
-            let family = try await Self.makeFamily(client)
+        try await withServingDatabase { database, client, url in
+            let stores = Self.stores(database)
+            let family = try await Self.makeFamily(database)
             let access = ZoneAccess(family.parents[0])
             let size = Int.random(in: 2...12, using: &random)
             let bad = Int.random(in: 0..<size, using: &random)

@@ -8,7 +8,7 @@ import Testing
 import Glibc
 #endif
 
-/// The database closing a connection in the middle of a large result (issue 34): PostgresNIO
+/// The database closing a connection in the middle of a large result: PostgresNIO
 /// 1.33.2 traps when that meets an async row stream parked for its consumer, and the server's read
 /// path (`PostgresConnection.rows`, the future API) must survive it every time. Each side runs in a
 /// child process of its own (an exit test), so that the trap ends that process, not the suite.

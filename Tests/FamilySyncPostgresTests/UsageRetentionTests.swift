@@ -10,10 +10,10 @@ import Testing
 /// summaries, and go at the operator's maximum.
 @Suite struct UsageRetentionTests {
     @Test func oldUsageGoesAndItsSummariesStayAsTheFamilySays() async throws {
-        try await withTestDatabase(isolation: .database) { client, _ in
+        try await withServingDatabase(isolation: .database) { database, client, _ in
             let clock = ManualClock()
-            let family = try await RecordEnginePropertyTests.makeFamily(client)
-            let changeLog = ChangeLog(database: Database.underTest(client), logger: testLogger)
+            let family = try await RecordEnginePropertyTests.makeFamily(database)
+            let changeLog = ChangeLog(database: database, logger: testLogger)
             let store = PostgresUsageIntake(changeLog: changeLog, clock: clock, logger: testLogger)
             let job = PostgresRetention(changeLog: changeLog, clock: clock, logger: testLogger)
             func session(_ app: String, hoursAgo: Double) -> UsageSession {
@@ -62,7 +62,7 @@ import Testing
 
             // The setting is in the audit log, made by the server (no request's device here).
             func auditLog() async throws -> [AuditEvent] {
-                try await PostgresAuditStore(database: Database.underTest(client), logger: testLogger)
+                try await PostgresAuditStore(database: database, logger: testLogger)
                     .events(familyID: family.child.familyID, member: nil, before: nil, limit: 10)
             }
             let logged = try await auditLog()

@@ -23,9 +23,9 @@ import Testing
         let (zoneName, nowText) = Self.zones[seed % Self.zones.count]
         let timeZone = try #require(TimeZone(identifier: zoneName))
         let now = try #require(Instant.parse(nowText))
-        try await withTestDatabase { client, _ in
-            let family = try await RecordEnginePropertyTests.makeFamily(client)
-            let store = PostgresUsageIntake(changeLog: ChangeLog(database: Database.underTest(client), logger: testLogger), clock: ManualClock(now), logger: testLogger)
+        try await withServingDatabase { database, client, _ in
+            let family = try await RecordEnginePropertyTests.makeFamily(database)
+            let store = PostgresUsageIntake(changeLog: ChangeLog(database: database, logger: testLogger), clock: ManualClock(now), logger: testLogger)
 
             // A pool of sessions over the three days before `now`, some of them near-copies.
             var pool: [UsageSession] = []

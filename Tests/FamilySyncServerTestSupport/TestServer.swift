@@ -215,7 +215,7 @@ public func withTestServer<Result: Sendable>(
     _ body: @Sendable (TestServer) async throws -> Result
 ) async throws -> Result {
     // The wait for a slot is not bounded: it lasts as long as the suite's earlier servers, and in
-    // a full run a test's slot came after most of the suite (issue 46: the SDK engine's tests,
+    // a full run a test's slot came after most of the suite (the SDK engine's tests,
     // near the end of the line, ran out their 5-minute time limits in it on a busy machine). The
     // bound starts with the test's own server.
     try await OpenWaits.during("a test server's slot (\(testServerSlots.limit) run at once)", limit: .seconds(3_600)) {
@@ -283,6 +283,25 @@ private func runTestServer<Result: Sendable>(
     _ body: @Sendable (TestServer) async throws -> Result
 ) async throws -> Result {
     let url = if let databaseURL { databaseURL } else { try await TestPostgres.shared.makeDatabase(isolation: isolation) }
+    let outcome: Swift.Result<Result, any Error>
+    do {
+        outcome = .success(try await runTestServer(
+            on: url, configuration: configuration, listenerBackoff: listenerBackoff, push: push, clock: clock, familyWrites: familyWrites,
+            tracer: tracer, databaseSession: databaseSession, body
+        ))
+    } catch {
+        outcome = .failure(error)
+    }
+    // A database the server made for itself goes with it; one the test passed in is the test's.
+    if databaseURL == nil { await TestPostgres.shared.dropDatabase(url) }
+    return try outcome.get()
+}
+
+private func runTestServer<Result: Sendable>(
+    on url: DatabaseURL, configuration: ServerConfiguration, listenerBackoff: Duration, push: PushSettings?, clock: ManualClock,
+    familyWrites: FamilyWriteQueue.Limits, tracer: (any Tracer)?, databaseSession: [(String, String)],
+    _ body: @Sendable (TestServer) async throws -> Result
+) async throws -> Result {
     var configuration = configuration
     if TestPostgres.isShared(url) { configuration.keepingJobsToTheTest() }
     var poolConfiguration = try url.connectionConfiguration()
@@ -293,7 +312,7 @@ private func runTestServer<Result: Sendable>(
     poolConfiguration.options.additionalStartupParameters += databaseSession
     let pool = LoopBoundPool(configuration: poolConfiguration, limit: 4, logger: testLogger)
     let dependencies = ServerDependencies(
-        pool: .loopBound(pool), listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, clock: clock, logger: testLogger,
+        pool: pool, listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, clock: clock, logger: testLogger,
         listenerBackoff: listenerBackoff, listenerMaximumBackoff: max(listenerBackoff, .seconds(2)), push: push, familyWrites: familyWrites, tracer: tracer,
         leaseWait: testServerLeaseWait
     )

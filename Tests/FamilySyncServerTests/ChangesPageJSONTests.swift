@@ -165,7 +165,7 @@ import Testing
         )
         let zone = Zone(name: "family", childDeviceID: nil, memberID: nil, incarnation: UUID(), changedSequence: 1, deleted: false)
         var body = ChangesPageJSON(capacity: 16)
-        body.writePage(PostgresRecordReads.ZoneChanges(records: [record], zone: zone, sequence: 1, moreComing: true), changeToken: awkward)
+        body.writePage(ZoneChangePage(records: [record], zone: zone, sequence: 1, moreComing: true), changeToken: awkward)
         let page = try WireCoding.makeDecoder().decode(ZoneChangesResponse.self, from: Data(body.buffer.readableBytesView))
         #expect(page.changeToken == awkward)
         #expect(page.moreComing)
@@ -175,7 +175,7 @@ import Testing
         var other = record
         other.modifiedBy = UUID()
         var compact = ChangesPageJSON(capacity: 16)
-        compact.writePage(PostgresRecordReads.ZoneChanges(records: [other], zone: zone, sequence: 1, moreComing: false), changeToken: awkward, format: .compact)
+        compact.writePage(ZoneChangePage(records: [other], zone: zone, sequence: 1, moreComing: false), changeToken: awkward, format: .compact)
         let compactPage = try WireCoding.makeDecoder().decode(ZoneChangesResponse.self, from: Data(compact.buffer.readableBytesView))
         #expect(compactPage.changeToken == awkward)
         #expect(compactPage.records == [RecordBody(try other.record())])

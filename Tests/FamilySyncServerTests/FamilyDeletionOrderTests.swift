@@ -6,7 +6,7 @@ import Foundation
 import PostgresNIO
 import Testing
 
-/// Issue 46 (5), for Citus (issue 47): a family's deletion must not hang on the order in which
+/// For Citus: a family's deletion must not hang on the order in which
 /// its foreign keys' cascade triggers fire. Each Citus shard has its own copies of the
 /// constraints, made in another order than the migrations made them on one PostgreSQL, and a
 /// family's deletion by cascade failed there: a pairing naming a member was checked by

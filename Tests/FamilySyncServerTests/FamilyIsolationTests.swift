@@ -9,7 +9,7 @@ import PostgresNIO
 import Synchronization
 import Testing
 
-/// One family's writes never take another family's connections (issue 34): a family's writers
+/// One family's writes never take another family's connections: a family's writers
 /// take turns in the instance before they lease one, its line is bounded, and what is shed says
 /// why. Family A's row lock is held from outside (as a long transaction of A's would), so A's
 /// writers stay stuck for as long as the test needs, with no timing to get right.

@@ -18,7 +18,7 @@ import Testing
         if TestPostgres.isShared(url) { server.keepingJobsToTheTest() }
         let (started, requestArrived) = AsyncStream.makeStream(of: Void.self)
         let (listeners, listenerContinuation) = AsyncStream.makeStream(of: (any Channel).self)
-        let dependencies = ServerDependencies(pool: .loopBound(pool), listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, logger: testLogger)
+        let dependencies = ServerDependencies(pool: pool, listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, logger: testLogger)
         let app = buildApplication(configuration: server, dependencies: dependencies) { channel in
             listenerContinuation.yield(channel)
         } routes: { router in

@@ -18,8 +18,8 @@ import Testing
             try await app.test(.router) { client in
                 try await client.execute(uri: "/health/live", method: .get) { response in
                     #expect(response.status == .ok)
-                    let status = try JSONDecoder().decode(HealthStatus.self, from: Data(response.body.readableBytesView))
-                    #expect(status == HealthStatus(status: "live"))
+                    let status = try JSONDecoder().decode(ProbeStatus.self, from: Data(response.body.readableBytesView))
+                    #expect(status == ProbeStatus(status: "live"))
                 }
                 // A probe is asked again: its deadline (2 s) includes the pool's first connection,
                 // which a machine busy with the suite's hundreds of databases has taken longer to
@@ -28,8 +28,8 @@ import Testing
                 for _ in 0..<30 {
                     ready = try await client.execute(uri: "/health/ready", method: .get) { response in
                         guard response.status == .ok else { return false }
-                        let status = try JSONDecoder().decode(HealthStatus.self, from: Data(response.body.readableBytesView))
-                        #expect(status == HealthStatus(status: "ready", schemaVersion: Migration.all.last!.version))
+                        let status = try JSONDecoder().decode(ProbeStatus.self, from: Data(response.body.readableBytesView))
+                        #expect(status == ProbeStatus(status: "ready", schemaVersion: Migration.all.last!.version))
                         return true
                     }
                     if ready { break }
@@ -46,7 +46,7 @@ import Testing
         let pool = try url.servingPool(connections: 4, logger: testLogger)
         let app = buildApplication(
             configuration: .init(port: 0),
-            dependencies: ServerDependencies(pool: .loopBound(pool), listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, logger: testLogger)
+            dependencies: ServerDependencies(pool: pool, listener: try url.connectionConfiguration(), metricsRegistry: testMetricsRegistry, logger: testLogger)
         )
         try await app.test(.router) { client in
             try await client.execute(uri: "/health/ready", method: .get) { response in

@@ -120,7 +120,7 @@ import Testing
         }
     }
 
-    /// Issue 46's heartbeats, and more: numbers past the range are refused whatever came before,
+    /// Heartbeats' numbers, and more: numbers past the range are refused whatever came before,
     /// and no run of valid ones overflows the day's counters (two skips of 2147483646 with a
     /// restart between: the count stays at 2147483647), on either path, all day.
     @Test func noRunOfSequenceNumbersBreaksTheDay() async throws {

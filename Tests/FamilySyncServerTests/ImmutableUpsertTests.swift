@@ -8,7 +8,7 @@ import Foundation
 import PostgresNIO
 import Testing
 
-/// Issue 46 (5), for Citus (issue 47): Citus refuses an upsert into a distributed table whose
+/// For Citus: Citus refuses an upsert into a distributed table whose
 /// conflict action calls anything not IMMUTABLE ("functions used in the DO UPDATE SET clause of
 /// INSERTs on distributed tables must be marked IMMUTABLE", and the same for its `WHERE`), where
 /// one PostgreSQL takes it. This test asks one PostgreSQL Citus's question about every upsert the

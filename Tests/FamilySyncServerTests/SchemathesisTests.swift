@@ -17,7 +17,7 @@ import Glibc
 /// the same cases every time, not a search. The role's own member, device and zone are given
 /// to the operations that read them, so that their answers (a day with a game in it) are checked,
 /// not only their 404s.
-// No Swift Testing time limit: it would count the wait for a test server's slot (issue 46);
+// No Swift Testing time limit: it would count the wait for a test server's slot;
 // `withTestServer` bounds each run from its server's start, and `hardLimit` ends schemathesis first.
 @Suite(.serialized) struct SchemathesisTests {
     /// Where ensure-test-packages.sh installs the pinned packages.

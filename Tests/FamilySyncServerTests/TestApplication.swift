@@ -27,7 +27,7 @@ func withTestApplication<Result: Sendable>(
     let pool = LoopBoundPool(configuration: configuration, limit: 4, logger: testLogger)
     // A database that is down cannot be migrated; such a test starts the server without.
     let dependencies = ServerDependencies(
-        pool: .loopBound(pool), listener: try url!.connectionConfiguration(), metricsRegistry: testMetricsRegistry, logger: testLogger, migrateOnStart: databaseURL == nil
+        pool: pool, listener: try url!.connectionConfiguration(), metricsRegistry: testMetricsRegistry, logger: testLogger, migrateOnStart: databaseURL == nil
     )
     var serverConfiguration = ServerConfiguration(host: "127.0.0.1", port: 0, limits: limits)
     if TestPostgres.isShared(url!) { serverConfiguration.keepingJobsToTheTest() }
@@ -42,7 +42,7 @@ func withTestApplication<Result: Sendable>(
 func servedRoutes() -> [String: Set<String>] {
     let nowhere = PostgresConnection.Configuration(unixSocketPath: "/nonexistent", username: "x", password: nil, database: nil)
     let dependencies = ServerDependencies(
-        pool: .loopBound(LoopBoundPool(configuration: nowhere, limit: 1, logger: testLogger)), listener: nowhere,
+        pool: LoopBoundPool(configuration: nowhere, limit: 1, logger: testLogger), listener: nowhere,
         metricsRegistry: .init(), logger: testLogger
     )
     var servedByPath: [String: Set<String>] = [:]

@@ -9,7 +9,7 @@ import Testing
 /// Why a thread of its own: a Swift Testing time limit, like any timeout in the suite, is a task.
 /// It cannot fire while the cooperative pool has no thread free, and when it fires it cancels the
 /// test and then waits for it, so a wait that ignores cancellation keeps the run at 0 % CPU until
-/// CI's limit ends it, with nothing said (issue 46). The watchdog ends the run instead, printing
+/// CI's limit ends it, with nothing said. The watchdog ends the run instead, printing
 /// every open wait, when a wait is still open a minute past its bound (its timeout could not end
 /// it) or when a probe task has not run for three minutes (the pool is stuck).
 public enum OpenWaits {

@@ -18,11 +18,18 @@ public func withTestDatabase<Result: Sendable>(
     // As TestServer's: at the suite's peak a backend can take longer than 10 s to start.
     configuration.options.connectTimeout = .seconds(30)
     let client = PostgresClient(configuration: configuration, backgroundLogger: testLogger)
-    return try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { await client.run() }
-        defer { group.cancelAll() }
-        // As a test server's body: a hang names itself and ends the run (a Citus pass once
-        // stalled in such a test with nothing to say which).
-        return try await OpenWaits.during("the test's body on its test database", limit: .seconds(900)) { try await body(client, url) }
+    let outcome: Swift.Result<Result, any Error>
+    do {
+        outcome = .success(try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            // As a test server's body: a hang names itself and ends the run (a Citus pass once
+            // stalled in such a test with nothing to say which).
+            return try await OpenWaits.during("the test's body on its test database", limit: .seconds(900)) { try await body(client, url) }
+        })
+    } catch {
+        outcome = .failure(error)
     }
+    await TestPostgres.shared.dropDatabase(url)
+    return try outcome.get()
 }

@@ -66,9 +66,12 @@ public func offCooperativePool<Result: Sendable>(_ body: @escaping @Sendable () 
     }
 }
 
-/// Sends raw bytes to 127.0.0.1:port and returns what arrives within `timeout` (until the peer
-/// closes or the time is up). Lets a test send headers that promise a body it never sends.
-public func rawExchange(port: Int, request: String, timeout: Int = 5) async throws -> String {
+/// Sends raw bytes to 127.0.0.1:port and returns the answer: what arrives until its head and a
+/// JSON body's end are in, the peer closes, or nothing has come for `timeout` seconds. Lets a test
+/// send headers that promise a body it never sends. The bound is on a silence, not the answer's
+/// pace: a busy machine's server can take seconds to answer, and a test waiting for an answer
+/// must not read a slow one as none.
+public func rawExchange(port: Int, request: String, timeout: Int = 60) async throws -> String {
     try await offCooperativePool { try blockingExchange(port: port, request: request, timeout: timeout) }
 }
 

@@ -112,7 +112,7 @@ import Testing
         }
     }
 
-    /// Issue 34: the Block button blocks its app, not the device, and Unblock lifts that app
+    /// The Block button blocks its app, not the device, and Unblock lifts that app
     /// alone: the child's shield state, after it carries the commands out, says so.
     @Test func theBlockButtonBlocksItsAppAndUnblockLiftsOnlyThatApp() async throws {
         try await withTestServer { server in

@@ -4,7 +4,7 @@ import Testing
 
 /// Mustache reads a page's model by reflection, which sees stored properties only: a template
 /// that reads a computed property, a method or an extension's var finds nothing, and its section
-/// never shows (the family page's devices waiting to join did not, issue 34). So every name every
+/// never shows (the family page's devices waiting to join did not). So every name every
 /// template reads must be a stored property of a model in scope, and every section of every page
 /// must show when its guard holds.
 @Suite struct WebTemplateTests {

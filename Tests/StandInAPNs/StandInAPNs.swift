@@ -184,13 +184,14 @@ public final class StandInAPNs: Sendable {
         state.withLock { $0.scripts[token, default: []].append(contentsOf: answers) }
     }
 
-    /// Returns every delivery once at least `count` have been recorded.
-    public func waitForDeliveries(count: Int, timeout: Duration = .seconds(10)) async throws -> [Delivery] {
+    /// Returns every delivery once at least `count` have been recorded. The wait is a hang bound,
+    /// not a pace: it returns as the deliveries come, and a busy machine's can take seconds.
+    public func waitForDeliveries(count: Int, timeout: Duration = .seconds(60)) async throws -> [Delivery] {
         try await wait(for: "\(count) deliveries", timeout: timeout) { all in all.count >= count ? all : nil }
     }
 
     /// Returns the deliveries to `token` once at least `count` have been recorded.
-    public func waitForDeliveries(to token: String, count: Int, timeout: Duration = .seconds(10)) async throws -> [Delivery] {
+    public func waitForDeliveries(to token: String, count: Int, timeout: Duration = .seconds(60)) async throws -> [Delivery] {
         try await wait(for: "\(count) deliveries to \(token)", timeout: timeout) { all in
             let mine = all.filter { $0.token == token }
             return mine.count >= count ? mine : nil

@@ -74,7 +74,7 @@ import Testing
         }
     }
 
-    /// The budget seed's flow (issue 14's "done when"): a 30-hour monthly social-media budget, the
+    /// The budget seed's flow: a 30-hour monthly social-media budget, the
     /// child's device reporting its running totals every 15 minutes, the parent's watch seeing the
     /// 80 % and the 100 % alert as they are made, and dismissing one.
     @Test func theBudgetSeedsFlowWithRunningTotals() async throws {

@@ -8,7 +8,7 @@ import Glibc
 #endif
 
 /// A person at a terminal: `familysync` client subcommands run as real processes against a real
-/// server process, with their own profile file, as the README's demo runs them.
+/// server process, with their own profile file, as docs/walkthrough.md runs them.
 struct CLISession {
     let server: ServerProcess
     let directory: String
@@ -77,7 +77,7 @@ struct CLISession {
     /// Runs and expects exit code 0.
     @discardableResult
     /// The walkthrough's family: Mom's iPhone (profile `mom`) and Johnny's iPad (profile
-    /// `johnny`), paired and confirmed, as the README's demo does it. `ttl`: the invitation's.
+    /// `johnny`), paired and confirmed, as docs/walkthrough.md does it. `ttl`: the invitation's.
     func pairMomAndJohnny(ttl: Int? = nil, timeZone: String = "UTC") async throws {
         _ = try await ok(["family", "create", "--name", "Mom's iPhone", "--platform", "ios", "--time-zone", timeZone, "--profile", "mom"])
         let invitation = try await ok(["pair", "start", "--child-name", "Johnny", "--profile", "mom", "--json"] + (ttl.map { ["--ttl", "\($0)"] } ?? [])).json()

@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// The `familysync` client subcommands as a person or a script runs them: separate processes,
-/// a profile file, a real server process, the README demo's steps.
+/// a profile file, a real server process, docs/walkthrough.md's steps.
 @Suite(.timeLimit(.minutes(3))) struct ClientCommandTests {
     static let usageCSV = """
         logicalID,displayName,category,sessionStart,sessionEnd,earnedPoints

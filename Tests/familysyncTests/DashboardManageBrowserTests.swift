@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 extension ReliabilitySuites {
-    /// Issue 37 in a real browser: a parent creates a budget (first refused, the reason beside the
+    /// Managing a family in a real browser: a parent creates a budget (first refused, the reason beside the
     /// field) and a schedule on the page and sees their effect through the API and the child's
     /// shield state; a CLI write shows on the open page without a reload; the pages pass axe-core's
     /// WCAG A/AA rules at a laptop's width and a phone's, and work by keyboard. Screenshots go to

@@ -2,7 +2,7 @@ import FamilySyncTestSupport
 import Foundation
 import Testing
 
-/// `familysync health` and `watch` as a family runs them (issue 15's "done when"): a child's
+/// `familysync health` and `watch` as a family runs them: a child's
 /// device heartbeats, then stops; the parent's watch sees it turn stale, then the tracking alert
 /// once its silence passes 15 minutes. The server's clock runs 120 times faster (`--clock-rate`),
 /// so the 2 minutes to stale and the 15 to the alert pass in seconds; nothing waits on a sleep.

@@ -4,7 +4,7 @@ import Subprocess
 import SystemPackage
 import Testing
 
-/// The suite's waits end a hang with a failure that names the wait (issue 46): a bounded body
+/// The suite's waits end a hang with a failure that names the wait: a bounded body
 /// stuck in a named wait fails within its bound saying which, and a run whose test ignores
 /// cancellation is ended by the watchdog, which prints the open waits, instead of hanging.
 @Suite struct HungRunTests {

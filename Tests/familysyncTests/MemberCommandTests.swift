@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `familysync members`, `summaries --member`, `report --member`, `pair start --member` and
-/// `family recover`, as a person runs them (README's walkthrough of a child with two devices).
+/// `family recover`, as a person runs them (docs/walkthrough.md, a child with two devices).
 @Suite(.timeLimit(.minutes(3))) struct MemberCommandTests {
     @Test func aChildWithTwoDevicesAndOneView() async throws {
         try await withCLISession { cli in

@@ -4,8 +4,8 @@ import Foundation
 import Glibc
 #endif
 
-/// Debian's nginx in front of server instances on loopback, as docs/operations.md ("Behind a
-/// proxy") configures it, its files in a directory of the test's. `route` rewrites the upstream
+/// Debian's nginx in front of server instances on loopback, as docs/operations.md ("Scale-out:
+/// several instances on one database") configures it, its files in a directory of the test's. `route` rewrites the upstream
 /// list and reloads, the way an operator takes an instance out before stopping it.
 final class NginxProcess {
     let port: Int

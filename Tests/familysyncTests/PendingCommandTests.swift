@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `familysync pending` and `--queue`: a parent's changes made while the server cannot be reached
-/// wait in the profile's state, and reach the child once, after reconnecting (the README's walk).
+/// wait in the profile's state, and reach the child once, after reconnecting (docs/walkthrough.md's walk).
 @Suite(.timeLimit(.minutes(3))) struct PendingCommandTests {
     @Test func aChangeMadeOfflineArrivesOnceAfterReconnecting() async throws {
         try await withCLISession { cli in

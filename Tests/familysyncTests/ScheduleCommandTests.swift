@@ -2,8 +2,8 @@ import FamilySyncTestSupport
 import Foundation
 import Testing
 
-/// `familysync schedules`, `shield set` and `shield-state` as a parent runs them (issue 16's
-/// "done when"): the barebones seed's bedtime, 21:00–07:00 every day, two apps and the games
+/// `familysync schedules`, `shield set` and `shield-state` as a parent runs them: the
+/// barebones seed's bedtime, 21:00–07:00 every day, two apps and the games
 /// category, for a child in Berlin, read on the night the clocks go back.
 @Suite(.timeLimit(.minutes(3))) struct ScheduleCommandTests {
     @Test func bedtimeForAChildInBerlinOnTheNightClocksGoBack() async throws {

@@ -10,7 +10,7 @@ import Testing
 import Glibc
 #endif
 
-/// Data minimization in logs (issue 36, docs/privacy.md): a family's whole walkthrough against a
+/// Data minimization in logs (docs/privacy.md): a family's whole walkthrough against a
 /// server logging JSON at debug with tracing on (to a collector nobody runs, so the exporter's own
 /// warnings are in the log too), with every secret it hands out or takes in then looked for in
 /// every line of its log; and what a child did (app names, usage) in no line at info or above.
@@ -70,7 +70,7 @@ import Glibc
     }
 
     /// Trace headers a client made up, next to its credential. swift-otel logged the whole carrier
-    /// of a `traceparent` it could not read, `Authorization` included (issue 46).
+    /// of a `traceparent` it could not read, `Authorization` included.
     static func sendTraceHeaders(to port: Int, beside credential: String) async throws {
         let headers = [
             ("00-not-a-trace-01", nil), (String(repeating: "f", count: 300), nil),

@@ -3,6 +3,7 @@ import FamilySyncCore
 import FamilySyncTestSupport
 import Foundation
 import Subprocess
+import Synchronization
 import SystemPackage
 #if canImport(Glibc)
 import Glibc
@@ -14,12 +15,24 @@ final class ServerProcess: Sendable {
     let port: Int
     let stderrPath: String
     private let exit: Task<TerminationStatus, any Error>
+    private let ending: Ending
 
-    private init(pid: pid_t, port: Int, stderrPath: String, exit: Task<TerminationStatus, any Error>) {
+    private init(pid: pid_t, port: Int, stderrPath: String, exit: Task<TerminationStatus, any Error>, ending: Ending) {
         self.pid = pid
         self.port = port
         self.stderrPath = stderrPath
         self.exit = exit
+        self.ending = ending
+    }
+
+    /// Set once the process has ended and been reaped. From then on its pid is free for the
+    /// system to give to another process (a full run goes round a machine's 32,768 pids), and a
+    /// SIGKILL sent to it could end a backend of the shared test cluster, which PostgreSQL answers
+    /// by restarting every backend.
+    private final class Ending: Sendable {
+        private let state = Mutex(false)
+        func mark() { state.withLock { $0 = true } }
+        var hasEnded: Bool { state.withLock { $0 } }
     }
 
     /// Runs `familysync <arguments>` (or another `executable`) in `workingDirectory` with
@@ -40,7 +53,18 @@ final class ServerProcess: Sendable {
         // The suite's many servers share one test PostgreSQL: a few held connections each, not 20.
         if environment["FAMILYSYNC_DB_CONNECTIONS"] == nil { updates["FAMILYSYNC_DB_CONNECTIONS"] = "4" }
         let (pids, pidContinuation) = AsyncStream.makeStream(of: pid_t.self)
+        let ending = Ending()
+        // Open from the start: a failed test's directory, and its log in it, may be gone by the
+        // time the process has ended.
+        let log = FileHandle(forReadingAtPath: stderrPath)
         let exit = Task {
+            defer {
+                ending.mark()
+                if let log {
+                    ConnectFailureTally.record(logText: String(decoding: log.readDataToEndOfFile(), as: UTF8.self))
+                    try? log.close()
+                }
+            }
             let result = try await Subprocess.run(
                 .path(FilePath(executable)),
                 arguments: Arguments(arguments),
@@ -60,7 +84,7 @@ final class ServerProcess: Sendable {
             _ = try await exit.value
             throw TestFailure("\(executable) did not start")
         }
-        return ServerProcess(pid: pid, port: port, stderrPath: stderrPath, exit: exit)
+        return ServerProcess(pid: pid, port: port, stderrPath: stderrPath, exit: exit, ending: ending)
     }
 
     var client: FamilySyncClient {
@@ -87,12 +111,15 @@ final class ServerProcess: Sendable {
         }
     }
 
+    /// Sends `signal` while the process runs; nothing once it has ended (its pid may be another's).
     func signal(_ signal: Int32) {
+        guard !ending.hasEnded else { return }
         kill(pid, signal)
     }
 
     /// The processes this one started and still has.
     var children: [pid_t] {
+        guard !ending.hasEnded else { return [] }
         let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
         return text.split(separator: " ").compactMap { pid_t($0) }
     }
@@ -101,7 +128,7 @@ final class ServerProcess: Sendable {
     func waitForExit(timeout: Duration = .seconds(30)) async throws -> TerminationStatus {
         let watchdog = Task {
             try await Task.sleep(for: timeout)
-            kill(pid, SIGKILL)
+            self.signal(SIGKILL)
         }
         defer { watchdog.cancel() }
         return try await OpenWaits.during("the process on port \(port) to exit", limit: timeout) { try await exit.value }

@@ -96,16 +96,3 @@ public struct ChangeLog: Sendable {
     /// More changes than any family makes between a backup and its restore.
     public static let fenceGap: Int64 = 1 << 40
 }
-
-/// The notices a transaction sent, for what must follow its commit in this instance.
-final class PublishedNotices: Sendable {
-    private let sent = Mutex<[ChangeNotice]>([])
-
-    func add(_ notices: [ChangeNotice]) {
-        sent.withLock { $0.append(contentsOf: notices) }
-    }
-
-    var notices: [ChangeNotice] {
-        sent.withLock { $0 }
-    }
-}

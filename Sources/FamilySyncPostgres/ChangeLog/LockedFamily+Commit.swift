@@ -181,14 +181,6 @@ extension LockedFamily {
     }
 }
 
-/// The zone owners one transaction read.
-final class ZoneOwners: Sendable {
-    private let read = Mutex<[UUID: ZoneOwner]>([:])
-
-    func owner(of deviceID: UUID) -> ZoneOwner? { read.withLock { $0[deviceID] } }
-    func keep(_ owner: ZoneOwner) { read.withLock { $0[owner.deviceID] = owner } }
-}
-
 extension Optional {
     /// `map` for an async transform.
     func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {

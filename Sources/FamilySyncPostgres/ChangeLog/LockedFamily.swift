@@ -107,7 +107,7 @@ public struct LockedFamily: Sendable {
     /// (a credential rotated).
     func announce(_ notices: [ChangeNotice]) async throws {
         guard !creating else { return }
-        try await ChangePublisher.publish(notices, on: connection, logger: logger)
+        try await ChangeNoticeChannel.publish(notices, on: connection, logger: logger)
         published.add(notices)
     }
 

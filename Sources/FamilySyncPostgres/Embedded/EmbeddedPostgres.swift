@@ -137,6 +137,13 @@ public actor EmbeddedPostgres {
         }
     }
 
+    /// Drops `name` if it exists, ending the sessions still on it.
+    public func dropDatabase(_ name: String) async throws {
+        try await withAdminConnection { connection in
+            try await connection.run(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(Self.quoteIdentifier(name)) WITH (FORCE)"), logger: logger)
+        }
+    }
+
     /// Runs `body` on a connection to the cluster's `postgres` database.
     public func withAdminConnection<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
         let configuration = PostgresConnection.Configuration(
@@ -219,7 +226,14 @@ public actor EmbeddedPostgres {
             "-c max_connections=\(configuration.maxConnections)",
         ]
         if configuration.durability == .throwaway {
-            settings += ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"]
+            // A throwaway cluster's WAL is recycled sooner: the test suite's, which copies its
+            // template for every test, otherwise kept a gigabyte of it. Its log names each
+            // message's SQLSTATE, by which the suite tells a refusal of its own making from the
+            // cluster's (Tests/FamilySyncTestSupport/TestPostgres.swift).
+            settings += [
+                "-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off", "-c max_wal_size=256MB",
+                "-c log_line_prefix='%m [%p] %e '",
+            ]
         }
         try await runAsOwner(
             owner, binaries.pgCtl,

@@ -22,13 +22,6 @@ public struct Migrator: Sendable {
 
     /// Applies what is missing and returns the versions it applied.
     @discardableResult
-    public func migrate(client: PostgresClient) async throws -> [Int] {
-        try await client.withConnection { connection in
-            try await migrate(connection: connection)
-        }
-    }
-
-    @discardableResult
     public func migrate(connection: PostgresConnection) async throws -> [Int] {
         _ = try await connection.rows("SELECT pg_advisory_lock(\(Self.advisoryLockKey))", logger: logger)
         do {
@@ -43,10 +36,6 @@ public struct Migrator: Sendable {
     }
 
     /// The newest migration applied to the database, or nil if none is (or the table is missing).
-    public func appliedVersion(client: PostgresClient) async throws -> Int? {
-        try await client.withConnection { connection in try await appliedVersion(on: connection) }
-    }
-
     public func appliedVersion(on connection: PostgresConnection) async throws -> Int? {
         let exists = try await connection.rows("SELECT to_regclass('schema_migrations') IS NOT NULL", logger: logger).decode(Bool.self).first ?? false
         guard exists else { return nil }

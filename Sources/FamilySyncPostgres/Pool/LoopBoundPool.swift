@@ -32,6 +32,9 @@ public final class LoopBoundPool: Service, Sendable {
     /// The loop of the request being served, which its leases prefer (`PreferredLoopMiddleware`).
     @TaskLocal public static var preferredLoop: (any EventLoop)?
 
+    /// The pool's size unless `serve --db-connections` says otherwise (PostgresNIO's default).
+    public static let defaultLimit = 20
+
     /// How long a connection stays open with nothing to do (PostgresNIO's idle timeout).
     public static let idleTimeout: Duration = .seconds(60)
 
@@ -180,11 +183,33 @@ public final class LoopBoundPool: Service, Sendable {
 
     /// A waiter whose deadline passed before a connection came.
     private func expire(_ id: Int) {
-        let (waiter, reason) = state.withLock { state in
-            (state.removeWaiter(id), state.leased > 0 ? TryAgainReason.poolExhausted : .databaseUnavailable)
+        let now = NIODeadline.now()
+        let (waiter, reason, slow) = state.withLock { state -> (Waiter?, TryAgainReason, (connecting: Int, leases: Int)?) in
+            guard let waiter = state.removeWaiter(id) else { return (nil, .databaseUnavailable, nil) }
+            let reason = state.leased > 0 ? TryAgainReason.poolExhausted : .databaseUnavailable
+            // Nothing leased, and the connections being opened not open yet: the database is
+            // slow to take a connection, which no other line says. A line a second at most, with
+            // the leases it stands for.
+            let connecting = state.open - state.leased - state.idle.values.reduce(0) { $0 + $1.count }
+            guard reason == .databaseUnavailable && connecting > 0 else { return (waiter, reason, nil) }
+            state.slowConnectLeases += 1
+            if let last = state.slowConnectLoggedAt, now - last < .seconds(1) { return (waiter, reason, nil) }
+            defer { state.slowConnectLeases = 0 }
+            state.slowConnectLoggedAt = now
+            return (waiter, reason, (connecting, state.slowConnectLeases))
         }
-        waiter?.continuation.resume(throwing: reason.error)
+        guard let waiter else { return }
+        if let slow {
+            logger.warning(Self.slowConnectMessage, metadata: ["connecting": "\(slow.connecting)", "leases": "\(slow.leases)"])
+        }
+        waiter.continuation.resume(throwing: reason.error)
     }
+
+    /// Logged when a connection could not be opened, with the reason.
+    public static let connectFailedMessage: Logger.Message = "database connection failed"
+    /// Logged when a lease's wait ran out while its connection was still being opened (a line a
+    /// second at most, `leases` counting the leases since the last).
+    public static let slowConnectMessage: Logger.Message = "database connection not opened within the lease wait"
 
     /// A connection back from its lease: to the oldest waiter, or idle on its loop; closed if the
     /// pool is shutting down; dropped if it closed meanwhile.
@@ -217,7 +242,9 @@ public final class LoopBoundPool: Service, Sendable {
                 }
                 perform(action)
             } catch {
-                logger.debug("database connection failed", metadata: ["error": "\(String(reflecting: error))"])
+                // A warning: until the backoff passes, this pool answers 503 when nothing is
+                // open, and this line is an operator's only word of why.
+                logger.warning(Self.connectFailedMessage, metadata: ["error": "\(DatabaseErrorTranslation.describeForOperator(error))"])
                 let (failed, action) = state.withLock { state in
                     state.open -= 1
                     state.failingUntil = .now() + TimeAmount(state.backoff)
@@ -313,6 +340,9 @@ extension LoopBoundPool {
         var waiters: [Waiter] = []
         var nextWaiter = 0
         var nextConnection = 0
+        /// When the last slow connect was logged, and the leases it ran out since.
+        var slowConnectLoggedAt: NIODeadline?
+        var slowConnectLeases = 0
         /// After a failed connect, no other is tried before this (doubling up to `lastBackoff`).
         var failingUntil: NIODeadline?
         var backoff = firstBackoff

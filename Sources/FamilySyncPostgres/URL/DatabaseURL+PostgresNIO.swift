@@ -5,18 +5,11 @@ import PostgresNIO
 
 extension DatabaseURL {
     /// The serving pool: up to `connections`, opened as requests need them.
-    public func servingPool(connections: Int = PostgresClient.defaultConnections, logger: Logger) throws -> LoopBoundPool {
+    public func servingPool(connections: Int = LoopBoundPool.defaultLimit, logger: Logger) throws -> LoopBoundPool {
         LoopBoundPool(configuration: try connectionConfiguration(), limit: connections, logger: logger)
     }
 
-    /// PostgresNIO's own pool as the server leased from it before `LoopBoundPool`: up to
-    /// `connections`, opened as needed (see `servingPool(upTo:)`). The harnesses' own clients.
-    public func servingPoolConfiguration(connections: Int = PostgresClient.defaultConnections) -> PostgresClient.Configuration {
-        var configuration = clientConfiguration()
-        configuration.servingPool(upTo: connections)
-        return configuration
-    }
-
+    /// For PostgresNIO's own pool: the tools' and tests' connections outside the serving pool.
     public func clientConfiguration() -> PostgresClient.Configuration {
         var configuration: PostgresClient.Configuration
         switch endpoint {

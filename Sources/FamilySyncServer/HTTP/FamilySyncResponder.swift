@@ -14,8 +14,6 @@ public struct FamilySyncResponder: HTTPResponder {
     public typealias Context = FamilySyncRequestContext
 
     let router: RouterResponder<Context>
-    /// Off: the chain runs in the connection's task (the floor harness's "before").
-    var childTasks = true
 
     public func respond(to request: Request, context: Context) async throws -> Response {
         let parking = PollParking()
@@ -28,7 +26,6 @@ public struct FamilySyncResponder: HTTPResponder {
     /// child lives on the heap and goes with the group; an `async let`'s would be allocated in
     /// this task's own slabs, and live until the end of its scope.
     private func chain(_ request: Request, context: Context, parking: PollParking) async throws -> Response {
-        guard childTasks else { return try await PollParking.$current.withValue(parking) { try await router.respond(to: request, context: context) } }
         return try await withThrowingTaskGroup(of: Response.self) { group in
             group.addTask { try await PollParking.$current.withValue(parking) { try await router.respond(to: request, context: context) } }
             // Its one child's answer, or what it threw: never nil.

@@ -19,7 +19,7 @@ extension CredentialResponse: ResponseEncodable {}
 extension DatabaseChangesResponse: ResponseEncodable {}
 extension DeviceBody: ResponseEncodable {}
 extension DeviceList: ResponseEncodable {}
-extension HealthStatus: ResponseEncodable {}
+extension ProbeStatus: ResponseEncodable {}
 extension LookupRecordsResponse: ResponseEncodable {}
 extension MemberBody: ResponseEncodable {}
 extension MemberList: ResponseEncodable {}

@@ -2,7 +2,7 @@ import FamilySyncCore
 import Foundation
 import JWTKit
 
-/// Push as the operator configured it (PROTOCOL §12; README "Push on iOS"): APNs with the app
+/// Push as the operator configured it (PROTOCOL §12; docs/walkthrough.md, "Push on iOS"): APNs with the app
 /// maker's key, or a webhook. Without it push is off: no outbox rows, no sender.
 public struct PushSettings: Sendable {
     public enum Destination: Sendable {

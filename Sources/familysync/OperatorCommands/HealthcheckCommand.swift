@@ -41,7 +41,7 @@ struct HealthcheckCommand: AsyncParsableCommand {
     func run() async throws {
         let text = try Self.serverURL(url, ProcessInfo.processInfo.environment)
         let client = FamilySyncClient(serverURL: try ClientOptions.serverURL(text), transport: ClientContext.transport)
-        let answer = try await withThrowingTaskGroup(of: HealthStatus?.self) { group in
+        let answer = try await withThrowingTaskGroup(of: ProbeStatus?.self) { group in
             group.addTask { try await client.ready() }
             group.addTask {
                 try await Task.sleep(for: .seconds(timeout))

@@ -124,7 +124,7 @@ struct ServeCommand: AsyncParsableCommand {
         let push = try pushSettings(settings)
         let shutdownSeconds = try settings.wholeNumber(shutdownTimeout, "FAMILYSYNC_SHUTDOWN_TIMEOUT", named: "shutdown timeout", in: 0...3600) ?? 10
         let connections = try settings.wholeNumber(dbConnections, "FAMILYSYNC_DB_CONNECTIONS", named: "database connections", in: 1...1000)
-            ?? PostgresClient.defaultConnections
+            ?? LoopBoundPool.defaultLimit
         let source = try database.resolve(environment)
         let listenURL = try listenDatabaseURL(settings, source: source)
         let prepared = try settings.onOff(preparedStatements, "FAMILYSYNC_PREPARED_STATEMENTS", named: "prepared statements") ?? .on
@@ -139,7 +139,7 @@ struct ServeCommand: AsyncParsableCommand {
             let pool = try url.servingPool(connections: connections, logger: logger)
             let clock: any WallClock = clockRate.map { ScaledWallClock(rate: $0) } ?? SystemWallClock()
             let dependencies = ServerDependencies(
-                pool: .loopBound(pool), listener: try (listenURL ?? url).connectionConfiguration(), metricsRegistry: registry, clock: clock, logger: logger, push: push,
+                pool: pool, listener: try (listenURL ?? url).connectionConfiguration(), metricsRegistry: registry, clock: clock, logger: logger, push: push,
                 preparedStatements: prepared == .on, tracer: tracing?.tracer
             )
             if let push {

@@ -1,0 +1,22 @@
+import FamilySyncCore
+import FamilySyncPostgres
+import FamilySyncProtocol
+import Hummingbird
+
+/// `GET /health/live` (the process answers) and `GET /health/ready` (the database answers and is migrated).
+struct ProbeController {
+    let readiness: DatabaseReadiness
+
+    func addRoutes(to router: some RouterMethods<FamilySyncRequestContext>) {
+        router.get("/health/live", use: live)
+            .get("/health/ready", use: ready)
+    }
+
+    @Sendable func live(_ request: Request, context: FamilySyncRequestContext) -> ProbeStatus {
+        ProbeStatus(status: "live")
+    }
+
+    @Sendable func ready(_ request: Request, context: FamilySyncRequestContext) async throws -> ProbeStatus {
+        ProbeStatus(status: "ready", schemaVersion: try await readiness.check())
+    }
+}

@@ -1,0 +1,17 @@
+import FamilySyncCore
+import FamilySyncPostgres
+import Prometheus
+
+/// This instance's long-poll machinery: the held polls and their figures.
+struct LongPolling: Sendable {
+    let hub: PollHub
+    let metrics: PollMetrics
+
+    init(registry: PrometheusCollectorRegistry) {
+        let metrics = PollMetrics(registry: registry)
+        self.metrics = metrics
+        hub = PollHub { delta in metrics.active.increment(by: Double(delta)) }
+    }
+
+    func sink(_ knownDevices: KnownDevices) -> PollNoticeSink { PollNoticeSink(hub: hub, metrics: metrics, knownDevices: knownDevices) }
+}
