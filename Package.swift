@@ -105,17 +105,41 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                // Sign in with Apple identity tokens (§13): RS256 against Apple's JWKS.
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // gzip for clients that accept it (a full sync's pages).
                 .product(name: "CompressNIO", package: "compress-nio"),
+                // Traces: the span API; a caller's `traceparent` read as OpenTelemetry reads it.
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
+            ]
+        ),
+        // The composition root: every store, service, job and outbound adapter built and
+        // connected (ServerDependencies, buildApplication); the adapters for APNs, the webhook,
+        // Apple's keys and OTLP. What `serve`, the tests' server and the benchmarks start.
+        .target(
+            name: "FamilySyncApp",
+            dependencies: [
+                "FamilySyncCore",
+                "FamilySyncProtocol",
+                "FamilySyncPostgres",
+                "FamilySyncServer",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                // Sign in with Apple identity tokens (§13): RS256 against Apple's JWKS; the APNs
+                // provider token (ES256).
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // APNs over TLS: trust roots of a stand-in in tests and benchmarks.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                // Traces: the span API, and OpenTelemetry's exporter (`TraceExport`).
+                // Traces: OpenTelemetry's exporter (`TraceExport`).
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "OTel", package: "swift-otel"),
-                .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
             ]
         ),
         // The parent's web dashboard under /app, a `RouteModule` the server's builders mount
@@ -127,6 +151,7 @@ let package = Package(
                 "FamilySyncCore",
                 "FamilySyncProtocol",
                 "FamilySyncServer",
+                "FamilySyncApp",
                 // The dashboard's sessions, its one store of its own (`PostgresDashboardSessionStore`).
                 "FamilySyncPostgres",
                 "FamilySyncClient",
@@ -162,6 +187,7 @@ let package = Package(
             name: "familysync",
             dependencies: [
                 "FamilySyncServer",
+                "FamilySyncApp",
                 "FamilySyncWeb",
                 "FamilySyncPostgres",
                 "FamilySyncClient",
@@ -187,6 +213,7 @@ let package = Package(
             name: "familysync-bench",
             dependencies: [
                 "FamilySyncServer",
+                "FamilySyncApp",
                 // The dashboard benchmark's pages, mounted as `serve` mounts them.
                 "FamilySyncWeb",
                 "FamilySyncPostgres",
@@ -250,6 +277,7 @@ let package = Package(
                 "FamilySyncProtocol",
                 "FamilySyncPostgres",
                 "FamilySyncServer",
+                "FamilySyncApp",
                 // The test server mounts the dashboard as `serve` does.
                 "FamilySyncWeb",
                 "FamilySyncTestSupport",
@@ -305,6 +333,7 @@ let package = Package(
                 "FamilySyncProtocol",
                 "FamilySyncPostgres",
                 "FamilySyncServer",
+                "FamilySyncApp",
                 "FamilySyncServerTestSupport",
                 "FamilySyncTestSupport",
                 "StandInAPNs",
@@ -345,6 +374,7 @@ let package = Package(
                 "FamilySyncCore",
                 "FamilySyncProtocol",
                 "FamilySyncServer",
+                "FamilySyncApp",
                 "FamilySyncWeb",
                 "FamilySyncClient",
                 "FamilySyncServerTestSupport",

@@ -1,3 +1,4 @@
+import FamilySyncApp
 import FamilySyncCore
 import FamilySyncPostgres
 import FamilySyncServer

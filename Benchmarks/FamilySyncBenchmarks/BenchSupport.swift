@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CompressNIO
+import FamilySyncApp
 import FamilySyncClientNIO
 import FamilySyncCore
 import FamilySyncPostgres

@@ -1,3 +1,4 @@
+import FamilySyncApp
 import FamilySyncCore
 import FamilySyncServer
 import Hummingbird

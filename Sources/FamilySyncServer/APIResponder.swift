@@ -9,7 +9,7 @@ package final class APIResponder: Sendable {
 
     package init() {}
 
-    func set(_ responder: RouterResponder<FamilySyncRequestContext>) {
+    package func set(_ responder: RouterResponder<FamilySyncRequestContext>) {
         self.responder.withLock { $0 = responder }
     }
 

@@ -2,7 +2,10 @@ import Synchronization
 
 /// Opened once the database is migrated: services that read tables (the push sender) start their
 /// work only then, not while the migrations of a fresh database run beside them.
-final class StartupGate: Sendable {
+package final class StartupGate: Sendable {
+    package init() {
+    }
+
     private struct State {
         var open = false
         var nextID = 0
@@ -11,7 +14,7 @@ final class StartupGate: Sendable {
 
     private let state = Mutex(State())
 
-    func open() {
+    package func open() {
         let waiters = state.withLock { state in
             state.open = true
             defer { state.waiters = [:] }

@@ -1,3 +1,4 @@
+import FamilySyncApp
 import FamilySyncServer
 import Hummingbird
 

@@ -72,7 +72,7 @@ import Testing
     @Test func theChangeLogIsMadeOnceAndItsConnectionIsNotPublic() throws {
         let sources = try Self.sources()
         let makers = sources.filter { $0.text.contains("ChangeLog(database:") }.map(\.path)
-        #expect(makers == ["FamilySyncServer/ServerDependencies.swift"])
+        #expect(makers == ["FamilySyncApp/ServerDependencies.swift"])
         let lockedFamily = sources.filter { ($0.path as NSString).lastPathComponent.hasPrefix("LockedFamily") }
         #expect(!lockedFamily.isEmpty)
         for (path, text) in lockedFamily {

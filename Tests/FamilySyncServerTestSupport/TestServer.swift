@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import FamilySyncApp
 import FamilySyncCore
 import FamilySyncPostgres
 import FamilySyncProtocol
@@ -6,17 +7,17 @@ import FamilySyncServer
 import FamilySyncTestSupport
 import FamilySyncWeb
 import Foundation
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 import HummingbirdTesting
+import Metrics
 import NIOCore
 import PostgresNIO
-import Metrics
 import Prometheus
 import ServiceLifecycle
-import Tracing
 import Synchronization
 import Testing
+import Tracing
 
 /// A server over a fresh database with a manual clock, listening on a real port, and a JSON
 /// client for it. Real HTTP rather than Hummingbird's in-memory router: long polls watch their

@@ -1,3 +1,4 @@
+@testable import FamilySyncApp
 import FamilySyncCore
 import FamilySyncPostgres
 import FamilySyncProtocol

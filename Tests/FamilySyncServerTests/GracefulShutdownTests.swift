@@ -1,3 +1,4 @@
+@testable import FamilySyncApp
 import FamilySyncCore
 @testable import FamilySyncServer
 import FamilySyncServerTestSupport

@@ -1,3 +1,4 @@
+@testable import FamilySyncApp
 import FamilySyncCore
 import FamilySyncPostgres
 import FamilySyncProtocol
@@ -5,9 +6,9 @@ import FamilySyncProtocol
 import FamilySyncServerTestSupport
 import FamilySyncTestSupport
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import HTTPTypes
 import NIOCore
 import PostgresNIO
 import Testing

@@ -5,10 +5,14 @@ import Foundation
 import Hummingbird
 
 /// Budget status and alerts (PROTOCOL §9.3–§9.4).
-struct AlertController {
+package struct AlertController {
     let alerts: PostgresAlertStore
 
-    func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+    package init(alerts: PostgresAlertStore) {
+        self.alerts = alerts
+    }
+
+    package func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.get("members/:id/budget-status", use: budgetStatus)
             .get("members/:id/alerts", use: list)
             .post("alerts/:id/dismiss", use: dismiss)

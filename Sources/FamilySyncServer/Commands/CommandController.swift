@@ -5,11 +5,16 @@ import Foundation
 import Hummingbird
 
 /// Configuration commands (PROTOCOL §7.1): parent → child, with delivery and results.
-struct CommandController {
+package struct CommandController {
     let writes: PostgresCommandWrites
     let reads: PostgresCommandReads
 
-    func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+    package init(writes: PostgresCommandWrites, reads: PostgresCommandReads) {
+        self.writes = writes
+        self.reads = reads
+    }
+
+    package func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.post("devices/:id/commands", use: send)
             .get("devices/:id/commands", use: list)
             .post("commands/:id/result", use: reportResult)

@@ -5,10 +5,14 @@ import Foundation
 import Hummingbird
 
 /// `/v1/devices…` (PROTOCOL §2).
-struct DeviceController {
+package struct DeviceController {
     let devices: PostgresDeviceStore
 
-    func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+    package init(devices: PostgresDeviceStore) {
+        self.devices = devices
+    }
+
+    package func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.get("devices", use: list)
             .get("devices/me", use: own)
             .patch("devices/me", use: updateOwn)

@@ -5,19 +5,25 @@ import Foundation
 import Hummingbird
 
 /// `POST /v1/families`, `DELETE /v1/families/me` (PROTOCOL §2) and getting a family back (§13).
-struct FamilyController {
-    let families: PostgresFamilyStore
-    let apple: AppleIdentityVerifier
+package struct FamilyController {
+    package let families: PostgresFamilyStore
+    package let apple: any AppleIdentityChecking
     /// Wrong recovery codes and tokens, per client address: like wrong pairing tokens, a few and
     /// then 429 for a while.
-    let recoveryFailures: RateLimiter<String>
+    package let recoveryFailures: RateLimiter<String>
 
-    func addOpenRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+    package init(families: PostgresFamilyStore, apple: any AppleIdentityChecking, recoveryFailures: RateLimiter<String>) {
+        self.families = families
+        self.apple = apple
+        self.recoveryFailures = recoveryFailures
+    }
+
+    package func addOpenRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.post("families", use: create)
             .post("families/recover", use: recover)
     }
 
-    func addAuthenticatedRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+    package func addAuthenticatedRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.delete("families/me", use: delete)
             .post("families/me/recovery-code", use: issueRecoveryCode)
             .post("account/apple", use: linkAppleAccount)

@@ -5,10 +5,14 @@ import Foundation
 import Hummingbird
 
 /// `/v1/members…` and `POST /v1/devices/{id}/member` (PROTOCOL §8).
-struct MemberController {
+package struct MemberController {
     let members: PostgresMemberStore
 
-    func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+    package init(members: PostgresMemberStore) {
+        self.members = members
+    }
+
+    package func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.get("members", use: list)
             .post("members", use: create)
             .patch("members/:id", use: rename)

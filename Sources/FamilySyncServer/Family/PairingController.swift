@@ -11,11 +11,17 @@ package struct PairingController {
     /// The server's base URL for QR payloads; nil: from the request's Host header.
     let publicURL: String?
 
-    func addOpenRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+    package init(pairings: PostgresPairingStore, clock: any WallClock, publicURL: String?) {
+        self.pairings = pairings
+        self.clock = clock
+        self.publicURL = publicURL
+    }
+
+    package func addOpenRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.post("pairings/accept", use: accept)
     }
 
-    func addAuthenticatedRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+    package func addAuthenticatedRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.post("pairings", use: create)
             .get("pairings", use: list)
             .get("pairings/:id", use: read)

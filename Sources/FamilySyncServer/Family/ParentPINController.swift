@@ -7,10 +7,14 @@ import NIOPosix
 
 /// `PUT|DELETE /v1/members/{id}/pin` and `POST /v1/members/{id}/pin/verify` (PROTOCOL §11): the
 /// PIN in front of parent mode on a child's device.
-struct ParentPINController {
+package struct ParentPINController {
     let pins: PostgresParentPINStore
 
-    func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+    package init(pins: PostgresParentPINStore) {
+        self.pins = pins
+    }
+
+    package func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.put("members/:id/pin", use: set)
             .delete("members/:id/pin", use: clear)
             .post("members/:id/pin/verify", use: verify)

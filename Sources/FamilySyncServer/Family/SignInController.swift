@@ -6,7 +6,7 @@ import Hummingbird
 
 /// `/v1/sign-ins…` and `POST /v1/pairings/sign-in` (PROTOCOL §3.1): a device that shows a code,
 /// a parent device that takes it.
-struct SignInController {
+package struct SignInController {
     let signIns: PostgresSignInStore
     let clock: any WallClock
     /// The server's base URL for QR payloads; nil: from the request's Host header.
@@ -15,12 +15,19 @@ struct SignInController {
     /// in a loop could otherwise try a thousand codes a second against the codes being shown.
     let codeFailures: RateLimiter<String>
 
-    func addOpenRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+    package init(signIns: PostgresSignInStore, clock: any WallClock, publicURL: String?, codeFailures: RateLimiter<String>) {
+        self.signIns = signIns
+        self.clock = clock
+        self.publicURL = publicURL
+        self.codeFailures = codeFailures
+    }
+
+    package func addOpenRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.post("sign-ins", use: start)
             .post("sign-ins/claim", use: claim)
     }
 
-    func addAuthenticatedRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+    package func addAuthenticatedRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.post("pairings/sign-in", use: take)
     }
 

@@ -8,11 +8,11 @@ import Synchronization
 
 /// The request bodies arriving at once from each address block, across the server's connections
 /// (`BodyArrivalPace`).
-final class BodiesInFlight: Sendable {
+package final class BodiesInFlight: Sendable {
     let limit: Int
     private let counts = Mutex<[String: Int]>([:])
 
-    init(limit: Int) {
+    package init(limit: Int) {
         self.limit = limit
     }
 

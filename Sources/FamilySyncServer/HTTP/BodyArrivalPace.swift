@@ -22,11 +22,11 @@ import Synchronization
 /// connection closed, so that many connections each keeping the pace cannot hold many bodies'
 /// memory either. A trusted proxy's connections are not counted: a proxy such as nginx reads a
 /// body whole before it passes it on, and it carries other clients'.
-final class BodyArrivalPace: ChannelDuplexHandler, RemovableChannelHandler, @unchecked Sendable {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+package final class BodyArrivalPace: ChannelDuplexHandler, RemovableChannelHandler, @unchecked Sendable {
+    package typealias InboundIn = HTTPRequestPart
+    package typealias InboundOut = HTTPRequestPart
+    package typealias OutboundIn = HTTPResponsePart
+    package typealias OutboundOut = HTTPResponsePart
 
     private let pace: BodyPace
     private let inFlight: BodiesInFlight
@@ -52,19 +52,19 @@ final class BodyArrivalPace: ChannelDuplexHandler, RemovableChannelHandler, @unc
     private var refused = false
     static let countedAfter = TimeAmount.seconds(1)
 
-    init(pace: BodyPace, inFlight: BodiesInFlight, proxies: TrustedProxies) {
+    package init(pace: BodyPace, inFlight: BodiesInFlight, proxies: TrustedProxies) {
         self.pace = pace
         self.inFlight = inFlight
         self.proxies = proxies
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         check?.cancel()
         check = nil
         uncount()
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         check?.cancel()
         check = nil
         uncount()
@@ -76,7 +76,7 @@ final class BodyArrivalPace: ChannelDuplexHandler, RemovableChannelHandler, @unc
         counted = nil
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !refused else { return }
         switch unwrapInboundIn(data) {
         case .head:
@@ -98,7 +98,7 @@ final class BodyArrivalPace: ChannelDuplexHandler, RemovableChannelHandler, @unc
         context.fireChannelRead(data)
     }
 
-    func channelReadComplete(context: ChannelHandlerContext) {
+    package func channelReadComplete(context: ChannelHandlerContext) {
         if open {
             let now = context.eventLoop.now
             unaskedSince = now
@@ -111,7 +111,7 @@ final class BodyArrivalPace: ChannelDuplexHandler, RemovableChannelHandler, @unc
         context.fireChannelReadComplete()
     }
 
-    func read(context: ChannelHandlerContext) {
+    package func read(context: ChannelHandlerContext) {
         if let since = unaskedSince {
             unasked = unasked + (context.eventLoop.now - since)
             unaskedSince = nil
@@ -119,7 +119,7 @@ final class BodyArrivalPace: ChannelDuplexHandler, RemovableChannelHandler, @unc
         context.read()
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if open, case .head = unwrapOutboundIn(data) { answered = true }
         context.write(data, promise: promise)
     }

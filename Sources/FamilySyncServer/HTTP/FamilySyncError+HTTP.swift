@@ -40,3 +40,11 @@ extension JSONEncoder {
     /// Encodes every body: PROTOCOL §1's instants, sorted keys so that bodies are stable.
     static let wire = WireCoding.makeEncoder()
 }
+
+extension FamilySyncError {
+    /// `error` as the API answers it (§1.1), as `ErrorMiddleware` maps it: for a route module
+    /// that answers failures its own way (the dashboard, as pages).
+    package init(answering error: any Error, to request: Request) {
+        self = ErrorMiddleware.translate(error, request: request)
+    }
+}

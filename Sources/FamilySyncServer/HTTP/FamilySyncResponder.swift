@@ -15,6 +15,10 @@ public struct FamilySyncResponder: HTTPResponder {
 
     let router: RouterResponder<Context>
 
+    package init(router: RouterResponder<Context>) {
+        self.router = router
+    }
+
     public func respond(to request: Request, context: Context) async throws -> Response {
         let parking = PollParking()
         let placeholder = try await chain(request, context: context, parking: parking)

@@ -9,15 +9,18 @@ import NIOHTTPTypes
 /// too, about a tenth of a small request's CPU (Benchmarks/README.md, "The ladder"). Every answer
 /// ends with its `.end` and a flush, so a flush held here is always followed by one that carries
 /// it. An informational head (`100 Continue`) goes at once: its client waits for it.
-final class HeadWithItsBody: ChannelOutboundHandler, RemovableChannelHandler, @unchecked Sendable {
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+package final class HeadWithItsBody: ChannelOutboundHandler, RemovableChannelHandler, @unchecked Sendable {
+    package init() {
+    }
+
+    package typealias OutboundIn = HTTPResponsePart
+    package typealias OutboundOut = HTTPResponsePart
 
     /// Whether the last part written is a final head with nothing after it yet. Confined to the
     /// channel's event loop, as the handler's callbacks are.
     private var headAlone = false
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .head(let head) = unwrapOutboundIn(data) {
             headAlone = head.status.kind != .informational
         } else {
@@ -26,7 +29,7 @@ final class HeadWithItsBody: ChannelOutboundHandler, RemovableChannelHandler, @u
         context.write(data, promise: promise)
     }
 
-    func flush(context: ChannelHandlerContext) {
+    package func flush(context: ChannelHandlerContext) {
         guard !headAlone else { return }
         context.flush()
     }

@@ -11,7 +11,7 @@ package final class MethodAwareRouter<Context: RequestContext>: RouterMethods {
     package let router: Router<Context>
     package let table: RouteTable
 
-    init(_ router: Router<Context>, table: RouteTable) {
+    package init(_ router: Router<Context>, table: RouteTable) {
         self.router = router
         self.table = table
     }

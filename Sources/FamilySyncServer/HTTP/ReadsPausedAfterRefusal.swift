@@ -12,9 +12,9 @@ import NIOHTTPTypes
 /// waits in the kernel's buffer. A request already read, or a read the connection already asked
 /// for, is not held back. A trusted proxy's connection is never paused: it carries other
 /// clients' requests.
-final class ReadsPausedAfterRefusal: ChannelOutboundHandler, RemovableChannelHandler, @unchecked Sendable {
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+package final class ReadsPausedAfterRefusal: ChannelOutboundHandler, RemovableChannelHandler, @unchecked Sendable {
+    package typealias OutboundIn = HTTPResponsePart
+    package typealias OutboundOut = HTTPResponsePart
 
     private let pause: TimeAmount
     private let proxies: TrustedProxies
@@ -25,17 +25,17 @@ final class ReadsPausedAfterRefusal: ChannelOutboundHandler, RemovableChannelHan
     private var pausedUntil: NIODeadline?
     private var resume: Scheduled<Void>?
 
-    init(pause: Duration, proxies: TrustedProxies) {
+    package init(pause: Duration, proxies: TrustedProxies) {
         self.pause = .nanoseconds(Int64(pause / .nanoseconds(1)))
         self.proxies = proxies
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         resume?.cancel()
         resume = nil
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if pause > .zero, case .head(let head) = unwrapOutboundIn(data), head.status == .tooManyRequests || head.status == .serviceUnavailable,
             head.headerFields[.retryAfter] != nil
         {
@@ -46,7 +46,7 @@ final class ReadsPausedAfterRefusal: ChannelOutboundHandler, RemovableChannelHan
         context.write(data, promise: promise)
     }
 
-    func read(context: ChannelHandlerContext) {
+    package func read(context: ChannelHandlerContext) {
         guard let until = pausedUntil, until > context.eventLoop.now else {
             pausedUntil = nil
             return context.read()

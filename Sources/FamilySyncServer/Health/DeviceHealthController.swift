@@ -6,13 +6,20 @@ import Hummingbird
 
 /// Device health (PROTOCOL §10): a tracked device's heartbeats and error log, and a day's health
 /// for its parents, as JSON or the plain-text diagnostics export.
-struct DeviceHealthController {
+package struct DeviceHealthController {
     let intake: PostgresHealthIntake
     let reads: PostgresHealthReads
     let metrics: HealthMetrics
     let clock: any WallClock
 
-    func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+    package init(intake: PostgresHealthIntake, reads: PostgresHealthReads, metrics: HealthMetrics, clock: any WallClock) {
+        self.intake = intake
+        self.reads = reads
+        self.metrics = metrics
+        self.clock = clock
+    }
+
+    package func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.post("devices/me/health", use: report)
             .get("devices/:id/health", use: read)
     }

@@ -7,13 +7,19 @@ import Hummingbird
 /// The operator's view of the fleet (PROTOCOL §10.1): the weekly tracking report, for the
 /// operator token alone. No family's credential opens it (it is not looked up: a device's
 /// credential gets the same 401 as any other wrong token), and it names no family.
-struct FleetController {
+package struct FleetController {
     let reports: PostgresTrackingReport
     /// nil: no operator token was configured, and the fleet's endpoints answer 404.
     let token: OperatorToken?
     let clock: any WallClock
 
-    func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+    package init(reports: PostgresTrackingReport, token: OperatorToken?, clock: any WallClock) {
+        self.reports = reports
+        self.token = token
+        self.clock = clock
+    }
+
+    package func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.get("fleet/tracking-report", use: trackingReport)
     }
 

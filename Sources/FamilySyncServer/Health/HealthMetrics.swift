@@ -4,17 +4,17 @@ import Prometheus
 
 /// The fleet's tracking health on `/metrics` (PROTOCOL §10), for an app maker to watch the seed's
 /// targets across installs: stale in under 2 % of checks, failures under 1 % of events.
-struct HealthMetrics: Sendable {
+package struct HealthMetrics: Sendable {
     /// Devices with health by status now, across the database (the stale detector sets it).
     let devices: [TrackingStatus: Gauge]
     /// The time between a device's heartbeats as this instance received them.
     let heartbeatGap: ValueHistogram
     let missedNotifications: Counter
     let sequenceResets: Counter
-    let trackingAlerts: Counter
+    package let trackingAlerts: Counter
     private let registry: PrometheusCollectorRegistry
 
-    init(registry: PrometheusCollectorRegistry) {
+    package init(registry: PrometheusCollectorRegistry) {
         self.registry = registry
         devices = Dictionary(uniqueKeysWithValues: [TrackingStatus.healthy, .stale, .inactive].map { status in
             (status, registry.makeGauge(name: "familysync_devices_by_health", labels: [("status", status.rawValue)], help: "Devices that report health, by status now."))
@@ -53,7 +53,7 @@ struct HealthMetrics: Sendable {
         if !reported.alerts.isEmpty { trackingAlerts.increment(by: Int64(reported.alerts.count)) }
     }
 
-    func set(_ counts: [TrackingStatus: Int]) {
+    package func set(_ counts: [TrackingStatus: Int]) {
         for (status, gauge) in devices { gauge.set(Double(counts[status] ?? 0)) }
     }
 }

@@ -8,7 +8,7 @@ import Prometheus
 /// The database as this instance sees it, on `/metrics` (docs/operations.md, "Alerts and what to
 /// do"): the pool's use, sampled at each scrape, and what a check every 15 s finds (whether the
 /// database answers, when PostgreSQL started, how many migrations it lacks).
-struct DatabaseMetrics: Sendable {
+package struct DatabaseMetrics: Sendable {
     let leased: Gauge
     let maximum: Gauge
     let up: Gauge
@@ -16,7 +16,7 @@ struct DatabaseMetrics: Sendable {
     let startTime: Gauge
     let migrationsPending: Gauge
 
-    init(registry: PrometheusCollectorRegistry, poolSize: Int) {
+    package init(registry: PrometheusCollectorRegistry, poolSize: Int) {
         leased = registry.makeGauge(name: "familysync_database_connections_leased", help: "Connections of the pool this instance's requests hold now.")
         maximum = registry.makeGauge(name: "familysync_database_connections_max", help: "The most connections this instance's pool opens (--db-connections).")
         up = registry.makeGauge(name: "familysync_database_up", help: "1 when this instance's last check (every 15 s) reached the database.")
@@ -32,7 +32,7 @@ struct DatabaseMetrics: Sendable {
 
     /// The 15-second check, through the pool with a short lease wait: a database that is away
     /// leaves `up` at 0 and the last start time and pending count as they were.
-    func check(_ database: Database, migrator: Migrator, logger: Logger) async throws -> Int {
+    package func check(_ database: Database, migrator: Migrator, logger: Logger) async throws -> Int {
         do {
             let (started, applied) = try await database.leasing(within: .seconds(2)) { connection in
                 let started = try await connection.rows("SELECT extract(epoch FROM pg_postmaster_start_time())::float8", logger: logger)

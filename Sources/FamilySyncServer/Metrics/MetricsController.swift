@@ -3,13 +3,19 @@ import Hummingbird
 import Prometheus
 
 /// `GET /metrics`: the Prometheus text format of the registry the process's metrics go to.
-struct MetricsController {
+package struct MetricsController {
     let registry: PrometheusCollectorRegistry
     let database: Database
     /// The pool's use is sampled as it is scraped.
     let databaseMetrics: DatabaseMetrics
 
-    func addRoutes(to router: some RouterMethods<FamilySyncRequestContext>) {
+    package init(registry: PrometheusCollectorRegistry, database: Database, databaseMetrics: DatabaseMetrics) {
+        self.registry = registry
+        self.database = database
+        self.databaseMetrics = databaseMetrics
+    }
+
+    package func addRoutes(to router: some RouterMethods<FamilySyncRequestContext>) {
         router.get("/metrics", use: metrics)
     }
 

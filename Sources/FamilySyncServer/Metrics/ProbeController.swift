@@ -4,10 +4,14 @@ import FamilySyncProtocol
 import Hummingbird
 
 /// `GET /health/live` (the process answers) and `GET /health/ready` (the database answers and is migrated).
-struct ProbeController {
+package struct ProbeController {
     let readiness: DatabaseReadiness
 
-    func addRoutes(to router: some RouterMethods<FamilySyncRequestContext>) {
+    package init(readiness: DatabaseReadiness) {
+        self.readiness = readiness
+    }
+
+    package func addRoutes(to router: some RouterMethods<FamilySyncRequestContext>) {
         router.get("/health/live", use: live)
             .get("/health/ready", use: ready)
     }

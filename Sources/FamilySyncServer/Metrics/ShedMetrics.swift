@@ -5,10 +5,10 @@ import Prometheus
 /// the database, a connection or a family's turn. Every reason is on `/metrics` from the start, at
 /// zero, so that a rate over it and the alert rules on it (deploy/prometheus) see the series
 /// before the first shed request.
-struct ShedMetrics: Sendable {
+package struct ShedMetrics: Sendable {
     private let counters: [TryAgainReason: Counter]
 
-    init(registry: PrometheusCollectorRegistry) {
+    package init(registry: PrometheusCollectorRegistry) {
         counters = Dictionary(uniqueKeysWithValues: TryAgainReason.allCases.map { reason in
             (reason, registry.makeCounter(
                 name: "familysync_requests_shed_total", labels: [("reason", reason.rawValue)],

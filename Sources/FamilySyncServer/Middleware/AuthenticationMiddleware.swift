@@ -5,13 +5,18 @@ import Hummingbird
 /// Turns `Authorization: Bearer <credential>` into the authenticated device of the context.
 /// Missing, malformed, unknown, rotated and revoked credentials are all the same 401; a device
 /// past its budget of requests (`DeviceRateLimiter`) is `429 THROTTLED`.
-struct AuthenticationMiddleware: RouterMiddleware {
-    typealias Context = FamilySyncRequestContext
+package struct AuthenticationMiddleware: RouterMiddleware {
+    package typealias Context = FamilySyncRequestContext
 
     let devices: PostgresDeviceStore
     let limiter: DeviceRateLimiter
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    package init(devices: PostgresDeviceStore, limiter: DeviceRateLimiter) {
+        self.devices = devices
+        self.limiter = limiter
+    }
+
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let presented = request.bearerToken, let credential = DeviceCredential(parsing: presented),
             let device = try await devices.authenticate(credential)
         else {

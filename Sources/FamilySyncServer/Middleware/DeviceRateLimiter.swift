@@ -5,10 +5,10 @@ import Foundation
 /// `AuthenticationMiddleware` as soon as the credential is known, before the request takes a
 /// family's turn or a database connection. The buckets are spread over shards by the device's
 /// id, so that two loops' requests rarely wait on one lock.
-final class DeviceRateLimiter: Sendable {
+package final class DeviceRateLimiter: Sendable {
     private let shards: [RateLimiter<UUID>]
 
-    init(limit: RateLimit, clock: any WallClock, shards: Int = 16) {
+    package init(limit: RateLimit, clock: any WallClock, shards: Int = 16) {
         self.shards = (0..<shards).map { _ in RateLimiter(limit: limit, clock: clock) }
     }
 

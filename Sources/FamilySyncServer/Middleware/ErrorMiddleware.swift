@@ -6,14 +6,19 @@ import NIOCore
 
 /// Turns every error a route throws into PROTOCOL §1.1's JSON, so no response is ever empty or
 /// carries internals. Errors that are not `FamilySyncError` are translated here, in one place.
-struct ErrorMiddleware: RouterMiddleware {
-    typealias Context = FamilySyncRequestContext
+package struct ErrorMiddleware: RouterMiddleware {
+    package typealias Context = FamilySyncRequestContext
 
     /// What the router serves, to tell a wrong method (405) from a wrong path (404).
     let routes: RouteTable
     let shed: ShedMetrics
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    package init(routes: RouteTable, shed: ShedMetrics) {
+        self.routes = routes
+        self.shed = shed
+    }
+
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {

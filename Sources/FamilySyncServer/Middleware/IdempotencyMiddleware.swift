@@ -10,17 +10,23 @@ import NIOCore
 /// does nothing twice. The key is written by the change log in the transaction of the request's
 /// write (`IdempotencyClaim`), so it exists exactly when the write committed; the answer is kept
 /// with it once the handler has made it. Inside `AuthenticationMiddleware`: keys are per device.
-struct IdempotencyMiddleware: RouterMiddleware {
-    typealias Context = FamilySyncRequestContext
+package struct IdempotencyMiddleware: RouterMiddleware {
+    package typealias Context = FamilySyncRequestContext
 
     let keys: PostgresIdempotencyKeys
     let keyring: ChangeTokenKeyring
     let clock: any WallClock
 
+    package init(keys: PostgresIdempotencyKeys, keyring: ChangeTokenKeyring, clock: any WallClock) {
+        self.keys = keys
+        self.keyring = keyring
+        self.clock = clock
+    }
+
     static let headerName = HTTPField.Name(IdempotencyKey.header)!
     static let replayedName = HTTPField.Name("Idempotent-Replayed")!
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let sent = request.headers[values: Self.headerName]
         guard !sent.isEmpty else { return try await next(request, context) }
         let route = context.route(of: request)

@@ -3,10 +3,13 @@ import Hummingbird
 
 /// The request's database leases prefer its connection's event loop (`LoopBoundPool`), so that
 /// its statements, their answers and its response share a thread where they can.
-struct PreferredLoopMiddleware: RouterMiddleware {
-    typealias Context = FamilySyncRequestContext
+package struct PreferredLoopMiddleware: RouterMiddleware {
+    package init() {
+    }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    package typealias Context = FamilySyncRequestContext
+
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let loop = context.connection?.eventLoop else { return try await next(request, context) }
         return try await LoopBoundPool.$preferredLoop.withValue(loop) { try await next(request, context) }
     }

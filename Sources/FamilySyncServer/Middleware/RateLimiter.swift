@@ -5,12 +5,12 @@ import Synchronization
 
 /// A token bucket per key (an address, a family, a device), in memory of this instance: the
 /// buckets of `RateLimitMiddleware`, shared by the routes it guards, and of the other limits.
-final class RateLimiter<Key: Hashable & Sendable>: Sendable {
+package final class RateLimiter<Key: Hashable & Sendable>: Sendable {
     let limit: RateLimit
     let clock: any WallClock
     private let buckets = Mutex<[Key: TokenBucket]>([:])
 
-    init(limit: RateLimit, clock: any WallClock) {
+    package init(limit: RateLimit, clock: any WallClock) {
         self.limit = limit
         self.clock = clock
     }

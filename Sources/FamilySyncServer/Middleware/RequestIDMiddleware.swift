@@ -5,12 +5,15 @@ import Synchronization
 /// Gives every response an `X-Request-Id`: the client's when it sent a usable one (1–128 visible
 /// ASCII characters), else a new one, unique to the request. The id is in every log line of the request
 /// (`RequestLogMetadata`).
-struct RequestIDMiddleware: RouterMiddleware {
-    typealias Context = FamilySyncRequestContext
+package struct RequestIDMiddleware: RouterMiddleware {
+    package init() {
+    }
+
+    package typealias Context = FamilySyncRequestContext
 
     static let headerName = HTTPField.Name("X-Request-Id")!
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         let requestID = request.headers[Self.headerName].flatMap(Self.usable) ?? Self.make()
         context.requestID = requestID

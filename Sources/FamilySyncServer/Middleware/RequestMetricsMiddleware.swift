@@ -10,12 +10,15 @@ import Synchronization
 /// placeholder's 200 (`PollParking`): a poll whose client left (499) or whose read after a wake
 /// failed would count as a success. Outside the chain, it would keep its frames in a held poll's
 /// task. So this one, in the chain, asks the request's parking for the answer's status.
-struct RequestMetricsMiddleware: RouterMiddleware {
-    typealias Context = FamilySyncRequestContext
+package struct RequestMetricsMiddleware: RouterMiddleware {
+    package init() {
+    }
+
+    package typealias Context = FamilySyncRequestContext
 
     private let cache = RequestMetricsCache()
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = DispatchTime.now().uptimeNanoseconds
         let active = cache.active(request.method)
         active.increment()

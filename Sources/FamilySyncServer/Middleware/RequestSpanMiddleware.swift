@@ -11,14 +11,19 @@ import W3CTraceContext
 /// the stores' spans (`Traced`) for the request's task. A `traceparent` a caller sent is a link
 /// of the request's span, not its parent: any client may send one, and as a parent it would
 /// choose the trace's id and whether it is sampled, past `--trace-sample-ratio`.
-struct RequestSpanMiddleware: RouterMiddleware {
-    typealias Context = FamilySyncRequestContext
+package struct RequestSpanMiddleware: RouterMiddleware {
+    package typealias Context = FamilySyncRequestContext
 
     let tracer: any Tracer
     /// Whether spans carry the request's path (with its ids).
     let recordsPaths: Bool
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    package init(tracer: any Tracer, recordsPaths: Bool) {
+        self.tracer = tracer
+        self.recordsPaths = recordsPaths
+    }
+
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let span = tracer.startSpan("\(request.method.rawValue)", context: InstrumentationContext.topLevel, ofKind: .server)
         defer { span.end() }
         if let headers = TraceHeaders(request.headers) {

@@ -7,12 +7,16 @@ import NIOCore
 /// gzip takes a 1,000-record page to about a sixth of its size. Small answers (a poll, "nothing
 /// new") go as they are: there the work costs more than the bytes. Brotli is not offered: no
 /// package on the list implements it.
-struct ResponseCompressionMiddleware<Context: RequestContext>: RouterMiddleware {
+package struct ResponseCompressionMiddleware<Context: RequestContext>: RouterMiddleware {
     var minimumBytes = 1024
     /// zlib's level 4: most of level 6's ratio on JSON, for about half the time.
     var level: Int32 = 4
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    package init(level: Int32 = 4) {
+        self.level = level
+    }
+
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
         // The header is parsed last: most answers (a poll's, a heartbeat's, nothing new) are too
         // small to compress, and parsing it was 1–2 % of a device-day's requests.

@@ -5,24 +5,27 @@ import NIOCore
 /// closing the channel; this sees that, or the channel's end, and calls the poll's callback once.
 /// A poll watches through it instead of reading the connection's inbound stream in a task group
 /// of its own (`consumeWithInboundCloseHandler`), about 8.5 KiB a held poll (Benchmarks/README.md).
-final class ConnectionEndWatcher: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
+package final class ConnectionEndWatcher: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
+    package init() {
+    }
+
     // Passed on as they come: nothing here is read.
-    typealias InboundIn = NIOAny
+    package typealias InboundIn = NIOAny
 
     /// Confined to the channel's event loop, as the handler's callbacks are.
     private var ended = false
     private var onEnd: (@Sendable () -> Void)?
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         context.fireChannelRead(data)
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case .inputClosed? = event as? ChannelEvent { end() }
         context.fireUserInboundEventTriggered(event)
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         end()
         context.fireChannelInactive()
     }

@@ -3,15 +3,15 @@ import FamilySyncPostgres
 import Prometheus
 
 /// This instance's long-poll machinery: the held polls and their figures.
-struct LongPolling: Sendable {
-    let hub: PollHub
-    let metrics: PollMetrics
+package struct LongPolling: Sendable {
+    package let hub: PollHub
+    package let metrics: PollMetrics
 
-    init(registry: PrometheusCollectorRegistry) {
+    package init(registry: PrometheusCollectorRegistry) {
         let metrics = PollMetrics(registry: registry)
         self.metrics = metrics
         hub = PollHub { delta in metrics.active.increment(by: Double(delta)) }
     }
 
-    func sink(_ knownDevices: KnownDevices) -> PollNoticeSink { PollNoticeSink(hub: hub, metrics: metrics, knownDevices: knownDevices) }
+    package func sink(_ knownDevices: KnownDevices) -> PollNoticeSink { PollNoticeSink(hub: hub, metrics: metrics, knownDevices: knownDevices) }
 }

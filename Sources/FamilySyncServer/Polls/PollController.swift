@@ -3,17 +3,17 @@ import FamilySyncPostgres
 import FamilySyncProtocol
 import Foundation
 import Hummingbird
-import Tracing
 import Logging
 import NIOCore
 import ServiceLifecycle
 import Synchronization
+import Tracing
 
 /// `GET /v1/poll` (PROTOCOL §6): the silent push's stand-in. Answers at once when something the
 /// caller sees changed after `since`, else holds until a change, the timeout, a newer poll of the
 /// same device, or the server's shutdown. `POST /v1/poll` is the same poll carrying a tracked
 /// device's heartbeat (§10), so that a device's steady rhythm is one request.
-struct PollController {
+package struct PollController {
     let hub: PollHub
     let polls: PostgresPollStore
     let keyring: ChangeTokenKeyring
@@ -25,7 +25,21 @@ struct PollController {
     let heartbeats: DeviceHealthController
     let logger: Logger
 
-    func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+    package init(
+        hub: PollHub, polls: PostgresPollStore, keyring: ChangeTokenKeyring, metrics: PollMetrics, clock: any WallClock,
+        marksPushHolds: Bool, heartbeats: DeviceHealthController, logger: Logger
+    ) {
+        self.hub = hub
+        self.polls = polls
+        self.keyring = keyring
+        self.metrics = metrics
+        self.clock = clock
+        self.marksPushHolds = marksPushHolds
+        self.heartbeats = heartbeats
+        self.logger = logger
+    }
+
+    package func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.get("poll", use: longPoll)
             .post("poll", use: heartbeatAndPoll)
     }

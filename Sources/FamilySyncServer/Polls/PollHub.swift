@@ -8,7 +8,7 @@ import Synchronization
 /// with a continuation here: no database connection, no thread. Notices from the database
 /// listener wake only the polls they concern; a woken poll reads the database to learn what
 /// changed, so a spurious wake-up costs a read and never a wrong answer.
-final class PollHub: Sendable {
+package final class PollHub: Sendable {
     /// Why a waiting poll resumed.
     enum Wake: Sendable, Equatable {
         /// Something it may see changed (or the listener reconnected and notices may be lost):
@@ -91,7 +91,9 @@ final class PollHub: Sendable {
     /// `onCountChange` hears +1 as a poll begins to hold (its first read done: a poll still reading
     /// can yet answer 503, so a gauge that counted it would tell a watcher "held" too soon) and -1
     /// as a held poll goes (the active-poll gauge).
-    init(timers: any EventLoop = MultiThreadedEventLoopGroup.singleton.next(), onCountChange: @escaping @Sendable (Int) -> Void = { _ in }) {
+    package init(
+        timers: any EventLoop = MultiThreadedEventLoopGroup.singleton.next(), onCountChange: @escaping @Sendable (Int) -> Void = { _ in }
+    ) {
         self.timers = timers
         self.onCountChange = onCountChange
     }
@@ -101,7 +103,7 @@ final class PollHub: Sendable {
 
     /// The polls waiting for a wake now (counted one by one: for tests, which need to know that
     /// a poll has done its first read and holds).
-    var waiting: Int { state.withLock { $0.waiters.values.count { $0.continuation != nil } } }
+    package var waiting: Int { state.withLock { $0.waiters.values.count { $0.continuation != nil } } }
 
     /// Registers a poll of `device`: from now on notices that concern it are kept for it, so one
     /// that arrives while the poll reads the database is not lost. A device's fifth poll makes

@@ -3,7 +3,7 @@ import FamilySyncPostgres
 import Prometheus
 
 /// The long-poll figures on `/metrics`.
-struct PollMetrics: Sendable {
+package struct PollMetrics: Sendable {
     /// Polls held now.
     let active: Gauge
     /// From a change notice reaching this instance to the woken poll's answer (its database read
@@ -14,7 +14,7 @@ struct PollMetrics: Sendable {
     let listenerConnected: Gauge
     let listenerConnects: Counter
 
-    init(registry: PrometheusCollectorRegistry) {
+    package init(registry: PrometheusCollectorRegistry) {
         active = registry.makeGauge(name: "familysync_polls_active", help: "Long polls held by this instance.")
         wakeLatency = registry.makeDurationHistogram(
             name: "familysync_poll_wake_seconds",

@@ -6,10 +6,14 @@ import Hummingbird
 
 /// `GET /v1/audit` and `GET /v1/audit/reads` (PROTOCOL §15.4): what parents and the server changed
 /// of the family's rules and data, and how often parents read it; for parents only.
-struct AuditController {
+package struct AuditController {
     let audit: PostgresAuditStore
 
-    func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+    package init(audit: PostgresAuditStore) {
+        self.audit = audit
+    }
+
+    package func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.get("audit", use: list)
             .get("audit/reads", use: reads)
     }

@@ -8,15 +8,21 @@ import Hummingbird
 /// server holds about the family, or about one member, streamed as a tar of JSON Lines. The reads
 /// run in one snapshot while the response is written; a family of any size is held a part (1 MiB)
 /// a kind at a time.
-struct ExportController {
+package struct ExportController {
     let export: PostgresExport
     let slots: ExportSlots
     let clock: any WallClock
 
+    package init(export: PostgresExport, slots: ExportSlots, clock: any WallClock) {
+        self.export = export
+        self.slots = slots
+        self.clock = clock
+    }
+
     /// How long an export may take, the client's reading included.
     static let deadline: Duration = .seconds(20 * 60)
 
-    func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+    package func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.get("families/me/export", use: exportFamily)
             .get("members/:id/export", use: exportMember)
     }

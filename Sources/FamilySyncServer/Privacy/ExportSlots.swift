@@ -4,11 +4,11 @@ import Synchronization
 /// The exports this instance streams (PROTOCOL §15.2): each holds a database connection for its
 /// whole length, so at most `limit` at once, and one a family: another family's export, or a
 /// flood of one family's, never takes every connection. Past that, 503 `exports_busy`.
-final class ExportSlots: Sendable {
+package final class ExportSlots: Sendable {
     let limit: Int
     private let running = Mutex<Set<UUID>>([])
 
-    init(limit: Int = 2) {
+    package init(limit: Int = 2) {
         self.limit = limit
     }
 

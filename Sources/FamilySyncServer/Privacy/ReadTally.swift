@@ -8,7 +8,10 @@ import Synchronization
 /// Parents' reads of the family's data counted in this instance (PROTOCOL §15.4) and added to
 /// the database every `interval` and at shutdown, in one statement: a read costs no write of its
 /// own. What a crash loses is at most an interval's counts.
-final class ReadTally: Sendable {
+package final class ReadTally: Sendable {
+    package init() {
+    }
+
     private let counts = Mutex<[AuditReadsKey: Int]>([:])
 
     func count(_ key: AuditReadsKey) {

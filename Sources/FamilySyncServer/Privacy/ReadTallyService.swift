@@ -6,20 +6,27 @@ import ServiceLifecycle
 import Synchronization
 
 /// Flushes a `ReadTally` every `interval`, and once more when the server stops.
-struct ReadTallyService: Service {
-    let tally: ReadTally
-    let audit: PostgresAuditStore
-    let interval: Duration
-    let logger: Logger
+package struct ReadTallyService: Service {
+    package let tally: ReadTally
+    package let audit: PostgresAuditStore
+    package let interval: Duration
+    package let logger: Logger
 
-    func run() async throws {
+    package init(tally: ReadTally, audit: PostgresAuditStore, interval: Duration, logger: Logger) {
+        self.tally = tally
+        self.audit = audit
+        self.interval = interval
+        self.logger = logger
+    }
+
+    package func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
             await flush()
         }
     }
 
-    func flush() async {
+    package func flush() async {
         let taken = tally.take()
         guard !taken.isEmpty else { return }
         do {
@@ -28,12 +35,5 @@ struct ReadTallyService: Service {
             tally.restore(taken)
             logger.warning("Parents' read counts were not written; retrying next round", metadata: ["error": "\(DatabaseErrorTranslation.describeForOperator(error))"])
         }
-    }
-}
-
-extension ServerDependencies {
-    /// Writes the reads counted so far, as the 30-second job does: for tests and harnesses.
-    public func flushReadCounts() async {
-        await ReadTallyService(tally: readTally, audit: audit, interval: .seconds(30), logger: logger).flush()
     }
 }

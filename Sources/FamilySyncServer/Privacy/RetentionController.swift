@@ -6,12 +6,17 @@ import Hummingbird
 
 /// `GET|PUT /v1/families/me/retention` (PROTOCOL §15.1): how long the family keeps each kind of
 /// its data, within the operator's maximum.
-struct RetentionController {
+package struct RetentionController {
     let retention: PostgresRetention
     /// The operator's maximum, days (`--usage-retention-days`).
     let maximumDays: Int
 
-    func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+    package init(retention: PostgresRetention, maximumDays: Int) {
+        self.retention = retention
+        self.maximumDays = maximumDays
+    }
+
+    package func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.get("families/me/retention", use: get)
             .put("families/me/retention", use: set)
     }

@@ -5,10 +5,14 @@ import Foundation
 import Hummingbird
 
 /// `PUT|DELETE /v1/devices/me/push` (PROTOCOL §12): where APNs reaches this device.
-struct PushController {
+package struct PushController {
     let pushes: PostgresPushStore
 
-    func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+    package init(pushes: PostgresPushStore) {
+        self.pushes = pushes
+    }
+
+    package func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.put("devices/me/push", use: register)
             .delete("devices/me/push", use: unregister)
     }

@@ -2,14 +2,14 @@ import FamilySyncCore
 import Prometheus
 
 /// The push figures on `/metrics` (PROTOCOL §12).
-struct PushMetrics: Sendable {
+package struct PushMetrics: Sendable {
     let registry: PrometheusCollectorRegistry
     /// Rows waiting in the outbox (every instance's), as last counted by this instance's sender.
     let outboxDepth: Gauge
     /// From the change's commit (its outbox row) to APNs's acceptance.
     let deliveryLatency: DurationHistogram
 
-    init(registry: PrometheusCollectorRegistry) {
+    package init(registry: PrometheusCollectorRegistry) {
         self.registry = registry
         outboxDepth = registry.makeGauge(name: "familysync_push_outbox_depth", help: "Pushes waiting in the outbox.")
         deliveryLatency = registry.makeDurationHistogram(

@@ -8,7 +8,7 @@ import ServiceLifecycle
 /// due outbox rows, sends them at once (HTTP/2 carries them side by side), and settles each by its
 /// outcome. Woken by the outbox channel when a transaction queued pushes; otherwise it looks again
 /// when the next row is due, at least every `idleInterval`.
-struct PushSender: Service {
+package struct PushSender: Service {
     let claims: PostgresPushClaims
     let migrated: StartupGate
     let makeTransport: @Sendable () async throws -> any PushTransport
@@ -17,9 +17,23 @@ struct PushSender: Service {
     let clock: any WallClock
     let settings: PushSettings
     let logger: Logger
+
+    package init(
+        claims: PostgresPushClaims, migrated: StartupGate,
+        makeTransport: @escaping @Sendable () async throws -> any PushTransport, wake: PushWake, metrics: PushMetrics, clock: any WallClock, settings: PushSettings, logger: Logger
+    ) {
+        self.claims = claims
+        self.migrated = migrated
+        self.makeTransport = makeTransport
+        self.wake = wake
+        self.metrics = metrics
+        self.clock = clock
+        self.settings = settings
+        self.logger = logger
+    }
     static let batchSize = 100
 
-    func run() async throws {
+    package func run() async throws {
         // Made here, so that it is shut down by the service that made it.
         let transport = try await makeTransport()
         await cancelWhenGracefulShutdown {

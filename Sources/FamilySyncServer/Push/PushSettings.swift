@@ -1,6 +1,5 @@
 import FamilySyncCore
 import Foundation
-import JWTKit
 
 /// Push as the operator configured it (PROTOCOL §12; docs/walkthrough.md, "Push on iOS"): APNs with the app
 /// maker's key, or a webhook. Without it push is off: no outbox rows, no sender.
@@ -33,11 +32,6 @@ public struct PushSettings: Sendable {
         self.trustRoots = trustRoots
         self.idleInterval = idleInterval
         self.claimFor = claimFor
-    }
-
-    /// Checks that `pem` is a P-256 private key jwt-kit can sign with (the `.p8` file).
-    public static func checkAPNsKey(_ pem: String) throws {
-        _ = try ES256PrivateKey(pem: pem)
     }
 }
 

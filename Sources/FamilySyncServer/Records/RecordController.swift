@@ -5,13 +5,19 @@ import Foundation
 import Hummingbird
 
 /// `/v1/zones/{zone}/records/modify` and `…/lookup` (PROTOCOL §5.3).
-struct RecordController {
+package struct RecordController {
     let writes: PostgresRecordWrites
     let reads: PostgresRecordReads
     let keyring: ChangeTokenKeyring
 
+    package init(writes: PostgresRecordWrites, reads: PostgresRecordReads, keyring: ChangeTokenKeyring) {
+        self.writes = writes
+        self.reads = reads
+        self.keyring = keyring
+    }
 
-    func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+
+    package func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.post("zones/:zone/records/modify", use: modify)
             .post("zones/:zone/records/query", use: query)
             .post("zones/:zone/records/lookup", use: lookup)

@@ -6,11 +6,16 @@ import Hummingbird
 
 /// `GET /v1/devices/{id}/shield-state?at=` (PROTOCOL §11): what a device shields at an instant,
 /// for its parents ("Games shielded until 07:00") and for the device itself.
-struct ShieldController {
+package struct ShieldController {
     let shields: PostgresShieldStore
     let clock: any WallClock
 
-    func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+    package init(shields: PostgresShieldStore, clock: any WallClock) {
+        self.shields = shields
+        self.clock = clock
+    }
+
+    package func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.get("devices/:id/shield-state", use: state)
     }
 

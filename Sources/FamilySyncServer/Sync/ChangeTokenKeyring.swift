@@ -4,15 +4,18 @@ import Synchronization
 
 /// The key change tokens are signed with: loaded from the database (or configuration) before the
 /// server accepts requests, then shared by the controllers.
-final class ChangeTokenKeyring: Sendable {
+package final class ChangeTokenKeyring: Sendable {
+    package init() {
+    }
+
     /// The key, and the key set up for HMAC once (`HMAC(key:)` hashes it twice), copied for each token.
     private let key = Mutex<(raw: SymmetricKey, keyed: HMAC<SHA256>)?>(nil)
 
-    func set(_ value: SymmetricKey) {
+    package func set(_ value: SymmetricKey) {
         key.withLock { $0 = (value, HMAC(key: value)) }
     }
 
-    func current() throws(FamilySyncError) -> SymmetricKey {
+    package func current() throws(FamilySyncError) -> SymmetricKey {
         try loaded().raw
     }
 

@@ -6,7 +6,7 @@ import Hummingbird
 
 /// `POST /v1/usage` (PROTOCOL §7.2) and `POST /v1/usage/totals` (§9.2): a tracked device's usage,
 /// idempotently, with the daily summaries; and the reads of it.
-struct UsageController {
+package struct UsageController {
     let intake: PostgresUsageIntake
     let reads: PostgresUsageReads
     let keyring: ChangeTokenKeyring
@@ -14,7 +14,17 @@ struct UsageController {
     /// Usage older than this is deleted by the retention job, so it is not taken either.
     let retention: TimeInterval
 
-    func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+    package init(
+        intake: PostgresUsageIntake, reads: PostgresUsageReads, keyring: ChangeTokenKeyring, clock: any WallClock, retention: TimeInterval
+    ) {
+        self.intake = intake
+        self.reads = reads
+        self.keyring = keyring
+        self.clock = clock
+        self.retention = retention
+    }
+
+    package func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.post("usage", use: upload)
             .post("usage/totals", use: uploadTotals)
     }
@@ -49,7 +59,7 @@ struct UsageController {
         )
     }
 
-    func addReadRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+    package func addReadRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.get("devices/:id/summaries", use: summaries)
             .get("devices/:id/usage", use: listUsage)
             .get("devices/:id/report", use: report)

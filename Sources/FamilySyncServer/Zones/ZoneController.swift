@@ -6,13 +6,20 @@ import Hummingbird
 
 /// `/v1/zones` (PROTOCOL §4) and the change feeds `/v1/zones/{zone}/changes`, `/v1/changes/zones`,
 /// `/v1/changes` (§5.5).
-struct ZoneController {
+package struct ZoneController {
     let zones: PostgresZoneStore
     let reads: PostgresRecordReads
     let devices: PostgresDeviceStore
     let keyring: ChangeTokenKeyring
 
-    func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
+    package init(zones: PostgresZoneStore, reads: PostgresRecordReads, devices: PostgresDeviceStore, keyring: ChangeTokenKeyring) {
+        self.zones = zones
+        self.reads = reads
+        self.devices = devices
+        self.keyring = keyring
+    }
+
+    package func addRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
         group.get("zones", use: list)
             .post("zones", use: create)
             .delete("zones/:zone", use: delete)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FamilySyncApp
 import FamilySyncPostgres
 import FamilySyncServer
 import Foundation

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FamilySyncApp
 import FamilySyncCore
 import FamilySyncPostgres
 import FamilySyncServer

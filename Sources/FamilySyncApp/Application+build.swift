@@ -1,5 +1,6 @@
 import FamilySyncCore
 import FamilySyncPostgres
+import FamilySyncServer
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -15,7 +16,7 @@ public typealias FamilySyncApplication = Application<FamilySyncResponder>
 /// served beside the API (`familysync serve` mounts the web dashboard, `FamilySyncWeb`); `routes`
 /// adds to the router (tests reach the shared machinery through it).
 package func buildApplication(
-    configuration: ServerConfiguration,
+    configuration: FamilySyncServer.ServerConfiguration,
     dependencies: ServerDependencies,
     modules: [any RouteModule] = [],
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in },
@@ -125,7 +126,7 @@ private func makeTransport(_ push: PushSettings, clock: any WallClock, logger: L
 /// The router, and the table of what it serves (tests compare it with the OpenAPI document and
 /// the access matrix).
 func buildRouter(
-    configuration: ServerConfiguration, dependencies: ServerDependencies, modules: [any RouteModule] = []
+    configuration: FamilySyncServer.ServerConfiguration, dependencies: ServerDependencies, modules: [any RouteModule] = []
 ) -> MethodAwareRouter<FamilySyncRequestContext> {
     let router = Router(context: FamilySyncRequestContext.self)
     let routes = MethodAwareRouter(router, table: RouteTable())

@@ -1,6 +1,7 @@
 import Crypto
 import FamilySyncCore
 import FamilySyncPostgres
+import FamilySyncServer
 import Foundation
 import Logging
 import NIOCore
@@ -167,5 +168,12 @@ public final class ServerDependencies: Sendable {
             configuration: listener, sink: pushWake, logger: logger, initialBackoff: listenerBackoff, maximumBackoff: listenerMaximumBackoff,
             channel: PushOutbox.channel
         )
+    }
+}
+
+extension ServerDependencies {
+    /// Writes the reads counted so far, as the 30-second job does: for tests and harnesses.
+    public func flushReadCounts() async {
+        await ReadTallyService(tally: readTally, audit: audit, interval: .seconds(30), logger: logger).flush()
     }
 }

@@ -1,4 +1,5 @@
 import FamilySyncCore
+import FamilySyncServer
 import Foundation
 import JWTKit
 

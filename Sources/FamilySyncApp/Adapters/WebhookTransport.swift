@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Crypto
 import FamilySyncCore
+import FamilySyncServer
 import Foundation
 import Logging
 import NIOCore

@@ -1,5 +1,6 @@
 import FamilySyncCore
 import FamilySyncPostgres
+import FamilySyncServer
 import Logging
 
 /// What the server needs from the database before it listens (the migrations, its secrets), tried

@@ -1,3 +1,4 @@
+import FamilySyncServer
 import Foundation
 import Logging
 import OTel

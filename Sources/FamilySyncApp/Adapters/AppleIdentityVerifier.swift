@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Crypto
 import FamilySyncCore
+import FamilySyncServer
 import Foundation
 import JWTKit
 import Logging
@@ -11,7 +12,7 @@ import NIOCore
 /// `nonce` the SHA-256 (hex) of the nonce the app sent, as Apple writes it. The keys are fetched
 /// on first use and again when a token names a key id not among them, at most once a minute (so
 /// that junk tokens cannot make the server hammer Apple).
-actor AppleIdentityVerifier {
+actor AppleIdentityVerifier: AppleIdentityChecking {
     let jwksURL: String
     let clientIDs: [String]
     let clock: any WallClock
@@ -32,7 +33,7 @@ actor AppleIdentityVerifier {
 
     /// The token's `sub` once every check passed. A token that fails one is `BAD_REQUEST` naming
     /// `field`; Apple's keys out of reach is `TRY_AGAIN_LATER`.
-    func subject(of token: String, nonce: String, field: String) async throws -> String {
+    package func subject(of token: String, nonce: String, field: String) async throws -> String {
         guard isEnabled else { throw FamilySyncError.notFound("Sign in with Apple is not configured on this server.") }
         let refused = FamilySyncError.badRequest("The Apple identity token is not valid.", field: field)
         guard token.utf8.count <= 16_384, let header = try? DefaultJWTParser().parse(Array(token.utf8), as: AppleIdentityToken.self).header,

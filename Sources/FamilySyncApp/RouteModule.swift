@@ -1,4 +1,5 @@
 import FamilySyncCore
+import FamilySyncServer
 import Hummingbird
 import Synchronization
 
@@ -16,14 +17,6 @@ package protocol RouteModule: Sendable {
     /// The module's routes, added after the API's. `api` answers requests with the complete
     /// router, middleware and all, once it is built.
     func addRoutes(
-        to router: MethodAwareRouter<FamilySyncRequestContext>, api: APIResponder, configuration: ServerConfiguration, dependencies: ServerDependencies
+        to router: MethodAwareRouter<FamilySyncRequestContext>, api: APIResponder, configuration: FamilySyncServer.ServerConfiguration, dependencies: ServerDependencies
     )
-}
-
-extension FamilySyncError {
-    /// `error` as the API answers it (§1.1), as `ErrorMiddleware` maps it: for a module that
-    /// answers failures its own way (the dashboard, as pages).
-    package init(answering error: any Error, to request: Request) {
-        self = ErrorMiddleware.translate(error, request: request)
-    }
 }

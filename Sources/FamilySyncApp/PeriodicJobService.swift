@@ -1,4 +1,5 @@
 import FamilySyncPostgres
+import FamilySyncServer
 import Logging
 import ServiceLifecycle
 

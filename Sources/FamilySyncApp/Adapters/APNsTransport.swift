@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FamilySyncCore
+import FamilySyncServer
 import Foundation
 import Logging
 import NIOCore
