@@ -111,7 +111,7 @@ import Testing
             actor Follower {
                 var state: [String: String] = [:]
                 var token: ChangeToken?
-                func apply(_ changes: ZoneChangePage<FeedRecord>, token next: ChangeToken) throws {
+                func apply(_ changes: ZoneChangePage<FeedRecord<ByteBuffer>>, token next: ChangeToken) throws {
                     for record in changes.records {
                         state[record.recordName] = record.deleted ? nil : try record.record().fields["displayName"].map { "\($0)" }
                     }

@@ -158,7 +158,7 @@ import Testing
     @Test func stringsAreEscaped() throws {
         let awkward = "a \"quoted\" \\ back\nline\t\u{01}\u{1f} é 😀 /"
         let device = UUID()
-        let record = FeedRecord(
+        let record = FeedRecord<ByteBuffer>(
             recordName: awkward, recordType: awkward, changeTag: awkward, deleted: false, createdAt: Date(timeIntervalSince1970: 1_800_000_000.123),
             createdBy: device, modifiedAt: Date(timeIntervalSince1970: 1_800_000_001), modifiedBy: device, modifiedRole: .parent,
             clientModifiedAt: Date(timeIntervalSince1970: 1_799_999_999.5), fieldsJSON: ByteBuffer(string: #"{"k": "v"}"#)

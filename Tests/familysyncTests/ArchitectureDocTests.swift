@@ -94,4 +94,16 @@ import Testing
         let libraries: Set = ["MetricsMiddleware", "PostgresNIO", "PostgresClient", "PostgresConnection"]
         #expect(claimed.subtracting(declared).subtracting(libraries).isEmpty, "docs/architecture.md names what the code does not have: \(claimed.subtracting(declared).subtracting(libraries).sorted())")
     }
+
+    /// The HTTP target writes and reads the wire from Core's and the protocol's types: its JSON
+    /// codec and the pages of changes import no store, and the wiring is FamilySyncApp's.
+    @Test func theWireCodecImportsNoStoreAndTheHTTPTargetBuildsNothing() throws {
+        let codec = TestPaths.swiftFiles(under: "Sources/FamilySyncServer/JSON") + TestPaths.swiftFiles(under: "Sources/FamilySyncServer/Sync")
+        #expect(codec.count > 10, "the codec's files were found")
+        let importing = try codec.filter { try TestPaths.text(of: $0).contains("import FamilySyncPostgres") }
+        #expect(importing.isEmpty, "\(importing)")
+        let server = try TestPaths.swiftFiles(under: "Sources/FamilySyncServer").map { ($0, try TestPaths.text(of: $0)) }
+        let wiring = server.filter { $0.1.contains("ChangeLog(database:") || $0.1.contains("func buildApplication") }.map(\.0)
+        #expect(wiring.isEmpty, "\(wiring)")
+    }
 }

@@ -44,7 +44,7 @@ public struct PostgresRecordReads: Sendable {
     // MARK: - Change feeds
 
     /// Changes of a zone after `since` (nil: every live record), oldest change first, at most `limit`.
-    public func zoneChanges(access: ZoneAccess, zoneName: String, since: ChangeToken?, limit: Int) async throws -> ZoneChangePage<FeedRecord> {
+    public func zoneChanges(access: ZoneAccess, zoneName: String, since: ChangeToken?, limit: Int) async throws -> ZoneChangePage<FeedRecord<ByteBuffer>> {
         let (logger, prepared) = (logger, preparedStatements)
         return try await database.leasing { connection in
             try await Self.zoneChanges(access: access, zoneName: zoneName, since: since, limit: limit, on: connection, prepared: prepared, logger: logger)
@@ -57,12 +57,12 @@ public struct PostgresRecordReads: Sendable {
     /// checks come after the read; a page read for a zone the caller may not see is dropped unseen.
     static func zoneChanges(
         access: ZoneAccess, zoneName: String, since: ChangeToken?, limit: Int, on connection: PostgresConnection, prepared: Bool, logger: Logger
-    ) async throws -> ZoneChangePage<FeedRecord> {
+    ) async throws -> ZoneChangePage<FeedRecord<ByteBuffer>> {
         let after = since?.sequence ?? -1
         let statement = ZoneChangesStatement(familyID: access.caller.familyID, zoneName: zoneName, after: after, liveOnly: since == nil, limit: limit + 1)
         var family: ChangeLogPosition?
         var zone: Zone?
-        var read: [(item: FeedRecord, sequence: Int64)] = []
+        var read: [(item: FeedRecord<ByteBuffer>, sequence: Int64)] = []
         read.reserveCapacity(min(limit + 1, 1024))
         try await statement.forEachRow(on: connection, prepared: prepared, logger: logger) { row in
             // By position (the statement's column order), not by name: a page is up to a
@@ -94,10 +94,10 @@ public struct PostgresRecordReads: Sendable {
     /// expired, fails alone; the others are read all the same.
     public func zoneChanges(
         access: ZoneAccess, zones: [(zoneName: String, since: ChangeToken?)], limit: Int, total: Int
-    ) async throws -> [Swift.Result<ZoneChangePage<FeedRecord>, FamilySyncError>] {
+    ) async throws -> [Swift.Result<ZoneChangePage<FeedRecord<ByteBuffer>>, FamilySyncError>] {
         let (logger, prepared) = (logger, preparedStatements)
         return try await database.inSnapshot(logger: logger) { connection in
-            var results: [Swift.Result<ZoneChangePage<FeedRecord>, FamilySyncError>] = []
+            var results: [Swift.Result<ZoneChangePage<FeedRecord<ByteBuffer>>, FamilySyncError>] = []
             var room = total
             for (index, zone) in zones.enumerated() {
                 let pageLimit = ChangePages.pageLimit(zoneAt: index, of: zones.count, limit: limit, room: room)

@@ -1,3 +1,4 @@
+import FamilySyncCore
 import Foundation
 import PostgresNIO
 
@@ -37,7 +38,7 @@ struct ZoneChangesStatement: RowStatement {
     static let sequenceColumn = 18
 
     /// The record of a row that has one, its fields left as JSON text.
-    static func record(_ cells: PostgresRandomAccessRow) throws -> FeedRecord {
+    static func record(_ cells: PostgresRandomAccessRow) throws -> FeedRecord<ByteBuffer> {
         FeedRecord(
             recordName: try cells[7].decode(String.self), recordType: try cells[8].decode(String.self),
             changeTag: try cells[9].decode(String.self), deleted: try cells[10].decode(Bool.self),

@@ -1,5 +1,4 @@
 import FamilySyncCore
-import FamilySyncPostgres
 import FamilySyncProtocol
 import Foundation
 import Hummingbird
@@ -20,13 +19,13 @@ struct ChangesPageJSON {
     }
 
     /// A room estimate for a page: the records' fields plus their envelopes.
-    static func capacity(of pages: [ZoneChangePage<FeedRecord>]) -> Int {
+    static func capacity(of pages: [ZoneChangePage<FeedRecord<ByteBuffer>>]) -> Int {
         pages.reduce(256) { total, page in total + page.records.reduce(128) { $0 + $1.fieldsJSON.readableBytes + 320 } }
     }
 
     /// `{"changeToken":…,"moreComing":…,"records":[…]}`, or with `"zoneName"` after them for an
     /// entry of a multi-zone answer; in the compact format `"devices"` comes after the token.
-    mutating func writePage(_ changes: ZoneChangePage<FeedRecord>, changeToken: String, zoneName: String? = nil, format: ChangesFormat = .full) {
+    mutating func writePage(_ changes: ZoneChangePage<FeedRecord<ByteBuffer>>, changeToken: String, zoneName: String? = nil, format: ChangesFormat = .full) {
         buffer.writeStaticString(#"{"changeToken":"#)
         writeString(changeToken)
         var devices: [UUID: Int] = [:]
@@ -65,7 +64,7 @@ struct ChangesPageJSON {
     }
 
     /// A record as `RecordBody` encodes it: a deletion as `{deleted, recordName, recordType}`.
-    private mutating func writeRecord(_ record: FeedRecord) {
+    private mutating func writeRecord(_ record: FeedRecord<ByteBuffer>) {
         if record.deleted {
             buffer.writeStaticString(#"{"deleted":true,"recordName":"#)
             writeString(record.recordName)
@@ -93,7 +92,7 @@ struct ChangesPageJSON {
     }
 
     /// `"recordChangeTag":…,"recordName":…,"recordType":…}`: how both formats end a live record.
-    private mutating func writeTagAndNames(_ record: FeedRecord) {
+    private mutating func writeTagAndNames(_ record: FeedRecord<ByteBuffer>) {
         buffer.writeStaticString(#""recordChangeTag":"#)
         writeString(record.changeTag)
         buffer.writeStaticString(#","recordName":"#)
@@ -115,7 +114,7 @@ struct ChangesPageJSON {
 
     /// A record of a compact page (PROTOCOL §5.5): `created` left out when the creation was the
     /// last change, `clientModifiedAt` when it is `modified`'s instant, `deleted` when false.
-    private mutating func writeCompactRecord(_ record: FeedRecord, devices: [UUID: Int]) {
+    private mutating func writeCompactRecord(_ record: FeedRecord<ByteBuffer>, devices: [UUID: Int]) {
         if record.deleted {
             writeRecord(record)
             return

@@ -142,7 +142,7 @@ package struct ZoneController {
     /// whose text is handed back as it came: the encoding is one text a token (`ChangeToken`), and
     /// signing it again was 2.6 % of a nothing-new fetch's CPU.
     func pageToken(
-        of changes: ZoneChangePage<FeedRecord>, for caller: AuthenticatedDevice, asked: (token: ChangeToken, text: String)? = nil
+        of changes: ZoneChangePage<FeedRecord<ByteBuffer>>, for caller: AuthenticatedDevice, asked: (token: ChangeToken, text: String)? = nil
     ) throws(FamilySyncError) -> String {
         let token = ChangeToken(of: changes.zone, for: caller, at: changes.sequence)
         if let asked, asked.token == token { return asked.text }
