@@ -3,8 +3,7 @@ import Synchronization
 /// Opened once the database is migrated: services that read tables (the push sender) start their
 /// work only then, not while the migrations of a fresh database run beside them.
 package final class StartupGate: Sendable {
-    package init() {
-    }
+    package init() {}
 
     private struct State {
         var open = false

@@ -10,8 +10,7 @@ import NIOHTTPTypes
 /// ends with its `.end` and a flush, so a flush held here is always followed by one that carries
 /// it. An informational head (`100 Continue`) goes at once: its client waits for it.
 package final class HeadWithItsBody: ChannelOutboundHandler, RemovableChannelHandler, @unchecked Sendable {
-    package init() {
-    }
+    package init() {}
 
     package typealias OutboundIn = HTTPResponsePart
     package typealias OutboundOut = HTTPResponsePart

@@ -6,8 +6,7 @@ import NIOCore
 /// bytes. NIO's adaptive sizing still grows it on full reads (an upload's body). Hummingbird
 /// offers no child-channel option for it, so it is set from the pipeline.
 package final class ReceiveBufferSizing: ChannelInboundHandler, RemovableChannelHandler, Sendable {
-    package init() {
-    }
+    package init() {}
 
     package typealias InboundIn = NIOAny
 

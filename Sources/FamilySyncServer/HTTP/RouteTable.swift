@@ -5,8 +5,7 @@ import Synchronization
 
 /// Route patterns and their methods. Patterns are as `RouterPath` prints them: `/v1/devices/{id}`.
 package final class RouteTable: Sendable {
-    package init() {
-    }
+    package init() {}
 
     private static func isParameter(_ segment: Substring) -> Bool {
         segment.hasPrefix("{") || segment.hasPrefix(":") || segment == "*"

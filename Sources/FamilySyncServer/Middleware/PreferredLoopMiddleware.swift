@@ -4,8 +4,7 @@ import Hummingbird
 /// The request's database leases prefer its connection's event loop (`LoopBoundPool`), so that
 /// its statements, their answers and its response share a thread where they can.
 package struct PreferredLoopMiddleware: RouterMiddleware {
-    package init() {
-    }
+    package init() {}
 
     package typealias Context = FamilySyncRequestContext
 

@@ -6,8 +6,7 @@ import Synchronization
 /// ASCII characters), else a new one, unique to the request. The id is in every log line of the request
 /// (`RequestLogMetadata`).
 package struct RequestIDMiddleware: RouterMiddleware {
-    package init() {
-    }
+    package init() {}
 
     package typealias Context = FamilySyncRequestContext
 

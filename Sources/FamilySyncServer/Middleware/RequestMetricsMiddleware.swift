@@ -11,8 +11,7 @@ import Synchronization
 /// failed would count as a success. Outside the chain, it would keep its frames in a held poll's
 /// task. So this one, in the chain, asks the request's parking for the answer's status.
 package struct RequestMetricsMiddleware: RouterMiddleware {
-    package init() {
-    }
+    package init() {}
 
     package typealias Context = FamilySyncRequestContext
 

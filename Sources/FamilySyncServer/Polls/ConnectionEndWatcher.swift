@@ -6,8 +6,7 @@ import NIOCore
 /// A poll watches through it instead of reading the connection's inbound stream in a task group
 /// of its own (`consumeWithInboundCloseHandler`), about 8.5 KiB a held poll (Benchmarks/README.md).
 package final class ConnectionEndWatcher: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
-    package init() {
-    }
+    package init() {}
 
     // Passed on as they come: nothing here is read.
     package typealias InboundIn = NIOAny

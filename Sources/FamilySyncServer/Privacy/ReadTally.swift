@@ -9,8 +9,7 @@ import Synchronization
 /// the database every `interval` and at shutdown, in one statement: a read costs no write of its
 /// own. What a crash loses is at most an interval's counts.
 package final class ReadTally: Sendable {
-    package init() {
-    }
+    package init() {}
 
     private let counts = Mutex<[AuditReadsKey: Int]>([:])
 

@@ -5,8 +5,7 @@ import Synchronization
 /// The key change tokens are signed with: loaded from the database (or configuration) before the
 /// server accepts requests, then shared by the controllers.
 package final class ChangeTokenKeyring: Sendable {
-    package init() {
-    }
+    package init() {}
 
     /// The key, and the key set up for HMAC once (`HMAC(key:)` hashes it twice), copied for each token.
     private let key = Mutex<(raw: SymmetricKey, keyed: HMAC<SHA256>)?>(nil)
