@@ -34,6 +34,24 @@ import Testing
         #expect(await OpenWaits.during("a consumer cancelled before it asked", limit: .seconds(60)) { await waiting.value } == nil)
     }
 
+    /// The engine's side: a send parked until the app asks for the event ends when its task is
+    /// cancelled, and ends the events; what it sent may still be taken, then the events answer nil.
+    @Test func aSenderWaitingForTheConsumerEndsWhenCancelled() async throws {
+        let handoff = EventHandoff()
+        let sending = Task { await handoff.send(.waiting(FamilySyncError(.tryAgainLater, "x"), retryIn: .seconds(1))) }
+        // Parked or about to park: either way the cancelled send returns.
+        try await Task.sleep(for: .milliseconds(50))
+        sending.cancel()
+        await OpenWaits.during("a cancelled sender's send()", limit: .seconds(60)) { await sending.value }
+        #expect(handoff.isFinished)
+        let taken = await OpenWaits.during("the events after a cancelled send", limit: .seconds(60)) { () async -> Int in
+            var taken = 0
+            while await handoff.next() != nil { taken += 1 }
+            return taken
+        }
+        #expect(taken <= 1)
+    }
+
     /// A running engine whose app holds its first event: the fetch after a push never finishes,
     /// so the push's call waits, until its task is cancelled.
     @Test func aPushWaitingForARunningEnginesFetchEndsWhenCancelled() async throws {
