@@ -82,7 +82,7 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
-        // HTTP: application, router, middleware, controllers, error mapping.
+        // HTTP: middleware, controllers, the wire codec, error mapping; FamilySyncApp assembles them.
         .target(
             name: "FamilySyncServer",
             dependencies: [
