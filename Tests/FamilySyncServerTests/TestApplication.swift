@@ -22,8 +22,8 @@ func withTestApplication<Result: Sendable>(
     if url == nil { url = try await TestPostgres.shared.makeDatabase() }
     var configuration = try url!.connectionConfiguration()
     // A live database gets the other test servers' 30 s: a backend took longer than 1 s to start
-    // in a full run on a busy machine, and the request failed as "database unavailable" (issue
-    // 46). A database nobody reaches (the health tests') fails fast.
+    // in a full run on a busy machine, and the request failed as "database unavailable". A
+    // database nobody reaches (the health tests') fails fast.
     configuration.options.connectTimeout = databaseURL == nil ? .seconds(30) : .seconds(1)
     let pool = LoopBoundPool(configuration: configuration, limit: 4, logger: testLogger)
     // A database that is down cannot be migrated; such a test starts the server without.
