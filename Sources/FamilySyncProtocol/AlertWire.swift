@@ -21,6 +21,12 @@ public struct AlertBody: Codable, Sendable, Equatable {
     public var clientAlertID: UUID?
     public var logicalID: String?
 
+    /// In the order the encoder sorts them, as the server writes them too (`WireJSONWritable`).
+    package enum CodingKeys: CodingKey, CaseIterable {
+        case alertID, budgetID, budgetMinutes, category, clientAlertID, createdAt, date, deviceId, dismissedAt, kind, logicalID, memberId, message, percent,
+            usedMinutes
+    }
+
     public init(_ alert: Alert) {
         alertID = alert.alertID
         kind = alert.kind.rawValue

@@ -8,6 +8,8 @@ public struct ErrorResponse: Codable, Sendable, Equatable {
         public var field: String?
         public var retryAfter: Int?
 
+        package enum CodingKeys: CodingKey, CaseIterable { case code, field, reason, retryAfter }
+
         public init(code: String, reason: String, field: String? = nil, retryAfter: Int? = nil) {
             self.code = code
             self.reason = reason

@@ -13,6 +13,9 @@ public struct HealthReportRequest: Codable, Sendable, Equatable {
     public var appVersion: String?
     public var osVersion: String?
 
+    /// The members, read in one pass by the server (`OnePassDecodable`).
+    package enum CodingKeys: CodingKey, CaseIterable { case heartbeatAt, monitoringActive, memoryUsageMB, notificationSequence, errors, appVersion, osVersion }
+
     public init(
         heartbeatAt: Date, monitoringActive: Bool, memoryUsageMB: Double? = nil, notificationSequence: Int64? = nil, errors: [ExtensionErrorBody]? = nil,
         appVersion: String? = nil, osVersion: String? = nil
@@ -59,7 +62,8 @@ public struct ExtensionErrorBody: Codable, Sendable, Equatable {
         ExtensionError(id: id, timestamp: timestamp, eventName: eventName, action: action, success: success, errorDescription: errorDescription, memoryUsageMB: memoryUsageMB)
     }
 
-    enum CodingKeys: String, CodingKey { case id, timestamp, eventName, action, success, errorDescription, memoryUsageMB }
+    /// In the order the encoder sorts them, as the server writes them too (`WireJSONWritable`).
+    package enum CodingKeys: CodingKey, CaseIterable { case action, errorDescription, eventName, id, memoryUsageMB, success, timestamp }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -80,6 +84,8 @@ public struct UsageGapBody: Codable, Sendable, Equatable {
     public var durationMinutes: Int
     /// `heartbeat_stale` or `session_gap`.
     public var detectionMethod: String
+
+    package enum CodingKeys: CodingKey, CaseIterable { case detectionMethod, durationMinutes, end, start }
 
     public init(_ gap: UsageGap) {
         start = gap.start
@@ -120,9 +126,9 @@ public struct DeviceHealthBody: Codable, Sendable, Equatable {
         gapMinutesToday = health.gapMinutesToday
     }
 
-    enum CodingKeys: String, CodingKey {
-        case deviceId, date, status, lastHeartbeatAt, heartbeatGapSeconds, memoryUsageMB, missedNotifications, sequenceResets, errorsToday, lastErrors, gapsToday,
-            gapMinutesToday
+    package enum CodingKeys: CodingKey, CaseIterable {
+        case date, deviceId, errorsToday, gapMinutesToday, gapsToday, heartbeatGapSeconds, lastErrors, lastHeartbeatAt, memoryUsageMB, missedNotifications,
+            sequenceResets, status
     }
 
     public func encode(to encoder: any Encoder) throws {

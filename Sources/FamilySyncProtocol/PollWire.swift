@@ -11,6 +11,8 @@ public struct PollResponse: Codable, Sendable, Equatable {
     /// The token for the next poll: the one sent when nothing changed.
     public var changeToken: String
 
+    package enum CodingKeys: CodingKey, CaseIterable { case changeToken, changed, devices, zones }
+
     public init(changed: Bool, zones: [String]? = nil, devices: [String]? = nil, changeToken: String) {
         self.changed = changed
         self.zones = zones

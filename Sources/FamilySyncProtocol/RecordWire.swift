@@ -6,12 +6,16 @@ public struct RecordBody: Codable, Sendable, Equatable {
     public struct Created: Codable, Sendable, Equatable {
         public var timestamp: Date
         public var deviceId: String
+
+        package enum CodingKeys: CodingKey, CaseIterable { case deviceId, timestamp }
     }
 
     public struct Modified: Codable, Sendable, Equatable {
         public var timestamp: Date
         public var deviceId: String
         public var role: String
+
+        package enum CodingKeys: CodingKey, CaseIterable { case deviceId, role, timestamp }
     }
 
     public var recordName: String
@@ -26,6 +30,11 @@ public struct RecordBody: Codable, Sendable, Equatable {
     public var outcome: String?
     /// `incomingWon`, when a stale write won its conflict.
     public var resolution: String?
+
+    /// In the order the encoder sorts them, as the server writes them too (`WireJSONWritable`).
+    package enum CodingKeys: CodingKey, CaseIterable {
+        case clientModifiedAt, created, deleted, fields, modified, outcome, recordChangeTag, recordName, recordType, resolution
+    }
 
     public init(_ record: Record, outcome: String? = nil, resolution: String? = nil) {
         recordName = record.recordName
@@ -56,6 +65,8 @@ public struct RecordInput: Codable, Sendable, Equatable {
     public var recordChangeTag: String?
     public var clientModifiedAt: Date?
 
+    package enum CodingKeys: CodingKey, CaseIterable { case recordName, recordType, fields, recordChangeTag, clientModifiedAt }
+
     public init(recordName: String, recordType: String? = nil, fields: [String: JSONValue]? = nil, recordChangeTag: String? = nil, clientModifiedAt: Date? = nil) {
         self.recordName = recordName
         self.recordType = recordType
@@ -68,6 +79,8 @@ public struct RecordInput: Codable, Sendable, Equatable {
 public struct RecordOperation: Codable, Sendable, Equatable {
     public var operationType: RecordOperationType
     public var record: RecordInput
+
+    package enum CodingKeys: CodingKey, CaseIterable { case operationType, record }
     public init(operationType: RecordOperationType, record: RecordInput) {
         self.operationType = operationType
         self.record = record
@@ -77,6 +90,8 @@ public struct RecordOperation: Codable, Sendable, Equatable {
 public struct ModifyRecordsRequest: Codable, Sendable, Equatable {
     public var operations: [RecordOperation]
     public var atomic: Bool?
+
+    package enum CodingKeys: CodingKey, CaseIterable { case operations, atomic }
     public init(operations: [RecordOperation], atomic: Bool? = nil) {
         self.operations = operations
         self.atomic = atomic
@@ -121,12 +136,15 @@ public struct RecordResult: Codable, Sendable, Equatable {
         try container.encodeIfPresent(serverRecord, forKey: .serverRecord)
     }
 
-    enum CodingKeys: String, CodingKey { case recordName, error, serverRecord }
+    package enum CodingKeys: CodingKey, CaseIterable { case error, recordName, serverRecord }
 }
 
 public struct ModifyRecordsResponse: Codable, Sendable, Equatable {
     public var records: [RecordResult]
     public var changeToken: String
+
+    package enum CodingKeys: CodingKey, CaseIterable { case changeToken, records }
+
     public init(records: [RecordResult], changeToken: String) {
         self.records = records
         self.changeToken = changeToken

@@ -7,6 +7,8 @@ public struct UsageUploadRequest: Codable, Sendable, Equatable {
     public var timeZone: String?
     public var records: [UsageRecordBody]
 
+    package enum CodingKeys: CodingKey, CaseIterable { case timeZone, records }
+
     public init(timeZone: String? = nil, records: [UsageRecordBody]) {
         self.timeZone = timeZone
         self.records = records
@@ -29,6 +31,10 @@ public struct UsageRecordBody: Codable, Sendable, Equatable {
     public var deviceID: String?
     /// §9.1: pickups into the app during the session.
     public var pickups: Int?
+
+    package enum CodingKeys: CodingKey, CaseIterable {
+        case recordID, logicalID, displayName, bundleIdentifier, category, sessionStart, sessionEnd, totalSeconds, earnedPoints, deviceID, pickups
+    }
 
     public init(
         recordID: String, logicalID: String, displayName: String, bundleIdentifier: String? = nil, category: String?,
@@ -58,6 +64,8 @@ public struct UsageUploadResponse: Codable, Sendable, Equatable {
     /// The budget alerts this upload made (§9.4); empty when it made none.
     public var alerts: [AlertBody]
 
+    package enum CodingKeys: CodingKey, CaseIterable { case accepted, alerts, changeToken, duplicates, summaries }
+
     public init(accepted: Int, duplicates: Int, summaries: [DailySummaryBody], changeToken: String, alerts: [AlertBody] = []) {
         self.accepted = accepted
         self.duplicates = duplicates
@@ -77,6 +85,8 @@ public struct DailySummaryBody: Codable, Sendable, Equatable {
         public var points: Int
         public var pickups: Int
 
+        package enum CodingKeys: CodingKey, CaseIterable { case category, displayName, logicalID, pickups, points, seconds }
+
         public init(logicalID: String, displayName: String, category: String, seconds: Int, points: Int, pickups: Int = 0) {
             self.logicalID = logicalID
             self.displayName = displayName
@@ -91,6 +101,8 @@ public struct DailySummaryBody: Codable, Sendable, Equatable {
         public var category: String
         public var seconds: Int
         public var points: Int
+
+        package enum CodingKeys: CodingKey, CaseIterable { case category, points, seconds }
     }
 
     public var summaryID: String
@@ -108,8 +120,9 @@ public struct DailySummaryBody: Codable, Sendable, Equatable {
     /// Null for a day with no usage stored.
     public var lastUpdated: Date?
 
-    enum CodingKeys: String, CodingKey {
-        case summaryID, date, deviceID, totalLearningSeconds, totalRewardSeconds, totalPointsEarned, totalSeconds, appsUsed, byApp, byCategory, totalPickups, lastUpdated
+    package enum CodingKeys: CodingKey, CaseIterable {
+        case appsUsed, byApp, byCategory, date, deviceID, lastUpdated, summaryID, totalLearningSeconds, totalPickups, totalPointsEarned, totalRewardSeconds,
+            totalSeconds
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -259,6 +272,8 @@ public struct UsageTotalsRequest: Codable, Sendable, Equatable {
     public var date: String
     public var apps: [UsageTotalBody]
 
+    package enum CodingKeys: CodingKey, CaseIterable { case timeZone, date, apps }
+
     public init(timeZone: String? = nil, date: String, apps: [UsageTotalBody]) {
         self.timeZone = timeZone
         self.date = date
@@ -276,6 +291,8 @@ public struct UsageTotalBody: Codable, Sendable, Equatable {
     public var totalSeconds: Int
     public var pickups: Int?
     public var earnedPoints: Int?
+
+    package enum CodingKeys: CodingKey, CaseIterable { case logicalID, displayName, bundleIdentifier, category, totalSeconds, pickups, earnedPoints }
 
     public init(
         logicalID: String, displayName: String, bundleIdentifier: String? = nil, category: String? = nil, totalSeconds: Int, pickups: Int? = nil,
@@ -298,6 +315,8 @@ public struct UsageTotalsResponse: Codable, Sendable, Equatable {
     public var alerts: [AlertBody]
     /// The device zone's token right after the report.
     public var changeToken: String
+
+    package enum CodingKeys: CodingKey, CaseIterable { case alerts, changeToken, summary }
 
     public init(summary: DailySummaryBody, alerts: [AlertBody], changeToken: String) {
         self.summary = summary

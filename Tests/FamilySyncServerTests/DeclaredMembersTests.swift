@@ -36,13 +36,34 @@ import Testing
 
     /// The members of `value`, every optional set, against its declaration; free-form members
     /// (record fields, payloads) hold one entry whose name must not count as declared.
-    static func check<Body: Encodable & DeclaresMembers>(
+    static func check<Body: Encodable & WireRequestBody>(
         in checked: inout Set<String>, _ value: Body, freeForm: Set<String> = [], sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         checked.insert(String(describing: Body.self))
         let encoded = try JSONSerialization.jsonObject(with: WireCoding.makeEncoder().encode(value))
         let inside = Self.paths(encoded).filter { path in !freeForm.contains { path.hasPrefix($0 + ".") || path.hasPrefix($0 + "[]") } }
         #expect(inside == Self.paths(Body.members), sourceLocation: sourceLocation)
+    }
+
+    /// The paths of the members that take `null`.
+    static func nullable(_ tree: MemberTree, _ prefix: String = "") -> Set<String> {
+        switch tree {
+        case .any: return []
+        case .nullable(let inner): return nullable(inner, prefix).union([prefix])
+        case .object(let members):
+            return members.reduce(into: []) { result, entry in result.formUnion(nullable(entry.value, prefix.isEmpty ? entry.key : "\(prefix).\(entry.key)")) }
+        case .array(let element): return nullable(element, prefix + "[]")
+        }
+    }
+
+    /// Read off the types, the members that take `null` are the ones the server itself writes as
+    /// null and a client may send back, and no other.
+    @Test func onlyTheMembersTheServerWritesAsNullTakeIt() {
+        #expect(Self.nullable(MultiZoneChangesRequest.members) == ["zones[].since"])
+        #expect(Self.nullable(QueryRecordsRequest.members) == ["continuationMarker"])
+        #expect(Self.nullable(HealthReportRequest.members) == ["errors[].errorDescription", "errors[].memoryUsageMB"])
+        #expect(Self.nullable(UsageUploadRequest.members).isEmpty)
+        #expect(Self.nullable(ModifyRecordsRequest.members).isEmpty)
     }
 
     static let device = DeviceRegistration(name: "Phone", platform: .ios, timeZone: "UTC")
@@ -93,7 +114,7 @@ import Testing
         // by hand and left unchecked.
         var declared: Set<String> = []
         for path in TestPaths.swiftFiles(under: "Sources") {
-            for match in try TestPaths.text(of: path).matches(of: /extension (\w+): DeclaresMembers/) { declared.insert(String(match.1)) }
+            for match in try TestPaths.text(of: path).matches(of: /extension (\w+): WireRequestBody/) { declared.insert(String(match.1)) }
         }
         #expect(declared.count > 20, "the scan found the declarations")
         #expect(declared == checked, "declared, not checked: \(declared.subtracting(checked).sorted()); checked, not declared: \(checked.subtracting(declared).sorted())")

@@ -13,10 +13,9 @@ import Testing
 
 /// Every failure leaves as PROTOCOL §1.1's JSON with the right status, and carries X-Request-Id.
 @Suite struct ErrorResponseTests {
-    struct Greeting: Codable, DeclaresMembers {
+    struct Greeting: Codable, WireRequestBody {
         var name: String
         var age: Int
-        static let members = MemberTree.fields("name", "age")
     }
 
     struct Boom: Error {

@@ -17,6 +17,38 @@ extension OnePassJSON {
         reading(bytes, request: true) { reader throws(Miss) in try Value(onePass: &reader) }
     }
 
+    /// An object's members, each handed to `member` as its type's key: a member the keys do not
+    /// name, or one named twice, is a miss.
+    mutating func members<Keys: CodingKey & CaseIterable>(of keys: Keys.Type, _ member: (inout OnePassJSON, Keys) throws(Miss) -> Void) throws(Miss) {
+        var seen = SeenMembers()
+        let all = Keys.allCases
+        try object { reader, name throws(Miss) in
+            var index = 0
+            for key in all {
+                if key.stringValue == name {
+                    try seen.mark(index)
+                    try member(&reader, key)
+                    return
+                }
+                index += 1
+            }
+            throw Miss()
+        }
+    }
+
+    /// An array of bodies read in one pass.
+    mutating func list<Element: OnePassDecodable>() throws(Miss) -> [Element] {
+        var list: [Element] = []
+        try array { reader throws(Miss) in list.append(try Element(onePass: &reader)) }
+        return list
+    }
+
+    /// A UUID in its text form.
+    mutating func uuid() throws(Miss) -> UUID {
+        guard let value = UUID(uuidString: try string()) else { throw Miss() }
+        return value
+    }
+
     /// An RFC 3339 instant, as `WireCoding` reads one.
     mutating func date() throws(Miss) -> Date {
         guard let date = WireCoding.parse(try string()) else { throw Miss() }

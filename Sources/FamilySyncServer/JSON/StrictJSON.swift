@@ -7,7 +7,7 @@ import Foundation
 /// member that does not take it, where decoding alone would read it as "absent" (a `PATCH` would
 /// take `{"timeZone": null}` as "unchanged").
 enum StrictJSON {
-    static func decode<Value: Decodable & DeclaresMembers>(_ type: Value.Type, from data: Data) throws -> Value {
+    static func decode<Value: WireRequestBody>(_ type: Value.Type, from data: Data) throws -> Value {
         let value: Value
         do {
             value = try WireCoding.makeDecoder().decode(Value.self, from: data)

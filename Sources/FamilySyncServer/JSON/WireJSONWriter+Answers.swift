@@ -2,107 +2,128 @@ import FamilySyncCore
 import FamilySyncProtocol
 import Foundation
 
-// The hot paths' answers written directly (`WireJSONWriter`): each member as the type's `encode`
-// writes it (null where it encodes a nil, left out where it leaves one out), keys sorted.
+// The hot paths' answers written directly (`WireJSONWriter`), member by member of each type's
+// `CodingKeys`: each as the type's `encode` writes it (null where it encodes a nil, left out
+// where it leaves one out).
 
 extension DeviceHealthBody: WireJSONWritable {
     func write(to writer: inout WireJSONWriter) {
-        writer.object { w in
-            w.key("date"); w.string(date)
-            w.key("deviceId"); w.string(deviceId.lowercased)
-            w.key("errorsToday"); w.int(errorsToday)
-            w.key("gapMinutesToday"); w.int(gapMinutesToday)
-            w.key("gapsToday"); w.array(gapsToday) { w, gap in gap.write(to: &w) }
-            w.key("heartbeatGapSeconds"); w.int(heartbeatGapSeconds)
-            w.key("lastErrors"); w.array(lastErrors) { w, error in error.write(to: &w) }
-            w.key("lastHeartbeatAt"); w.instant(lastHeartbeatAt)
-            w.key("memoryUsageMB"); w.double(memoryUsageMB)
-            w.key("missedNotifications"); w.int(missedNotifications)
-            w.key("sequenceResets"); w.int(sequenceResets)
-            w.key("status"); w.string(status)
+        writer.object(CodingKeys.self) { w, key in
+            switch key {
+            case .date: w.string(date)
+            case .deviceId: w.string(deviceId.lowercased)
+            case .errorsToday: w.int(errorsToday)
+            case .gapMinutesToday: w.int(gapMinutesToday)
+            case .gapsToday: w.array(gapsToday) { w, gap in gap.write(to: &w) }
+            case .heartbeatGapSeconds: w.int(heartbeatGapSeconds)
+            case .lastErrors: w.array(lastErrors) { w, error in error.write(to: &w) }
+            case .lastHeartbeatAt: w.instant(lastHeartbeatAt)
+            case .memoryUsageMB: w.double(memoryUsageMB)
+            case .missedNotifications: w.int(missedNotifications)
+            case .sequenceResets: w.int(sequenceResets)
+            case .status: w.string(status)
+            }
         }
     }
 }
 
 extension ExtensionErrorBody: WireJSONWritable {
     func write(to writer: inout WireJSONWriter) {
-        writer.object { w in
-            w.key("action"); w.string(action)
-            w.key("errorDescription"); w.string(errorDescription)
-            w.key("eventName"); w.string(eventName)
-            w.key("id"); w.string(id.lowercased)
-            w.key("memoryUsageMB"); w.double(memoryUsageMB)
-            w.key("success"); w.bool(success)
-            w.key("timestamp"); w.instant(timestamp)
+        writer.object(CodingKeys.self) { w, key in
+            switch key {
+            case .action: w.string(action)
+            case .errorDescription: w.string(errorDescription)
+            case .eventName: w.string(eventName)
+            case .id: w.string(id.lowercased)
+            case .memoryUsageMB: w.double(memoryUsageMB)
+            case .success: w.bool(success)
+            case .timestamp: w.instant(timestamp)
+            }
         }
     }
 }
 
 extension UsageGapBody: WireJSONWritable {
     func write(to writer: inout WireJSONWriter) {
-        writer.object { w in
-            w.key("detectionMethod"); w.string(detectionMethod)
-            w.key("durationMinutes"); w.int(durationMinutes)
-            w.key("end"); w.instant(end)
-            w.key("start"); w.instant(start)
+        writer.object(CodingKeys.self) { w, key in
+            switch key {
+            case .detectionMethod: w.string(detectionMethod)
+            case .durationMinutes: w.int(durationMinutes)
+            case .end: w.instant(end)
+            case .start: w.instant(start)
+            }
         }
     }
 }
 
 extension AlertBody: WireJSONWritable {
     func write(to writer: inout WireJSONWriter) {
-        writer.object { w in
-            w.key("alertID"); w.string(alertID.lowercased)
-            w.key("budgetID"); w.string(budgetID)
-            w.key("budgetMinutes"); w.int(budgetMinutes)
-            w.key("category"); w.string(category)
-            w.key("clientAlertID"); w.string(clientAlertID?.lowercased)
-            w.key("createdAt"); w.instant(createdAt)
-            w.key("date"); w.string(date)
-            w.key("deviceId"); w.string(deviceId?.lowercased)
-            w.key("dismissedAt"); w.instant(dismissedAt)
-            w.key("kind"); w.string(kind)
-            w.key("logicalID"); w.string(logicalID)
-            w.key("memberId"); w.string(memberId.lowercased)
-            w.key("message"); w.string(message)
-            w.key("percent"); w.int(percent)
-            w.key("usedMinutes"); w.int(usedMinutes)
+        writer.object(CodingKeys.self) { w, key in
+            switch key {
+            case .alertID: w.string(alertID.lowercased)
+            case .budgetID: w.string(budgetID)
+            case .budgetMinutes: w.int(budgetMinutes)
+            case .category: w.string(category)
+            case .clientAlertID: w.string(clientAlertID?.lowercased)
+            case .createdAt: w.instant(createdAt)
+            case .date: w.string(date)
+            case .deviceId: w.string(deviceId?.lowercased)
+            case .dismissedAt: w.instant(dismissedAt)
+            case .kind: w.string(kind)
+            case .logicalID: w.string(logicalID)
+            case .memberId: w.string(memberId.lowercased)
+            case .message: w.string(message)
+            case .percent: w.int(percent)
+            case .usedMinutes: w.int(usedMinutes)
+            }
         }
     }
 }
 
 extension DailySummaryBody: WireJSONWritable {
     func write(to writer: inout WireJSONWriter) {
-        writer.object { w in
-            w.key("appsUsed"); w.array(appsUsed) { w, app in w.string(app) }
-            w.key("byApp")
-            w.array(byApp) { w, app in
-                w.object { w in
-                    w.key("category"); w.string(app.category)
-                    w.key("displayName"); w.string(app.displayName)
-                    w.key("logicalID"); w.string(app.logicalID)
-                    w.key("pickups"); w.int(app.pickups)
-                    w.key("points"); w.int(app.points)
-                    w.key("seconds"); w.int(app.seconds)
-                }
+        writer.object(CodingKeys.self) { w, key in
+            switch key {
+            case .appsUsed: w.array(appsUsed) { w, app in w.string(app) }
+            case .byApp: w.array(byApp) { w, app in app.write(to: &w) }
+            case .byCategory: w.array(byCategory) { w, category in category.write(to: &w) }
+            case .date: w.string(date)
+            case .deviceID: w.string(deviceID)
+            case .lastUpdated: w.instant(lastUpdated)
+            case .summaryID: w.string(summaryID)
+            case .totalLearningSeconds: w.int(totalLearningSeconds)
+            case .totalPickups: w.int(totalPickups)
+            case .totalPointsEarned: w.int(totalPointsEarned)
+            case .totalRewardSeconds: w.int(totalRewardSeconds)
+            case .totalSeconds: w.int(totalSeconds)
             }
-            w.key("byCategory")
-            w.array(byCategory) { w, category in
-                w.object { w in
-                    w.key("category"); w.string(category.category)
-                    w.key("points"); w.int(category.points)
-                    w.key("seconds"); w.int(category.seconds)
-                }
+        }
+    }
+}
+
+extension DailySummaryBody.App: WireJSONWritable {
+    func write(to writer: inout WireJSONWriter) {
+        writer.object(CodingKeys.self) { w, key in
+            switch key {
+            case .category: w.string(category)
+            case .displayName: w.string(displayName)
+            case .logicalID: w.string(logicalID)
+            case .pickups: w.int(pickups)
+            case .points: w.int(points)
+            case .seconds: w.int(seconds)
             }
-            w.key("date"); w.string(date)
-            w.key("deviceID"); w.string(deviceID)
-            w.key("lastUpdated"); w.instant(lastUpdated)
-            w.key("summaryID"); w.string(summaryID)
-            w.key("totalLearningSeconds"); w.int(totalLearningSeconds)
-            w.key("totalPickups"); w.int(totalPickups)
-            w.key("totalPointsEarned"); w.int(totalPointsEarned)
-            w.key("totalRewardSeconds"); w.int(totalRewardSeconds)
-            w.key("totalSeconds"); w.int(totalSeconds)
+        }
+    }
+}
+
+extension DailySummaryBody.Category: WireJSONWritable {
+    func write(to writer: inout WireJSONWriter) {
+        writer.object(CodingKeys.self) { w, key in
+            switch key {
+            case .category: w.string(category)
+            case .points: w.int(points)
+            case .seconds: w.int(seconds)
+            }
         }
     }
 }
@@ -112,11 +133,13 @@ extension PollResponse: WireJSONWritable {
 
     // Absent members are left out, as `JSONEncoder` leaves out a nil optional.
     func write(to writer: inout WireJSONWriter) {
-        writer.object { w in
-            w.key("changeToken"); w.string(changeToken)
-            w.key("changed"); w.bool(changed)
-            if let devices { w.key("devices"); w.array(devices) { w, device in w.string(device) } }
-            if let zones { w.key("zones"); w.array(zones) { w, zone in w.string(zone) } }
+        writer.object(CodingKeys.self) { w, key in
+            switch key {
+            case .changeToken: w.string(changeToken)
+            case .changed: w.bool(changed)
+            case .devices: if let devices { w.array(devices) { w, device in w.string(device) } }
+            case .zones: if let zones { w.array(zones) { w, zone in w.string(zone) } }
+            }
         }
     }
 }
@@ -125,22 +148,26 @@ extension UsageUploadResponse: WireJSONWritable {
     var estimatedBytes: Int { 1024 + summaries.count * 2048 }
 
     func write(to writer: inout WireJSONWriter) {
-        writer.object { w in
-            w.key("accepted"); w.int(accepted)
-            w.key("alerts"); w.array(alerts) { w, alert in alert.write(to: &w) }
-            w.key("changeToken"); w.string(changeToken)
-            w.key("duplicates"); w.int(duplicates)
-            w.key("summaries"); w.array(summaries) { w, summary in summary.write(to: &w) }
+        writer.object(CodingKeys.self) { w, key in
+            switch key {
+            case .accepted: w.int(accepted)
+            case .alerts: w.array(alerts) { w, alert in alert.write(to: &w) }
+            case .changeToken: w.string(changeToken)
+            case .duplicates: w.int(duplicates)
+            case .summaries: w.array(summaries) { w, summary in summary.write(to: &w) }
+            }
         }
     }
 }
 
 extension UsageTotalsResponse: WireJSONWritable {
     func write(to writer: inout WireJSONWriter) {
-        writer.object { w in
-            w.key("alerts"); w.array(alerts) { w, alert in alert.write(to: &w) }
-            w.key("changeToken"); w.string(changeToken)
-            w.key("summary"); summary.write(to: &w)
+        writer.object(CodingKeys.self) { w, key in
+            switch key {
+            case .alerts: w.array(alerts) { w, alert in alert.write(to: &w) }
+            case .changeToken: w.string(changeToken)
+            case .summary: summary.write(to: &w)
+            }
         }
     }
 }
@@ -149,58 +176,84 @@ extension ModifyRecordsResponse: WireJSONWritable {
     var estimatedBytes: Int { 128 + records.count * 512 }
 
     func write(to writer: inout WireJSONWriter) {
-        writer.object { w in
-            w.key("changeToken"); w.string(changeToken)
-            w.key("records")
-            w.array(records) { w, result in
-                if let record = result.record {
-                    record.write(to: &w)
-                    return
-                }
-                w.object { w in
-                    if let error = result.error {
-                        w.key("error")
-                        w.object { w in
-                            w.key("code"); w.string(error.code)
-                            if let field = error.field { w.key("field"); w.string(field) }
-                            w.key("reason"); w.string(error.reason)
-                            if let retryAfter = error.retryAfter { w.key("retryAfter"); w.int(retryAfter) }
-                        }
-                    }
-                    w.key("recordName"); w.string(result.recordName)
-                    if let server = result.serverRecord { w.key("serverRecord"); server.write(to: &w) }
-                }
+        writer.object(CodingKeys.self) { w, key in
+            switch key {
+            case .changeToken: w.string(changeToken)
+            case .records: w.array(records) { w, result in result.write(to: &w) }
             }
         }
     }
 }
 
+extension RecordResult: WireJSONWritable {
+    /// A saved record is the record itself; a failure is the error object.
+    func write(to writer: inout WireJSONWriter) {
+        if let record {
+            record.write(to: &writer)
+            return
+        }
+        writer.object(CodingKeys.self) { w, key in
+            switch key {
+            case .error: if let error { error.write(to: &w) }
+            case .recordName: w.string(recordName)
+            case .serverRecord: if let serverRecord { serverRecord.write(to: &w) }
+            }
+        }
+    }
+}
+
+extension ErrorResponse.Body: WireJSONWritable {
+    func write(to writer: inout WireJSONWriter) {
+        writer.object(CodingKeys.self) { w, key in
+            switch key {
+            case .code: w.string(code)
+            case .field: if let field { w.string(field) }
+            case .reason: w.string(reason)
+            case .retryAfter: if let retryAfter { w.int(retryAfter) }
+            }
+        }
+    }
+}
+
+// Absent members are left out, as `JSONEncoder` leaves out a nil optional.
 extension RecordBody: WireJSONWritable {
     func write(to writer: inout WireJSONWriter) {
-        writer.object { w in
-            if let clientModifiedAt { w.key("clientModifiedAt"); w.instant(clientModifiedAt) }
-            if let created {
-                w.key("created")
-                w.object { w in
-                    w.key("deviceId"); w.string(created.deviceId)
-                    w.key("timestamp"); w.instant(created.timestamp)
-                }
+        writer.object(CodingKeys.self) { w, key in
+            switch key {
+            case .clientModifiedAt: if let clientModifiedAt { w.instant(clientModifiedAt) }
+            case .created: if let created { created.write(to: &w) }
+            case .deleted: if let deleted { w.bool(deleted) }
+            case .fields: if let fields { w.value(.object(fields)) }
+            case .modified: if let modified { modified.write(to: &w) }
+            case .outcome: if let outcome { w.string(outcome) }
+            case .recordChangeTag: if let recordChangeTag { w.string(recordChangeTag) }
+            case .recordName: w.string(recordName)
+            case .recordType: w.string(recordType)
+            case .resolution: if let resolution { w.string(resolution) }
             }
-            if let deleted { w.key("deleted"); w.bool(deleted) }
-            if let fields { w.key("fields"); w.value(.object(fields)) }
-            if let modified {
-                w.key("modified")
-                w.object { w in
-                    w.key("deviceId"); w.string(modified.deviceId)
-                    w.key("role"); w.string(modified.role)
-                    w.key("timestamp"); w.instant(modified.timestamp)
-                }
+        }
+    }
+}
+
+extension RecordBody.Created: WireJSONWritable {
+    func write(to writer: inout WireJSONWriter) {
+        writer.object(CodingKeys.self) { w, key in
+            switch key {
+            case .deviceId: w.string(deviceId)
+            case .timestamp: w.instant(timestamp)
             }
-            if let outcome { w.key("outcome"); w.string(outcome) }
-            if let recordChangeTag { w.key("recordChangeTag"); w.string(recordChangeTag) }
-            w.key("recordName"); w.string(recordName)
-            w.key("recordType"); w.string(recordType)
-            if let resolution { w.key("resolution"); w.string(resolution) }
+        }
+    }
+}
+
+extension RecordBody.Modified: WireJSONWritable {
+    func write(to writer: inout WireJSONWriter) {
+        writer.object(CodingKeys.self) { w, key in
+            switch key {
+            case .deviceId: w.string(deviceId)
+            case .role: w.string(role)
+            case .timestamp: w.instant(timestamp)
+            }
         }
     }
 }

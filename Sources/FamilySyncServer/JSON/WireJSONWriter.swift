@@ -10,6 +10,9 @@ struct WireJSONWriter {
     private(set) var buffer: ByteBuffer
     /// Per open object or array: whether a member or element was written, for the commas.
     private var hasItems: [Bool] = []
+    /// A member's key not written yet: it goes out with the member's value, and not at all when
+    /// nothing is (a member left out).
+    private var pendingKey: String?
 
     init(capacity: Int = 512) {
         buffer = ByteBufferAllocator().buffer(capacity: capacity)
@@ -24,6 +27,19 @@ struct WireJSONWriter {
         members(&self)
         hasItems.removeLast()
         buffer.writeStaticString("}")
+    }
+
+    /// An object of `Keys`' members, in the order the cases are declared (the encoder's sorted
+    /// order): `member` writes each one's value, or nothing to leave the member out. The switch
+    /// over the keys is exhaustive, so every member of the type is written or left out on purpose.
+    mutating func object<Keys: CodingKey & CaseIterable>(_ keys: Keys.Type, _ member: (inout WireJSONWriter, Keys) -> Void) {
+        object { w in
+            for key in Keys.allCases {
+                w.pendingKey = key.stringValue
+                member(&w, key)
+                w.pendingKey = nil
+            }
+        }
     }
 
     mutating func array<Element>(_ elements: some Sequence<Element>, _ write: (inout WireJSONWriter, Element) -> Void) {
@@ -55,6 +71,10 @@ struct WireJSONWriter {
 
     /// The comma before a second member or element; marks this one written.
     private mutating func separate() {
+        if let pending = pendingKey {
+            pendingKey = nil
+            key(pending)
+        }
         guard let last = hasItems.last else { return }
         if last { buffer.writeStaticString(",") }
         hasItems[hasItems.count - 1] = true

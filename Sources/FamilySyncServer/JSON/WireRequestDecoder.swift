@@ -9,7 +9,7 @@ import NIOCore
 /// the members its type declares (`StrictJSON`, PROTOCOL §1); every failure is §1.1's error.
 public struct WireRequestDecoder: RequestDecoder {
     public func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
-        guard let declared = T.self as? any (Decodable & DeclaresMembers).Type else {
+        guard let declared = T.self as? any WireRequestBody.Type else {
             // Every request body declares its members; one that does not is a bug of ours.
             throw FamilySyncError.internalError
         }
@@ -39,7 +39,7 @@ public struct WireRequestDecoder: RequestDecoder {
         OnePassJSON.decode(type, from: bytes)
     }
 
-    private static func strict<Value: Decodable & DeclaresMembers>(_ type: Value.Type, _ data: Data) throws -> Value {
+    private static func strict<Value: WireRequestBody>(_ type: Value.Type, _ data: Data) throws -> Value {
         try StrictJSON.decode(type, from: data)
     }
 }
