@@ -1,4 +1,5 @@
 import FamilySyncCore
+import FamilySyncPostgres
 import Hummingbird
 import NIOCore
 
@@ -17,6 +18,8 @@ public struct FamilySyncRequestContext: RequestContext {
     public var addressKey: String { AddressBlock.key(of: clientAddress) }
     /// Set by `AuthenticationMiddleware` on the routes that need a credential.
     public var device: AuthenticatedDevice?
+    /// Set by `IdempotencyMiddleware` for a request sent with an `Idempotency-Key` (§1.2.1).
+    public var idempotencyClaim: IdempotencyClaim?
     /// A request the dashboard made in this process (`InProcessTransport`): no connection of its
     /// own to watch, so a held poll is ended by its caller's cancellation instead.
     public var inProcess = false
@@ -40,6 +43,12 @@ public struct FamilySyncRequestContext: RequestContext {
     /// did): how `IdempotencyKey.routes` and `BusyFamilyRefusal.routes` name routes.
     func route(of request: Request) -> String {
         "\(request.method) \(endpointPath ?? request.uri.path)"
+    }
+
+    /// Who the request's changes are written as: its device, from its address (§15.4), with its
+    /// idempotency key; the server where no device is authenticated.
+    public var writer: ChangeWriter {
+        ChangeWriter(actor: device.map { AuditActor($0, address: clientAddress) } ?? .server, claim: idempotencyClaim)
     }
 
     /// The authenticated device; `AUTHENTICATION_REQUIRED` on a route that forgot the middleware.

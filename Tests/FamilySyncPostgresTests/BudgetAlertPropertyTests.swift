@@ -42,7 +42,7 @@ import Testing
                 budgets.append(("b\(index)", fields))
             }
             let budgetRecords = budgets
-            try await ChangeLog(database: database, logger: testLogger).write(family: family.child.familyID) { locked in
+            try await ChangeLog(database: database, logger: testLogger).write(family: family.child.familyID, as: .server) { locked in
                 let records = budgetRecords.map { id, fields in
                     Record(
                         recordName: "budget-\(id)", recordType: "Budget", fields: fields, changeTag: "", deleted: false,
@@ -90,9 +90,9 @@ import Testing
                             do {
                                 switch upload {
                                 case .sessions(let device, let sessions):
-                                    return try await store.upload(sessions, timeZone: "UTC", child: device).alerts
+                                    return try await store.upload(sessions, timeZone: "UTC", child: device, as: .server).alerts
                                 case .totals(let device, let date, let apps):
-                                    return try await store.uploadTotals(apps, date: date, timeZone: "UTC", retention: 400 * 86_400, child: device).alerts
+                                    return try await store.uploadTotals(apps, date: date, timeZone: "UTC", retention: 400 * 86_400, child: device, as: .server).alerts
                                 }
                             } catch let error as FamilySyncError where error.code == .tryAgainLater {
                                 try await Task.sleep(for: .milliseconds(20))
@@ -129,10 +129,10 @@ import Testing
         let member = try #require(try await rows.decode(UUID.self).first { _ in true })
         let pairings = PostgresPairingStore(changeLog: ChangeLog(database: database, logger: testLogger), clock: ManualClock(Self.now), logger: testLogger)
         let (pairing, token) = try await pairings.create(
-            familyID: family.child.familyID, createdBy: family.parents[0].deviceID, role: .child, childName: nil, memberID: member, ttlSeconds: 600
+            familyID: family.child.familyID, createdBy: family.parents[0].deviceID, role: .child, childName: nil, memberID: member, ttlSeconds: 600, as: .server
         )
-        let accepted = try await pairings.accept(pairingID: pairing.id, token: token, parentDeviceID: nil, name: "Mac", platform: .macos, timeZone: "UTC")
-        _ = try await pairings.decide(.confirm, familyID: family.child.familyID, pairingID: pairing.id)
+        let accepted = try await pairings.accept(pairingID: pairing.id, token: token, parentDeviceID: nil, name: "Mac", platform: .macos, timeZone: "UTC", as: .server)
+        _ = try await pairings.decide(.confirm, familyID: family.child.familyID, pairingID: pairing.id, as: .server)
         var first = family.child
         first.memberID = member
         let second = AuthenticatedDevice(familyID: family.child.familyID, deviceID: accepted.device.id, role: .child, status: .active, memberID: member)

@@ -24,10 +24,10 @@ import Testing
                 sessions.append(UsageSession(recordID: UUID(), logicalID: "app-\(index)", displayName: "App", category: .learning,
                                              sessionStart: start, sessionEnd: start.addingTimeInterval(10), totalSeconds: 10, earnedPoints: 0))
             }
-            _ = try await PostgresUsageIntake(changeLog: changeLog, clock: clock, logger: testLogger).upload(sessions, timeZone: "UTC", child: family.child)
+            _ = try await PostgresUsageIntake(changeLog: changeLog, clock: clock, logger: testLogger).upload(sessions, timeZone: "UTC", child: family.child, as: .server)
             let before = try await databaseFingerprint(client, families: scope)
             await #expect(throws: Interrupted.self) {
-                try await changeLog.write(family: family.child.familyID) { locked in
+                try await changeLog.write(family: family.child.familyID, as: .server) { locked in
                     let erased = try await locked.erase(devices: [family.child.deviceID], member: nil)
                     #expect(erased > 50)
                     throw Interrupted()
@@ -35,7 +35,7 @@ import Testing
             }
             #expect(try await databaseFingerprint(client, families: scope) == before)
             // Done whole, it is gone.
-            try await changeLog.write(family: family.child.familyID) { locked in try await locked.erase(devices: [family.child.deviceID], member: nil) }
+            try await changeLog.write(family: family.child.familyID, as: .server) { locked in try await locked.erase(devices: [family.child.deviceID], member: nil) }
             let left = try await client.query("SELECT count(*)::int FROM devices WHERE device_id = \(family.child.deviceID)", logger: testLogger).decode(Int.self).first { _ in true }
             #expect(left == 0)
         }

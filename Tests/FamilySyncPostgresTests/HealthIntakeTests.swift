@@ -16,12 +16,12 @@ import Testing
             let intake = PostgresHealthIntake(
                 changeLog: ChangeLog(database: database, logger: testLogger), clock: clock, logger: testLogger, preparedStatements: prepared
             )
-            let first = try await intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true, notificationSequence: 1), by: family.child)
+            let first = try await intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true, notificationSequence: 1), by: family.child, as: .server)
             #expect(!first.quiet && first.health?.status == .healthy)
             var quiet = 0
             for beat in 2...20 {
                 clock.advance(by: 30)
-                let reported = try await intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true, notificationSequence: Int64(beat)), by: family.child)
+                let reported = try await intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true, notificationSequence: Int64(beat)), by: family.child, as: .server)
                 if reported.quiet { quiet += 1 }
                 #expect(reported.health?.lastHeartbeatAt == clock.now() && reported.health?.status == .healthy)
             }
@@ -29,15 +29,15 @@ import Testing
             #expect(quiet == 18)
             // A skipped number, monitoring off, an error: each the full path.
             clock.advance(by: 30)
-            #expect(try await !intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true, notificationSequence: 30), by: family.child).quiet)
+            #expect(try await !intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true, notificationSequence: 30), by: family.child, as: .server).quiet)
             clock.advance(by: 30)
-            #expect(try await !intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: false), by: family.child).quiet)
+            #expect(try await !intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: false), by: family.child, as: .server).quiet)
             // Monitoring still off: nothing a parent sees changes, quiet again.
             clock.advance(by: 30)
-            let off = try await intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: false), by: family.child)
+            let off = try await intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: false), by: family.child, as: .server)
             #expect(off.quiet && off.health?.status == .inactive)
             clock.advance(by: 30)
-            #expect(try await !intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true), by: family.child).quiet, "on again: a status change")
+            #expect(try await !intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true), by: family.child, as: .server).quiet, "on again: a status change")
         }
     }
 
@@ -49,13 +49,13 @@ import Testing
             let clock = ManualClock()
             let intake = PostgresHealthIntake(changeLog: ChangeLog(database: database, logger: testLogger), clock: clock, logger: testLogger)
             // The first is the full path, answered or not: it writes the record.
-            let first = try await intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true, memoryUsageMB: 5, notificationSequence: 1), by: family.child, answering: false)
+            let first = try await intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true, memoryUsageMB: 5, notificationSequence: 1), by: family.child, answering: false, as: .server)
             #expect(!first.quiet && first.health?.status == .healthy)
             clock.advance(by: 30)
-            let unanswered = try await intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true, memoryUsageMB: 7, notificationSequence: 2), by: family.child, answering: false)
+            let unanswered = try await intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true, memoryUsageMB: 7, notificationSequence: 2), by: family.child, answering: false, as: .server)
             #expect(unanswered.quiet && unanswered.health == nil && unanswered.sinceLastHeartbeat == 30)
             clock.advance(by: 30)
-            let answered = try await intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true, notificationSequence: 3), by: family.child)
+            let answered = try await intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true, notificationSequence: 3), by: family.child, as: .server)
             #expect(answered.quiet && answered.sinceLastHeartbeat == 30)
             #expect(answered.health?.memoryUsageMB == 7 && answered.health?.lastHeartbeatAt == clock.now() && answered.health?.missedNotifications == 0)
         }
@@ -73,7 +73,7 @@ import Testing
             func beat(_ sequence: Int64?, errors: [ExtensionError] = []) async throws -> PostgresHealthIntake.Reported {
                 clock.advance(by: 30)
                 let report = HealthReport(heartbeatAt: clock.now(), monitoringActive: true, notificationSequence: sequence, errors: errors)
-                return try await intake.report(report, by: family.child)
+                return try await intake.report(report, by: family.child, as: .server)
             }
             let top = Int(Int32.max)
             _ = try await beat(0)
@@ -127,7 +127,7 @@ import Testing
             let changeLog = ChangeLog(database: database, logger: testLogger)
             let intake = PostgresHealthIntake(changeLog: changeLog, clock: clock, logger: testLogger)
             let detector = PostgresStaleDetector(changeLog: changeLog, clock: clock, logger: testLogger)
-            _ = try await intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true, notificationSequence: 1), by: family.child)
+            _ = try await intake.report(HealthReport(heartbeatAt: clock.now(), monitoringActive: true, notificationSequence: 1), by: family.child, as: .server)
             clock.advance(by: 20 * 60)
             let pass = HeartbeatRules.StalePass(now: clock.now())
             #expect(try await detector.turnStale(pass, limit: 10) == 1)

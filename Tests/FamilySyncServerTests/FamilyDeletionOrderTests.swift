@@ -123,7 +123,7 @@ import Testing
                 // The store itself, as `DELETE /v1/families/me` calls it: a failure shows the database's error whole.
                 let families = PostgresFamilyStore(changeLog: ChangeLog(database: server.database, logger: testLogger), clock: server.clock, logger: testLogger)
                 do {
-                    try await families.delete(familyID: deleted.parent.familyID)
+                    try await families.delete(familyID: deleted.parent.familyID, as: .server)
                 } catch {
                     Issue.record("the deletion failed: \(String(reflecting: error))")
                 }

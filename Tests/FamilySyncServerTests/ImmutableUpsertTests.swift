@@ -79,7 +79,7 @@ import Testing
         #expect(taken.status == .created, "\(String(buffer: taken.body))")
         // Linking needs a token Apple signed (AppleSignInTests); the store's statements are what matter here.
         let families = PostgresFamilyStore(changeLog: ChangeLog(database: server.database, logger: testLogger), clock: server.clock, logger: testLogger)
-        try await families.linkAppleAccount("apple-\(UUID().lowercased)", familyID: parent.familyID, memberID: try await server.memberID(of: parent))
+        try await families.linkAppleAccount("apple-\(UUID().lowercased)", familyID: parent.familyID, memberID: try await server.memberID(of: parent), as: .server)
         return UsedFamily(parent: parent, child: child, childZone: zone, childMember: member)
     }
 

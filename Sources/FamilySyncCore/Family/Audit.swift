@@ -23,9 +23,6 @@ public struct AuditActor: Sendable, Equatable {
 
     /// A periodic job, or anything done outside a request.
     public static let server = AuditActor(role: .server)
-
-    /// The actor of the task's request; the server outside one.
-    @TaskLocal public static var current: AuditActor = .server
 }
 
 /// What an audit event records (§15.4).
@@ -73,7 +70,7 @@ public struct AuditEntry: Sendable, Equatable {
 /// delivered), nor a command's expiry, which whatever read found it past its time writes. No field
 /// of a record is kept in the log, only its type and name (data minimization).
 public enum AuditRules {
-    /// `actor`: whose request writes `records` (`AuditActor.current`).
+    /// `actor`: whose request writes `records` (its `ChangeWriter`'s).
     public static func entries(for records: [Record], by actor: AuditActor) -> [AuditEntry] {
         guard actor.role != .child else { return [] }
         return records.compactMap { record in

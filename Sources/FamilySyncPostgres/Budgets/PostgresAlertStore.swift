@@ -52,10 +52,10 @@ public struct PostgresAlertStore: Sendable {
     }
 
     /// Marks an alert of the family dismissed (once: dismissing it again changes nothing).
-    public func dismiss(familyID: UUID, alertID: UUID, by parent: UUID) async throws -> Alert {
+    public func dismiss(familyID: UUID, alertID: UUID, by parent: UUID, as writer: ChangeWriter) async throws -> Alert {
         let logger = logger
         let now = clock.now()
-        return try await changeLog.write(family: familyID) { family in
+        return try await changeLog.write(family: familyID, as: writer) { family in
             let rows = try await family.connection.rows(
                 """
                 SELECT zone_name, \(unescaped: RecordRow.columns) FROM records
@@ -76,11 +76,11 @@ public struct PostgresAlertStore: Sendable {
     /// A threshold alert a tracked device reports (§9.4), in its member's zone, on the device's
     /// local day: made once; the same report again answers the stored alert (`created` false);
     /// another report under the same `clientAlertID` is `CONFLICT`.
-    public func report(_ report: Alert.ThresholdReport, by device: AuthenticatedDevice) async throws -> (alert: Alert, created: Bool) {
+    public func report(_ report: Alert.ThresholdReport, by device: AuthenticatedDevice, as writer: ChangeWriter) async throws -> (alert: Alert, created: Bool) {
         guard let member = device.memberID else { throw FamilySyncError(.accessDenied, "This device has no member yet.") }
         let logger = logger
         let now = clock.now()
-        return try await changeLog.write(family: device.familyID) { family in
+        return try await changeLog.write(family: device.familyID, as: writer) { family in
             let connection = family.connection
             let zone = Member.zoneName(of: member)
             let id = Alert.thresholdAlertID(device: device.deviceID, clientAlertID: report.clientAlertID)

@@ -24,10 +24,10 @@ public struct ChangeLog: Sendable {
         self.knownDevices = knownDevices
     }
 
-    /// Runs `body` in one transaction that holds `familyID`'s lock from the start; 404 for a
-    /// family that does not exist. The transaction starts in the family's turn of this instance
+    /// Runs `body` in one transaction that holds `familyID`'s lock from the start, as `writer`'s
+    /// change (its audit entries, its request's idempotency key); 404 for a family that does not exist. The transaction starts in the family's turn of this instance
     /// (`FamilyWriteQueue`), so its writers wait there, not on pool connections.
-    public func write<Result: Sendable>(family familyID: UUID, _ body: @escaping @Sendable (LockedFamily) async throws -> Result) async throws -> Result {
+    public func write<Result: Sendable>(family familyID: UUID, as writer: ChangeWriter, _ body: @escaping @Sendable (LockedFamily) async throws -> Result) async throws -> Result {
         let logger = logger, outbox = outbox, database = database
         let published = PublishedNotices()
         // With tracing on: the write as a span, and in it the wait for the family's turn, a
@@ -38,10 +38,11 @@ public struct ChangeLog: Sendable {
             defer { locking?.end() }
             return try await database.families.inTurn(of: familyID) {
                 try await database.inTransaction(logger: logger) { connection in
-                    let family = try await LockedFamily.lock(familyID, on: connection, logger: logger, outbox: outbox, published: published)
+                    var family = try await LockedFamily.lock(familyID, on: connection, logger: logger, outbox: outbox, published: published)
+                    family.actor = writer.actor
                     locking?.end()
                     // The request's idempotency key commits with its first write, or not at all.
-                    let claim = IdempotencyClaim.current.flatMap { $0.take(for: familyID) ? $0 : nil }
+                    let claim = writer.claim.flatMap { $0.take(for: familyID) ? $0 : nil }
                     do {
                         if let claim { try await family.writeIdempotencyKey(claim) }
                         let result = try await body(family)

@@ -4,10 +4,9 @@ import Synchronization
 
 /// A request's `Idempotency-Key` (PROTOCOL §1.2.1), for the change log: the first write
 /// transaction of the request writes the key with its changes, so the key exists if and only if
-/// they committed. The server's middleware sets it for the request's task.
+/// they committed. The server's middleware puts it in the request's context, whose
+/// `ChangeWriter` carries it to every write.
 public final class IdempotencyClaim: Sendable {
-    @TaskLocal public static var current: IdempotencyClaim?
-
     public let familyID: UUID
     public let deviceID: UUID
     public let key: String

@@ -57,7 +57,7 @@ extension LockedFamily {
         try await publish(zones.map { .zone($0, of: id) }, writer: (records + facts).first?.modifiedBy)
         // A parent's (or the server's) change to a child's rules goes in the audit log (§15.4);
         // what retention removes is the family's own setting carried out, not a change of rules.
-        if auditing, let time = records.first?.modifiedAt { try await audit(AuditRules.entries(for: records, by: AuditActor.current), at: time, inZone: target.name) }
+        if auditing, let time = records.first?.modifiedAt { try await audit(AuditRules.entries(for: records, by: actor), at: time, inZone: target.name) }
         let alerts = derived.filter { $0.record.recordType == RecordTypeName.alert }.compactMap { Alert(fields: $0.record.fields) }
         if !alerts.isEmpty { pendingPushes?.add(alerts) }
         return Commit(records: written.map(\.record), derivedCount: derived.count, sequence: last)

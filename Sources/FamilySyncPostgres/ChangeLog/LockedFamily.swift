@@ -22,6 +22,8 @@ public struct LockedFamily: Sendable {
     var creating = false
     /// Whether committed rules go in the audit log: not for what the retention job removes.
     var auditing = true
+    /// Who the audit entries of this transaction's changes name (`ChangeWriter`).
+    var actor = AuditActor.server
 
     /// Reads, with the lock, whether any device of the family has a push registration: a family
     /// with none writes no outbox rows and spends no statement on them.

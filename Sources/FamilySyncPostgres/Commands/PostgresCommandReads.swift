@@ -18,7 +18,7 @@ public struct PostgresCommandReads: Sendable {
     }
 
     /// The child's commands, oldest first, filtered on the status each had on arrival.
-    public func list(childID: UUID, caller: AuthenticatedDevice, status: CommandStatusFilter?) async throws -> [Command] {
+    public func list(childID: UUID, caller: AuthenticatedDevice, status: CommandStatusFilter?, as writer: ChangeWriter) async throws -> [Command] {
         let now = clock.now()
         let logger = logger
         let familyID = caller.familyID
@@ -30,7 +30,7 @@ public struct PostgresCommandReads: Sendable {
         let listing = try CommandListing(read.map(\.command), status: status, deliveringToTarget: delivering, at: now)
         guard !listing.changed.isEmpty else { return listing.listed }
         // The list as it stands under the lock: another writer may have moved a command since.
-        return try await changeLog.write(family: familyID) { family in
+        return try await changeLog.write(family: familyID, as: writer) { family in
             let connection = family.connection
             let zone = try await ZoneRows.childZone(childID, of: familyID, for: .readHistory, on: connection, logger: logger)
             let stored = try await Self.commands(in: zone, of: familyID, on: connection, locking: true, logger: logger)

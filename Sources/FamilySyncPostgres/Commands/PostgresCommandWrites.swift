@@ -21,10 +21,10 @@ public struct PostgresCommandWrites: Sendable {
     public typealias NewCommand = Command.Draft
 
     /// A parent sends a command to an active child of its family.
-    public func create(_ new: NewCommand, to childID: UUID, by parent: AuthenticatedDevice) async throws -> Command {
+    public func create(_ new: NewCommand, to childID: UUID, by parent: AuthenticatedDevice, as writer: ChangeWriter) async throws -> Command {
         let now = clock.now()
         let logger = logger
-        return try await changeLog.write(family: parent.familyID) { family in
+        return try await changeLog.write(family: parent.familyID, as: writer) { family in
             let connection = family.connection
             let zone = try await ZoneRows.childZone(childID, of: family.id, for: .sendCommands, on: connection, logger: logger)
             let command = Command.sent(
@@ -42,10 +42,10 @@ public struct PostgresCommandWrites: Sendable {
     }
 
     /// Applies a step to one command: a result from its target child, or a parent's cancel.
-    public func apply(_ event: Command.Event, to commandID: UUID, by caller: AuthenticatedDevice) async throws -> Command {
+    public func apply(_ event: Command.Event, to commandID: UUID, by caller: AuthenticatedDevice, as writer: ChangeWriter) async throws -> Command {
         let now = clock.now()
         let logger = logger
-        return try await changeLog.write(family: caller.familyID) { family in
+        return try await changeLog.write(family: caller.familyID, as: writer) { family in
             let rows = try await family.connection.rows(
                 """
                 SELECT zone_name, \(unescaped: RecordRow.columns) FROM records

@@ -109,9 +109,9 @@ public struct PostgresDeviceStore: Sendable {
     /// Changes the members given; `childName` only on a child device. Tracking a parent device
     /// (§8) gives it its zone `device-<id>` the first time; untracking stops its uploads and keeps
     /// what it uploaded.
-    public func update(familyID: UUID, deviceID: UUID, name: String?, childName: String?, timeZone: String?, tracked: Bool? = nil) async throws -> Device {
+    public func update(familyID: UUID, deviceID: UUID, name: String?, childName: String?, timeZone: String?, tracked: Bool? = nil, as writer: ChangeWriter) async throws -> Device {
         let now = clock.now()
-        return try await changeLog.write(family: familyID) { family in
+        return try await changeLog.write(family: familyID, as: writer) { family in
             let (device, newZone) = try await family.lockedDevice(deviceID).updated(name: name, childName: childName, timeZone: timeZone, tracked: tracked)
             if let newZone { try await family.createDeviceZone(newZone, for: deviceID, now: now) }
             try await family.updateDevice(device)
@@ -121,10 +121,10 @@ public struct PostgresDeviceStore: Sendable {
 
     /// Revokes at once (the credential is erased). With `purge`, the device is erased: its row,
     /// its zone and everything in it, and every row naming it (§15.3), in this one transaction. The family's last active parent cannot be revoked: delete the family instead.
-    public func revoke(familyID: UUID, deviceID: UUID, purge: Bool) async throws {
+    public func revoke(familyID: UUID, deviceID: UUID, purge: Bool, as writer: ChangeWriter) async throws {
         let logger = logger
         let now = clock.now()
-        try await changeLog.write(family: familyID) { family in
+        try await changeLog.write(family: familyID, as: writer) { family in
             let connection = family.connection
             let device = try await family.lockedDevice(deviceID)
             if device.needsAnotherParent {
@@ -160,9 +160,9 @@ public struct PostgresDeviceStore: Sendable {
 
     /// A new credential; the old one stops working at once, on every instance as soon as the
     /// notice reaches it (the notice changes nothing a poll answers).
-    public func rotateCredential(familyID: UUID, deviceID: UUID) async throws -> DeviceCredential {
+    public func rotateCredential(familyID: UUID, deviceID: UUID, as writer: ChangeWriter) async throws -> DeviceCredential {
         let credential = DeviceCredential.generate(familyID: familyID, deviceID: deviceID)
-        try await changeLog.write(family: familyID) { family in
+        try await changeLog.write(family: familyID, as: writer) { family in
             try await family.rotateCredential(of: deviceID, to: credential.hash)
         }
         return credential

@@ -59,7 +59,7 @@ public struct PostgresFamilyStore: Sendable {
     /// one stops working). With a code, the device joins the family's first parent member (the
     /// person who was shown the code); with an Apple account, the member it is linked to. An
     /// unknown proof is `NOT_FOUND`, the same for every wrong code.
-    public func recover(_ proof: RecoveryProof, name: String, platform: DevicePlatform, timeZone: String) async throws -> Recovery {
+    public func recover(_ proof: RecoveryProof, name: String, platform: DevicePlatform, timeZone: String, as writer: ChangeWriter) async throws -> Recovery {
         let logger = logger
         let now = clock.now()
         // Each proof is looked up by itself first, then the member within its family: the lookup
@@ -105,7 +105,7 @@ public struct PostgresFamilyStore: Sendable {
         let deviceID = UUID()
         let credential = DeviceCredential.generate(familyID: found.family, deviceID: deviceID)
         let newCode = RecoveryCode.generate()
-        let device = try await changeLog.write(family: found.family) { family in
+        let device = try await changeLog.write(family: found.family, as: writer) { family in
             let connection = family.connection
             if case .code(let code) = proof {
                 // The code is used once: a second recovery racing this one finds it changed.
@@ -144,10 +144,10 @@ public struct PostgresFamilyStore: Sendable {
 
     /// Links an Apple account (a verified token's `sub`) to the caller's member. An account linked
     /// to another family is `CONFLICT`; linking it again to the same member changes nothing.
-    public func linkAppleAccount(_ subject: String, familyID: UUID, memberID: UUID) async throws {
+    public func linkAppleAccount(_ subject: String, familyID: UUID, memberID: UUID, as writer: ChangeWriter) async throws {
         let logger = logger
         let now = clock.now()
-        try await changeLog.write(family: familyID) { family in
+        try await changeLog.write(family: familyID, as: writer) { family in
             let claimed = try await family.connection.rows(
                 """
                 INSERT INTO apple_subjects (apple_sub, family_id) VALUES (\(subject), \(familyID))
@@ -171,8 +171,8 @@ public struct PostgresFamilyStore: Sendable {
 
     /// Deletes the family and every device, pairing, zone and record of it
     /// (`LockedFamily.deleteFamily`). Its held polls wake and find their devices gone.
-    public func delete(familyID: UUID) async throws {
-        try await changeLog.write(family: familyID) { family in
+    public func delete(familyID: UUID, as writer: ChangeWriter) async throws {
+        try await changeLog.write(family: familyID, as: writer) { family in
             try await family.deleteFamily(tablesChildrenFirst: Self.familyTablesChildrenFirst)
         }
     }

@@ -37,17 +37,17 @@ public struct PostgresMemberStore: Sendable {
     }
 
     /// A new member and its zone.
-    public func create(familyID: UUID, name: String, role: DeviceRole) async throws -> Member {
+    public func create(familyID: UUID, name: String, role: DeviceRole, as writer: ChangeWriter) async throws -> Member {
         let now = clock.now()
         let memberID = UUID()
-        try await changeLog.write(family: familyID) { family in
+        try await changeLog.write(family: familyID, as: writer) { family in
             try await family.createMember(memberID, name: name, role: role, now: now)
         }
         return Member(id: memberID, familyID: familyID, name: name, role: role, deviceIDs: [], createdAt: now)
     }
 
-    public func rename(familyID: UUID, memberID: UUID, name: String) async throws -> Member {
-        try await changeLog.write(family: familyID) { family in
+    public func rename(familyID: UUID, memberID: UUID, name: String, as writer: ChangeWriter) async throws -> Member {
+        try await changeLog.write(family: familyID, as: writer) { family in
             try await family.renameMember(try await family.lockedMember(memberID), to: name)
         }
     }
@@ -56,10 +56,10 @@ public struct PostgresMemberStore: Sendable {
     /// invited into it that have joined no member yet (one invited into it and moved since is
     /// another member's), their zones and records and every row naming them, erased in this one
     /// transaction; acknowledged once committed.
-    public func delete(familyID: UUID, memberID: UUID, by caller: AuthenticatedDevice) async throws {
+    public func delete(familyID: UUID, memberID: UUID, by caller: AuthenticatedDevice, as writer: ChangeWriter) async throws {
         let logger = logger
         let now = clock.now()
-        try await changeLog.write(family: familyID) { family in
+        try await changeLog.write(family: familyID, as: writer) { family in
             let member = try await family.lockedMember(memberID)
             try Member.checkDelete(member, by: caller)
             let connection = family.connection
@@ -81,8 +81,8 @@ public struct PostgresMemberStore: Sendable {
 
     /// Moves a confirmed device to another member of its role. Its new member's zone shows up in
     /// its database changes; its old one is no longer visible to it.
-    public func move(familyID: UUID, deviceID: UUID, to memberID: UUID) async throws -> Device {
-        try await changeLog.write(family: familyID) { family in
+    public func move(familyID: UUID, deviceID: UUID, to memberID: UUID, as writer: ChangeWriter) async throws -> Device {
+        try await changeLog.write(family: familyID, as: writer) { family in
             var device = try await family.lockedDevice(deviceID)
             let member = try await family.lockedMember(memberID)
             guard let previous = try Member.checkMove(device, to: member) else { return device }

@@ -21,7 +21,7 @@ public struct PostgresPairingStore: Sendable {
 
     /// An invitation; with `memberID`, into that member (a live member of the pairing's role),
     /// else into a new member made at confirmation.
-    public func create(familyID: UUID, createdBy: UUID, role: DeviceRole, childName: String?, memberID: UUID? = nil, ttlSeconds: Int) async throws -> (Pairing, PairingToken) {
+    public func create(familyID: UUID, createdBy: UUID, role: DeviceRole, childName: String?, memberID: UUID? = nil, ttlSeconds: Int, as writer: ChangeWriter) async throws -> (Pairing, PairingToken) {
         let token = PairingToken.generate(familyID: familyID)
         let now = clock.now()
         let pairing = Pairing(
@@ -29,7 +29,7 @@ public struct PostgresPairingStore: Sendable {
             deviceID: nil, verificationEmoji: nil, createdAt: now, expiresAt: now.addingTimeInterval(TimeInterval(ttlSeconds)), memberID: memberID
         )
         let logger = logger
-        try await changeLog.write(family: familyID) { family in
+        try await changeLog.write(family: familyID, as: writer) { family in
             if let memberID {
                 let member = try await family.lockedMember(memberID)
                 try Member.checkMove(device: role, to: member)
@@ -74,12 +74,12 @@ public struct PostgresPairingStore: Sendable {
     /// Accepts with the token: registers the device (awaiting confirmation) and fixes the emoji.
     /// A wrong token counts against the pairing, and is recorded even though the request fails:
     /// the fifth burns it.
-    public func accept(pairingID: UUID, token: PairingToken, parentDeviceID: UUID?, name: String, platform: DevicePlatform, timeZone: String) async throws -> Acceptance {
+    public func accept(pairingID: UUID, token: PairingToken, parentDeviceID: UUID?, name: String, platform: DevicePlatform, timeZone: String, as writer: ChangeWriter) async throws -> Acceptance {
         let now = clock.now()
         let logger = logger
         let outcome: Outcome
         do {
-            outcome = try await changeLog.write(family: token.familyID) { family in
+            outcome = try await changeLog.write(family: token.familyID, as: writer) { family in
                 try await Self.accept(pairingID: pairingID, token: token, parentDeviceID: parentDeviceID, name: name, platform: platform, timeZone: timeZone, now: now, in: family, logger: logger)
             }
         } catch let error as FamilySyncError where error.code == .notFound {
@@ -135,10 +135,10 @@ public struct PostgresPairingStore: Sendable {
     /// Confirms or rejects an accepted pairing, or revokes a pending one. Confirming activates the
     /// device and, for a child, creates its zone `child-<deviceId>`, shared with it; rejecting
     /// revokes the device.
-    public func decide(_ decision: Pairing.Decision, familyID: UUID, pairingID: UUID) async throws -> Pairing {
+    public func decide(_ decision: Pairing.Decision, familyID: UUID, pairingID: UUID, as writer: ChangeWriter) async throws -> Pairing {
         let now = clock.now()
         let logger = logger
-        return try await changeLog.write(family: familyID) { family in
+        return try await changeLog.write(family: familyID, as: writer) { family in
             let connection = family.connection
             let pairing = try await lockedPairing(familyID: familyID, pairingID: pairingID, on: connection).deciding(decision, at: now)
             try await connection.rows(

@@ -23,10 +23,10 @@ public struct PostgresParentPINStore: Sendable {
     /// Keeps `pin` (already derived) as the member's verifier, writes the member's `parent-pin`
     /// record (which the member's devices sync) as the marker, and forgets earlier wrong tries and
     /// any lockout: a new PIN starts afresh.
-    public func set(_ pin: ParentPIN, memberID: UUID, by caller: AuthenticatedDevice) async throws {
+    public func set(_ pin: ParentPIN, memberID: UUID, by caller: AuthenticatedDevice, as writer: ChangeWriter) async throws {
         let logger = logger
         let now = clock.now()
-        try await changeLog.write(family: caller.familyID) { family in
+        try await changeLog.write(family: caller.familyID, as: writer) { family in
             let member = try await family.lockedMember(memberID)
             let stored = try await RecordRow.record(named: ParentPIN.recordName, inZone: member.zoneName, family: family.id, on: family.connection, logger: logger)
             let record = Record(
@@ -72,7 +72,7 @@ public struct PostgresParentPINStore: Sendable {
 
     private func rewrite(familyID: UUID, memberID: UUID, at now: Date) async throws -> Bool {
         let logger = logger
-        return try await changeLog.write(family: familyID) { family -> Bool in
+        return try await changeLog.write(family: familyID, as: .server) { family -> Bool in
             let flagged = try await family.connection.rows(
                 "SELECT 1 FROM parent_pin_attempts WHERE family_id = \(family.id) AND member_id = \(memberID) AND record_rewrite_pending FOR UPDATE",
                 logger: logger
@@ -101,10 +101,10 @@ public struct PostgresParentPINStore: Sendable {
 
     /// Clears the member's PIN: its `parent-pin` record becomes an empty tombstone, and its
     /// verifier and wrong tries are forgotten; `NOT_FOUND` while none is set.
-    public func clear(memberID: UUID, by caller: AuthenticatedDevice) async throws {
+    public func clear(memberID: UUID, by caller: AuthenticatedDevice, as writer: ChangeWriter) async throws {
         let logger = logger
         let now = clock.now()
-        try await changeLog.write(family: caller.familyID) { family in
+        try await changeLog.write(family: caller.familyID, as: writer) { family in
             let member = try await family.lockedMember(memberID)
             guard let stored = try await RecordRow.record(named: ParentPIN.recordName, inZone: member.zoneName, family: family.id, on: family.connection, logger: logger),
                 !stored.deleted

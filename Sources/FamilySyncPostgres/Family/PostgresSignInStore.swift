@@ -65,10 +65,10 @@ public struct PostgresSignInStore: Sendable {
     /// A family's parent takes the code: a pairing of role parent, made in the family and already
     /// promised to the signing-in device (its id and the emoji are fixed now), which claims it.
     /// An unknown code is `NOT_FOUND`; an expired or used one `PAIRING_EXPIRED`.
-    public func take(code: SignInCode, familyID: UUID, parentDeviceID: UUID) async throws -> Pairing {
+    public func take(code: SignInCode, familyID: UUID, parentDeviceID: UUID, as writer: ChangeWriter) async throws -> Pairing {
         let now = clock.now()
         let logger = logger
-        return try await changeLog.write(family: familyID) { family in
+        return try await changeLog.write(family: familyID, as: writer) { family in
             let connection = family.connection
             let rows = try await connection.rows(
                 "SELECT \(unescaped: Self.columns) FROM sign_ins WHERE code_hash = \(ByteBuffer(bytes: code.hash)) FOR UPDATE",
@@ -119,7 +119,7 @@ public struct PostgresSignInStore: Sendable {
     /// The device asks with its secret. A wrong secret (or code) is `NOT_FOUND`; once a parent
     /// has taken the code, the first claim registers the device and hands out its credential,
     /// and any later one is `PAIRING_EXPIRED`.
-    public func claim(_ secret: SignInSecret) async throws -> Claim {
+    public func claim(_ secret: SignInSecret, as writer: ChangeWriter) async throws -> Claim {
         let now = clock.now()
         let code = secret.code
         let rows = try await database.rows(
@@ -132,7 +132,7 @@ public struct PostgresSignInStore: Sendable {
         guard let familyID = signIn.familyID else { return .waiting(signIn) }
         let logger = logger
         do {
-            return try await changeLog.write(family: familyID) { family in
+            return try await changeLog.write(family: familyID, as: writer) { family in
                 let connection = family.connection
                 // Again under the lock: two claims at once register one device.
                 let rows = try await connection.rows(

@@ -44,7 +44,7 @@ public struct PostgresHealthIntake: Sendable {
     /// passed 15 minutes.
     /// `answering` false: the caller does not need the day (a poll's heartbeat, PROTOCOL §6), so a
     /// quiet heartbeat does not read the `health` record back.
-    public func report(_ report: HealthReport, by device: AuthenticatedDevice, answering: Bool = true) async throws -> Reported {
+    public func report(_ report: HealthReport, by device: AuthenticatedDevice, answering: Bool = true, as writer: ChangeWriter) async throws -> Reported {
         let now = clock.now()
         guard let zone = device.zoneName else { throw FamilySyncError(.accessDenied, "This device is not tracked.") }
         if report.errors.isEmpty,
@@ -53,7 +53,7 @@ public struct PostgresHealthIntake: Sendable {
             return quiet
         }
         let logger = logger
-        return try await changeLog.write(family: device.familyID) { family in
+        return try await changeLog.write(family: device.familyID, as: writer) { family in
             let connection = family.connection
             let owner = try await DeviceHealthRows.owner(device.deviceID, of: device.familyID, on: connection, logger: logger)
             let stored = try await DeviceHealthRows.state(device.deviceID, of: device.familyID, on: connection, logger: logger)

@@ -38,7 +38,7 @@ public struct PostgresStaleDetector: Sendable {
         ).map { try $0.decode(UUID.self) }
         var stale = 0
         for familyID in families {
-            stale += try await changeLog.write(family: familyID) { family in
+            stale += try await changeLog.write(family: familyID, as: .server) { family in
                 let devices = try await family.connection.rows(
                     """
                     UPDATE device_health SET status = 'stale' WHERE family_id = \(familyID) AND status = 'healthy' AND last_heartbeat_at < \(staleBefore)
@@ -77,7 +77,7 @@ public struct PostgresStaleDetector: Sendable {
         ).map { try $0.decode((UUID, UUID).self) }
         var alerts: [Alert] = []
         for (familyID, devices) in Dictionary(grouping: candidates, by: \.0) {
-            alerts += try await changeLog.write(family: familyID) { family in
+            alerts += try await changeLog.write(family: familyID, as: .server) { family in
                 var made: [Alert] = []
                 for (_, deviceID) in devices {
                     let owner = try await DeviceHealthRows.owner(deviceID, of: familyID, on: family.connection, logger: logger)

@@ -6,8 +6,8 @@ import PostgresNIO
 /// The family's audit log (§15.4), written in the transaction of the change it records, so that
 /// a change and its entry commit or roll back together.
 extension LockedFamily {
-    /// Records `entries`, made by the task's actor (`AuditActor.current`: the request's device, or
-    /// the server) at `time`. An entry that names no member concerns the member whose zone
+    /// Records `entries`, made by the transaction's actor (its `ChangeWriter`'s: the request's
+    /// device, or the server) at `time`. An entry that names no member concerns the member whose zone
     /// `zoneName` is (a member's zone, or a child device's), where one is given. Numbered from the
     /// family's own count of events, under its lock (the insert reads the count the update moves
     /// past; both see the statement's one snapshot). The rows come from `unnest` joined to the
@@ -16,7 +16,6 @@ extension LockedFamily {
     /// rules 6 and 8). (PostgresNIO encodes no array of optionals: an absent member or subject goes as "".)
     func audit(_ entries: [AuditEntry], at time: Date, inZone zoneName: String? = nil) async throws {
         guard !entries.isEmpty, !creating else { return }
-        let actor = AuditActor.current
         try await connection.rows(
             """
             WITH added AS (

@@ -27,9 +27,9 @@ public struct PostgresExport: Sendable {
 
     /// Records the export in the audit log, in its own short transaction before the export's
     /// snapshot (so that the archive holds its own entry), checking the member is the family's.
-    public func begin(familyID: UUID, member memberID: UUID?) async throws {
+    public func begin(familyID: UUID, member memberID: UUID?, as writer: ChangeWriter) async throws {
         let now = clock.now()
-        try await changeLog.write(family: familyID) { family in
+        try await changeLog.write(family: familyID, as: writer) { family in
             if let memberID { _ = try await family.lockedMember(memberID) }
             try await family.audit(
                 memberID == nil ? .familyExported : .memberExported, member: memberID, subjectType: memberID == nil ? "family" : "member",

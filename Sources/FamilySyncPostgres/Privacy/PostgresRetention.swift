@@ -47,11 +47,11 @@ public struct PostgresRetention: Sendable {
 
     /// Replaces the family's settings (a kind left out goes back to the maximum), audited. What
     /// is now past its days goes at the job's next run.
-    public func set(_ settings: RetentionSettings, familyID: UUID) async throws {
+    public func set(_ settings: RetentionSettings, familyID: UUID, as writer: ChangeWriter) async throws {
         let logger = logger
         let now = clock.now()
         let values = Self.columns.map { settings.days[$0.kind] }
-        try await changeLog.write(family: familyID) { family in
+        try await changeLog.write(family: familyID, as: writer) { family in
             try await family.connection.rows(
                 """
                 INSERT INTO family_retention (family_id, usage_sessions, daily_totals, summaries, alerts, health, commands, audit, updated_at)
@@ -174,7 +174,7 @@ public struct PostgresRetention: Sendable {
             ).map { try $0.decode((UUID, String).self) }
             if zones.isEmpty { return deleted }
             for (familyID, zone) in zones {
-                deleted += try await changeLog.write(family: familyID) { family in
+                deleted += try await changeLog.write(family: familyID, as: .server) { family in
                     var family = family
                     family.auditing = false
                     let rows = try await family.connection.rows(

@@ -23,12 +23,12 @@ public struct PostgresRecordWrites: Sendable {
     /// first failure fails them all (and is thrown); without, each stands alone. Returns the
     /// results and the zone's sequence after.
     public func modify(
-        access: ZoneAccess, zoneName: String, operations: [RecordWrite], atomic: Bool
+        access: ZoneAccess, zoneName: String, operations: [RecordWrite], atomic: Bool, as writer: ChangeWriter
     ) async throws -> (results: [ModifyPlan.Result], zone: Zone, sequence: Int64) {
         let caller = access.caller
         let now = clock.now()
         let logger = logger
-        return try await changeLog.write(family: caller.familyID) { family in
+        return try await changeLog.write(family: caller.familyID, as: writer) { family in
             let connection = family.connection
             var zone = try await family.zone(zoneName)
             try access.checkWrite(zone)

@@ -40,7 +40,7 @@ public struct PostgresTombstonePurge: Sendable {
 
     private func purge(of familyID: UUID, olderThan cutoff: Date, batchSize: Int) async throws -> Int {
         do {
-            return try await changeLog.write(family: familyID) { family in
+            return try await changeLog.write(family: familyID, as: .server) { family in
                 try await family.purgeTombstones(olderThan: cutoff, batchSize: batchSize)
             }
         } catch let error as FamilySyncError where error.code == .notFound {

@@ -44,14 +44,14 @@ public struct PostgresUsageIntake: Sendable {
     /// A session older than usage is kept (`retention`, the server's, or the family's own days
     /// when fewer) is refused, naming it.
     public func upload(
-        _ sessions: [UsageSession], uncategorised: Set<UUID> = [], timeZone: String?, retention: TimeInterval = .infinity, child: AuthenticatedDevice
+        _ sessions: [UsageSession], uncategorised: Set<UUID> = [], timeZone: String?, retention: TimeInterval = .infinity, child: AuthenticatedDevice, as writer: ChangeWriter
     ) async throws -> Upload {
         let now = clock.now()
         let logger = logger
         let familyID = child.familyID
         // Under the family's lock: uploads of one family queue, so overlapping retries cannot both
         // store a record.
-        return try await changeLog.write(family: familyID) { family in
+        return try await changeLog.write(family: familyID, as: writer) { family in
             let connection = family.connection
             // A tracked device's own zone: `child-…`, or `device-…` for a tracked parent's (§8).
             guard let ownZone = child.zoneName else { throw FamilySyncError(.accessDenied, "This device is not tracked.") }
@@ -119,12 +119,12 @@ public struct PostgresUsageIntake: Sendable {
     /// `timeZone` (the device's when nil) is where `date` is checked (`DailyTotals.checkDate`,
     /// with `retention`) and places the day's sessions.
     public func uploadTotals(
-        _ apps: [DailyTotals.App], date: String, uncategorised: Set<String> = [], timeZone: String?, retention: TimeInterval, child: AuthenticatedDevice
+        _ apps: [DailyTotals.App], date: String, uncategorised: Set<String> = [], timeZone: String?, retention: TimeInterval, child: AuthenticatedDevice, as writer: ChangeWriter
     ) async throws -> TotalsUpload {
         let now = clock.now()
         let logger = logger
         let familyID = child.familyID
-        return try await changeLog.write(family: familyID) { family in
+        return try await changeLog.write(family: familyID, as: writer) { family in
             let connection = family.connection
             guard let ownZone = child.zoneName else { throw FamilySyncError(.accessDenied, "This device is not tracked.") }
             var zone = try await family.zone(ownZone)

@@ -27,18 +27,18 @@ public struct PostgresZoneStore: Sendable {
         }
     }
 
-    public func createZone(familyID: UUID, name: String) async throws -> Zone {
+    public func createZone(familyID: UUID, name: String, as writer: ChangeWriter) async throws -> Zone {
         let now = clock.now()
-        return try await changeLog.write(family: familyID) { family in
+        return try await changeLog.write(family: familyID, as: writer) { family in
             try await family.createZone(name, now: now)
         }
     }
 
     /// Deletes a zone and its records; the zone stays as a tombstone for the database change feed.
-    public func deleteZone(familyID: UUID, name: String) async throws {
+    public func deleteZone(familyID: UUID, name: String, as writer: ChangeWriter) async throws {
         let now = clock.now()
         let logger = logger
-        try await changeLog.write(family: familyID) { family in
+        try await changeLog.write(family: familyID, as: writer) { family in
             // Under the family's lock: a confirmation cannot slip in after the check below.
             let zone = try await family.zone(name)
             var ownerStatus: DeviceStatus?

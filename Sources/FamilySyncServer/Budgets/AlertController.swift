@@ -34,7 +34,7 @@ package struct AlertController {
         }
         let report = Alert.ThresholdReport(clientAlertID: body.clientAlertID, category: category, logicalID: body.logicalID, usedMinutes: body.usedMinutes, message: body.message)
         try report.validate()
-        let (alert, created) = try await alerts.report(report, by: caller)
+        let (alert, created) = try await alerts.report(report, by: caller, as: context.writer)
         return EditedResponse(status: created ? .created : .ok, response: AlertBody(alert))
     }
 
@@ -65,6 +65,6 @@ package struct AlertController {
     @Sendable func dismiss(_ request: Request, context: FamilySyncRequestContext) async throws -> AlertBody {
         let caller = try context.requireDevice()
         try AccessPolicy.check(caller, .dismissAlert)
-        return AlertBody(try await alerts.dismiss(familyID: caller.familyID, alertID: try context.pathID(), by: caller.deviceID))
+        return AlertBody(try await alerts.dismiss(familyID: caller.familyID, alertID: try context.pathID(), by: caller.deviceID, as: context.writer))
     }
 }

@@ -27,7 +27,7 @@ package struct CommandController {
         try AccessPolicy.check(caller, .sendCommand)
         let childID = try context.pathID()
         let body = try await request.decode(as: CreateCommandRequest.self, context: context)
-        let command = try await writes.create(try Self.validate(body), to: childID, by: caller)
+        let command = try await writes.create(try Self.validate(body), to: childID, by: caller, as: context.writer)
         return EditedResponse(status: .created, response: CommandBody(command))
     }
 
@@ -42,7 +42,7 @@ package struct CommandController {
             }
             return status
         }
-        let list = try await reads.list(childID: childID, caller: caller, status: status)
+        let list = try await reads.list(childID: childID, caller: caller, status: status, as: context.writer)
         return CommandList(commands: list.map(CommandBody.init))
     }
 
@@ -52,14 +52,14 @@ package struct CommandController {
         try AccessPolicy.check(caller, .reportCommandResult)
         let id = try context.pathID()
         let body = try await request.decode(as: CommandResultRequest.self, context: context)
-        return CommandBody(try await writes.apply(try Self.result(body), to: id, by: caller))
+        return CommandBody(try await writes.apply(try Self.result(body), to: id, by: caller, as: context.writer))
     }
 
     /// `POST /v1/commands/{id}/cancel`: a parent takes back a command not yet carried out.
     @Sendable func cancel(_ request: Request, context: FamilySyncRequestContext) async throws -> CommandBody {
         let caller = try context.requireDevice()
         try AccessPolicy.check(caller, .sendCommand)
-        return CommandBody(try await writes.apply(.cancel, to: try context.pathID(), by: caller))
+        return CommandBody(try await writes.apply(.cancel, to: try context.pathID(), by: caller, as: context.writer))
     }
 
     static func validate(_ body: CreateCommandRequest) throws(FamilySyncError) -> Command.Draft {

@@ -51,7 +51,7 @@ package struct DeviceController {
         let caller = try context.requireDevice()
         try AccessPolicy.check(caller, .revokeDevice)
         let purge = try Self.purgeFlag(request)
-        try await devices.revoke(familyID: caller.familyID, deviceID: try context.pathID(), purge: purge)
+        try await devices.revoke(familyID: caller.familyID, deviceID: try context.pathID(), purge: purge, as: context.writer)
         return Response(status: .noContent)
     }
 
@@ -59,7 +59,7 @@ package struct DeviceController {
     @Sendable func rotateCredential(_ request: Request, context: FamilySyncRequestContext) async throws -> CredentialResponse {
         let caller = try context.requireDevice()
         try AccessPolicy.check(caller, .rotateOwnCredential)
-        let credential = try await devices.rotateCredential(familyID: caller.familyID, deviceID: caller.deviceID)
+        let credential = try await devices.rotateCredential(familyID: caller.familyID, deviceID: caller.deviceID, as: context.writer)
         return CredentialResponse(credential: credential.token)
     }
 
@@ -80,7 +80,7 @@ package struct DeviceController {
             name: try body.name.map { name throws(FamilySyncError) in try Validation.name(name, field: "name") },
             childName: try body.childName.map { name throws(FamilySyncError) in try Validation.name(name, field: "childName") },
             timeZone: try body.timeZone.map { zone throws(FamilySyncError) in try Validation.timeZone(zone, field: "timeZone") },
-            tracked: body.tracked
+            tracked: body.tracked, as: context.writer
         )
         return DeviceBody(device)
     }

@@ -69,7 +69,7 @@ package struct FamilyController {
             default:
                 throw FamilySyncError.badRequest("Send recoveryCode, or appleIdentityToken with nonce.")
             }
-            let recovery = try await families.recover(proof, name: registration.name, platform: registration.platform, timeZone: registration.timeZone)
+            let recovery = try await families.recover(proof, name: registration.name, platform: registration.platform, timeZone: registration.timeZone, as: context.writer)
             return EditedResponse(
                 status: .created,
                 response: CreateFamilyResponse(
@@ -97,7 +97,7 @@ package struct FamilyController {
         let body = try await request.decode(as: LinkAppleAccountRequest.self, context: context)
         guard let memberID = caller.memberID else { throw FamilySyncError(.conflict, "This device has no member yet.") }
         let subject = try await apple.subject(of: body.identityToken, nonce: body.nonce, field: "identityToken")
-        try await families.linkAppleAccount(subject, familyID: caller.familyID, memberID: memberID)
+        try await families.linkAppleAccount(subject, familyID: caller.familyID, memberID: memberID, as: context.writer)
         return Response(status: .noContent)
     }
 
@@ -105,7 +105,7 @@ package struct FamilyController {
     @Sendable func delete(_ request: Request, context: FamilySyncRequestContext) async throws -> Response {
         let caller = try context.requireDevice()
         try AccessPolicy.check(caller, .deleteFamily)
-        try await families.delete(familyID: caller.familyID)
+        try await families.delete(familyID: caller.familyID, as: context.writer)
         return Response(status: .noContent)
     }
 }

@@ -38,7 +38,7 @@ package struct MemberController {
         let caller = try context.requireDevice()
         try AccessPolicy.check(caller, .manageMembers)
         let body = try await request.decode(as: CreateMemberRequest.self, context: context)
-        let member = try await members.create(familyID: caller.familyID, name: try Validation.name(body.name, field: "name"), role: body.role)
+        let member = try await members.create(familyID: caller.familyID, name: try Validation.name(body.name, field: "name"), role: body.role, as: context.writer)
         return EditedResponse(status: .created, response: MemberBody(member))
     }
 
@@ -48,14 +48,14 @@ package struct MemberController {
         try AccessPolicy.check(caller, .manageMembers)
         let memberID = try context.pathID()
         let body = try await request.decode(as: UpdateMemberRequest.self, context: context)
-        return MemberBody(try await members.rename(familyID: caller.familyID, memberID: memberID, name: try Validation.name(body.name, field: "name")))
+        return MemberBody(try await members.rename(familyID: caller.familyID, memberID: memberID, name: try Validation.name(body.name, field: "name"), as: context.writer))
     }
 
     /// `DELETE /v1/members/{id}`: its devices revoked, its zone deleted.
     @Sendable func delete(_ request: Request, context: FamilySyncRequestContext) async throws -> Response {
         let caller = try context.requireDevice()
         try AccessPolicy.check(caller, .manageMembers)
-        try await members.delete(familyID: caller.familyID, memberID: try context.pathID(), by: caller)
+        try await members.delete(familyID: caller.familyID, memberID: try context.pathID(), by: caller, as: context.writer)
         return Response(status: .noContent)
     }
 
@@ -65,7 +65,7 @@ package struct MemberController {
         try AccessPolicy.check(caller, .manageMembers)
         let deviceID = try context.pathID()
         let body = try await request.decode(as: MoveDeviceRequest.self, context: context)
-        return DeviceBody(try await members.move(familyID: caller.familyID, deviceID: deviceID, to: body.memberId))
+        return DeviceBody(try await members.move(familyID: caller.familyID, deviceID: deviceID, to: body.memberId, as: context.writer))
     }
 
     /// `GET /v1/members/{id}/summaries?from=&to=`: the member's days across their devices.

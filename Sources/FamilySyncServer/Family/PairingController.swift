@@ -42,7 +42,7 @@ package struct PairingController {
         }
         let acceptance = try await pairings.accept(
             pairingID: pairingID, token: token, parentDeviceID: parentDeviceID,
-            name: registration.name, platform: registration.platform, timeZone: registration.timeZone
+            name: registration.name, platform: registration.platform, timeZone: registration.timeZone, as: context.writer
         )
         return AcceptPairingResponse(
             pairing: PairingBody(acceptance.pairing, at: clock.now()), device: DeviceBody(acceptance.device), credential: acceptance.credential.token
@@ -56,7 +56,7 @@ package struct PairingController {
         let body = try await request.decode(as: CreatePairingRequest.self, context: context)
         let (ttl, childName) = try Pairing.checkInvitation(role: body.role, childName: body.childName, memberID: body.memberId, ttlSeconds: body.ttlSeconds)
         let (pairing, token) = try await pairings.create(
-            familyID: caller.familyID, createdBy: caller.deviceID, role: body.role, childName: childName, memberID: body.memberId, ttlSeconds: ttl
+            familyID: caller.familyID, createdBy: caller.deviceID, role: body.role, childName: childName, memberID: body.memberId, ttlSeconds: ttl, as: context.writer
         )
         let payload = QRPayload(serverURL: serverURL(request), pairingID: pairing.id, parentDeviceID: caller.deviceID, token: token.token)
         return EditedResponse(
@@ -111,7 +111,7 @@ package struct PairingController {
     private func decide(_ decision: Pairing.Decision, _ context: FamilySyncRequestContext) async throws -> PairingBody {
         let caller = try context.requireDevice()
         try AccessPolicy.check(caller, decision == .revoke ? .revokePairing : .decidePairing)
-        let pairing = try await pairings.decide(decision, familyID: caller.familyID, pairingID: try context.pathID())
+        let pairing = try await pairings.decide(decision, familyID: caller.familyID, pairingID: try context.pathID(), as: context.writer)
         return PairingBody(pairing, at: clock.now())
     }
 

@@ -29,7 +29,7 @@ package struct ParentPINController {
         let body = try await request.decode(as: SetParentPINRequest.self, context: context)
         try ParentPIN.validate(body.pin, field: "pin")
         let pin = try await Self.offEventLoop { try ParentPIN(pin: body.pin) }
-        try await pins.set(pin, memberID: memberID, by: caller)
+        try await pins.set(pin, memberID: memberID, by: caller, as: context.writer)
         return Response(status: .noContent)
     }
 
@@ -37,7 +37,7 @@ package struct ParentPINController {
     @Sendable func clear(_ request: Request, context: FamilySyncRequestContext) async throws -> Response {
         let caller = try context.requireDevice()
         try AccessPolicy.check(caller, .setParentPIN)
-        try await pins.clear(memberID: try context.pathID(), by: caller)
+        try await pins.clear(memberID: try context.pathID(), by: caller, as: context.writer)
         return Response(status: .noContent)
     }
 

@@ -48,7 +48,7 @@ package struct SignInController {
         // A secret that does not parse cannot match: answered like a wrong one.
         guard let secret = SignInSecret(parsing: body.secret) else { throw PostgresSignInStore.wrongSecret }
         let now = clock.now()
-        switch try await signIns.claim(secret) {
+        switch try await signIns.claim(secret, as: context.writer) {
         case .waiting(let signIn):
             return ClaimSignInResponse(signIn: SignInBody(signIn, at: now))
         case .claimed(let signIn, let acceptance):
@@ -89,7 +89,7 @@ package struct SignInController {
             taken.append(key)
         }
         do {
-            let pairing = try await signIns.take(code: code, familyID: caller.familyID, parentDeviceID: caller.deviceID)
+            let pairing = try await signIns.take(code: code, familyID: caller.familyID, parentDeviceID: caller.deviceID, as: context.writer)
             for key in taken { codeFailures.giveBack(key: key) }
             return EditedResponse(status: .created, response: PairingBody(pairing, at: clock.now()))
         } catch let error as FamilySyncError where error.code == .notFound {

@@ -28,7 +28,7 @@ package struct DeviceHealthController {
     @Sendable func report(_ request: Request, context: FamilySyncRequestContext) async throws -> DeviceHealthBody {
         let caller = try context.requireDevice()
         try AccessPolicy.check(caller, .reportHealth)
-        let reported = try await take(try await report(in: request, context: context), from: caller, answering: true)
+        let reported = try await take(try await report(in: request, context: context), from: caller, as: context.writer, answering: true)
         guard let health = reported.health else { throw FamilySyncError(.internalError, "The heartbeat was taken but its day was not read.") }
         return DeviceHealthBody(health)
     }
@@ -46,8 +46,8 @@ package struct DeviceHealthController {
 
     /// Records a checked heartbeat and its metrics. `answering`: the device's day is read back
     /// for the answer (a poll's heartbeat does without).
-    func take(_ report: HealthReport, from caller: AuthenticatedDevice, answering: Bool) async throws -> PostgresHealthIntake.Reported {
-        let reported = try await intake.report(report, by: caller, answering: answering)
+    func take(_ report: HealthReport, from caller: AuthenticatedDevice, as writer: ChangeWriter, answering: Bool) async throws -> PostgresHealthIntake.Reported {
+        let reported = try await intake.report(report, by: caller, answering: answering, as: writer)
         metrics.record(reported)
         return reported
     }

@@ -26,11 +26,9 @@ package struct AuthenticationMiddleware: RouterMiddleware {
             throw FamilySyncError(.throttled, "This device has sent too many requests; retry in \(retryAfter) s.", retryAfter: retryAfter)
         }
         var context = context
+        // What the request changes is written as this device's (`context.writer`, §15.4).
         context.device = device
-        // What the request changes is audited as this device's, from this address (§15.4).
-        return try await AuditActor.$current.withValue(AuditActor(device, address: context.clientAddress)) {
-            try await RequestLogMetadata.$deviceID.withValue(device.deviceID.lowercased) { try await next(request, context) }
-        }
+        return try await RequestLogMetadata.$deviceID.withValue(device.deviceID.lowercased) { try await next(request, context) }
     }
 }
 

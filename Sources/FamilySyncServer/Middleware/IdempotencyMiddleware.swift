@@ -44,8 +44,10 @@ package struct IdempotencyMiddleware: RouterMiddleware {
         )
         if let earlier = try await earlierAnswer(claim) { return earlier }
         let response: Response
+        var context = context
+        context.idempotencyClaim = claim
         do {
-            response = try await IdempotencyClaim.$current.withValue(claim) { try await next(request, context) }
+            response = try await next(request, context)
         } catch is IdempotencyClaim.Taken {
             // The same request committed first, between the read above and this one's lock.
             if let earlier = try await earlierAnswer(claim) { return earlier }

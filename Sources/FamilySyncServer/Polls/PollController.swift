@@ -61,7 +61,7 @@ package struct PollController {
         try AccessPolicy.check(caller, .reportHealth)
         let (since, sinceText, timeout) = try arguments(of: request, caller)
         let report = try await heartbeats.report(in: request, context: context)
-        _ = try await heartbeats.take(report, from: caller, answering: false)
+        _ = try await heartbeats.take(report, from: caller, as: context.writer, answering: false)
         return try await longPoll(request, context: context, caller: caller, since: since, sinceText: sinceText, timeout: timeout)
     }
 

@@ -41,7 +41,7 @@ package struct ExportController {
         let caller = try context.requireDevice()
         try AccessPolicy.check(caller, .exportData)
         guard let slot = slots.take(caller.familyID) else { throw TryAgainReason.exportsBusy.error }
-        try await export.begin(familyID: caller.familyID, member: member)
+        try await export.begin(familyID: caller.familyID, member: member, as: context.writer)
         let now = clock.now()
         let manifest = ExportManifest(
             format: ExportManifest.format, schemaVersion: ExportManifest.schemaVersion, scope: member == nil ? "family" : "member",

@@ -43,7 +43,7 @@ package struct RetentionController {
             days[kind] = value
         }
         let settings = try RetentionSettings.validated(days, maximum: maximumDays)
-        try await retention.set(settings, familyID: caller.familyID)
+        try await retention.set(settings, familyID: caller.familyID, as: context.writer)
         return body(settings)
     }
 

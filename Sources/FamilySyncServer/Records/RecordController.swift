@@ -46,7 +46,7 @@ package struct RecordController {
                 clientModifiedAt: operation.record.clientModifiedAt, path: path
             )
         }
-        let outcome = try await writes.modify(access: ZoneAccess(caller), zoneName: zoneName, operations: operations, atomic: body.atomic ?? true)
+        let outcome = try await writes.modify(access: ZoneAccess(caller), zoneName: zoneName, operations: operations, atomic: body.atomic ?? true, as: context.writer)
         let results = outcome.results.map { result in
             switch result {
             case .saved(let record, let outcome, let incomingWon):

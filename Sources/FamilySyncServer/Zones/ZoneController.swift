@@ -49,7 +49,7 @@ package struct ZoneController {
         let body = try await request.decode(as: CreateZoneRequest.self, context: context)
         try RecordNames.checkZoneName(body.zoneName, field: "zoneName")
         try Zone.checkNewName(body.zoneName, field: "zoneName")
-        let zone = try await zones.createZone(familyID: caller.familyID, name: body.zoneName)
+        let zone = try await zones.createZone(familyID: caller.familyID, name: body.zoneName, as: context.writer)
         let token = try keyring.encode(ChangeToken(of: zone, for: caller, at: zone.changedSequence))
         return EditedResponse(status: .created, response: ZoneBody(zoneName: zone.name, scope: ZoneScope.private.rawValue, childDeviceId: nil, changeToken: token))
     }
@@ -59,7 +59,7 @@ package struct ZoneController {
         let caller = try context.requireDevice()
         try AccessPolicy.check(caller, .manageZones)
         let name = try context.pathZoneName()
-        try await zones.deleteZone(familyID: caller.familyID, name: name)
+        try await zones.deleteZone(familyID: caller.familyID, name: name, as: context.writer)
         return Response(status: .noContent)
     }
 
