@@ -90,9 +90,9 @@ import Testing
                             do {
                                 switch upload {
                                 case .sessions(let device, let sessions):
-                                    return try await store.upload(sessions, timeZone: "UTC", child: device, as: .server).alerts
+                                    return try await store.upload(sessions, timeZone: "UTC", child: device, items: ItemPath { "records[\($0)]" }, as: .server).alerts
                                 case .totals(let device, let date, let apps):
-                                    return try await store.uploadTotals(apps, date: date, timeZone: "UTC", retention: 400 * 86_400, child: device, as: .server).alerts
+                                    return try await store.uploadTotals(apps, date: date, timeZone: "UTC", retention: 400 * 86_400, child: device, items: ItemPath { "apps[\($0)]" }, as: .server).alerts
                                 }
                             } catch let error as FamilySyncError where error.code == .tryAgainLater {
                                 try await Task.sleep(for: .milliseconds(20))

@@ -36,7 +36,7 @@ import Testing
             let writerB = Task {
                 try await stores.writes.modify(access: ZoneAccess(family.parents[1]), zoneName: family.zone, operations: [
                     RecordEnginePropertyTests.operation(.create, "from-b", fields: RecordEnginePropertyTests.config("b", 2))
-                ], atomic: true, as: .server)
+                ], atomic: true, records: ItemPath { "operations[\($0)].record" }, as: .server)
             }
             // Until B is seen waiting for A's lock: a sleep would pass with B not yet started. (In
             // this database: the cluster is every test's, and another's lock wait is not B's. On

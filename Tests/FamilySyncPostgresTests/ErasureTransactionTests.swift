@@ -24,7 +24,7 @@ import Testing
                 sessions.append(UsageSession(recordID: UUID(), logicalID: "app-\(index)", displayName: "App", category: .learning,
                                              sessionStart: start, sessionEnd: start.addingTimeInterval(10), totalSeconds: 10, earnedPoints: 0))
             }
-            _ = try await PostgresUsageIntake(changeLog: changeLog, clock: clock, logger: testLogger).upload(sessions, timeZone: "UTC", child: family.child, as: .server)
+            _ = try await PostgresUsageIntake(changeLog: changeLog, clock: clock, logger: testLogger).upload(sessions, timeZone: "UTC", child: family.child, items: ItemPath { "records[\($0)]" }, as: .server)
             let before = try await databaseFingerprint(client, families: scope)
             await #expect(throws: Interrupted.self) {
                 try await changeLog.write(family: family.child.familyID, as: .server) { locked in

@@ -73,7 +73,7 @@ import Testing
             for order in orders {
                 let family = try await Self.makeFamily(database)
                 let access = { (index: Int) in ZoneAccess(family.parents[index]) }
-                let created = try await stores.writes.modify(access: access(0), zoneName: family.zone, operations: [Self.operation(.create, "r", fields: Self.config("r", 0), at: base)], atomic: true, as: .server)
+                let created = try await stores.writes.modify(access: access(0), zoneName: family.zone, operations: [Self.operation(.create, "r", fields: Self.config("r", 0), at: base)], atomic: true, records: ItemPath { "operations[\($0)].record" }, as: .server)
                 guard case .saved(let original, _, _) = created.results[0] else { Issue.record("create failed"); return }
                 for index in order {
                     let write = writes[index]
@@ -81,7 +81,7 @@ import Testing
                     // Every write was made from the original version: all tags but the first to arrive are stale.
                     _ = try await stores.writes.modify(access: access(write.device), zoneName: family.zone, operations: [
                         Self.operation(write.type, "r", fields: fields, tag: original.changeTag, at: base.addingTimeInterval(TimeInterval(write.second)))
-                    ], atomic: false, as: .server)
+                    ], atomic: false, records: ItemPath { "operations[\($0)].record" }, as: .server)
                 }
                 let final = try await stores.reads.lookupIncludingDeleted(familyID: family.child.familyID, zoneName: family.zone, name: "r")
                 finals.append(final)
@@ -142,7 +142,7 @@ import Testing
                             // past the line's 10 s.
                             while true {
                                 do {
-                                    _ = try await stores.writes.modify(access: ZoneAccess(family.parents[writer]), zoneName: family.zone, operations: operations, atomic: false, as: .server)
+                                    _ = try await stores.writes.modify(access: ZoneAccess(family.parents[writer]), zoneName: family.zone, operations: operations, atomic: false, records: ItemPath { "operations[\($0)].record" }, as: .server)
                                     break
                                 } catch let error as FamilySyncError where TryAgainReason(error).map({ $0 != .databaseUnavailable }) == true {
                                     try await Task.sleep(for: .seconds(1))
@@ -182,10 +182,10 @@ import Testing
             let scope: Set<UUID>? = TestPostgres.isShared(url) ? [family.child.familyID] : nil
             let before = try await databaseFingerprint(client, families: scope)
             await #expect(throws: FamilySyncError.self) {
-                try await stores.writes.modify(access: access, zoneName: family.zone, operations: operations, atomic: true, as: .server)
+                try await stores.writes.modify(access: access, zoneName: family.zone, operations: operations, atomic: true, records: ItemPath { "operations[\($0)].record" }, as: .server)
             }
             #expect(try await databaseFingerprint(client, families: scope) == before, "seed \(seed)")
-            let partial = try await stores.writes.modify(access: access, zoneName: family.zone, operations: operations, atomic: false, as: .server)
+            let partial = try await stores.writes.modify(access: access, zoneName: family.zone, operations: operations, atomic: false, records: ItemPath { "operations[\($0)].record" }, as: .server)
             let saved = partial.results.filter { if case .saved = $0 { true } else { false } }.count
             #expect(saved == size - 1)
             let live = try await stores.reads.zoneChanges(access: access, zoneName: family.zone, since: nil, limit: 1000).records.count

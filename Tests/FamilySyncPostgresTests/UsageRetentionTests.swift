@@ -22,17 +22,17 @@ import Testing
             }
             let old = [session("a", hoursAgo: 30), session("b", hoursAgo: 29), session("c", hoursAgo: 28)]
             let retention: TimeInterval = 400 * 86_400
-            let oldDay = try #require(try await store.upload(old, timeZone: "UTC", child: family.child, as: .server).summaries.first).date
+            let oldDay = try #require(try await store.upload(old, timeZone: "UTC", child: family.child, items: ItemPath { "records[\($0)]" }, as: .server).summaries.first).date
             let totals = [DailyTotals.App(logicalID: "e", displayName: "E", category: .learning, totalSeconds: 900)]
-            let first = try await store.uploadTotals(totals, date: oldDay, timeZone: "UTC", retention: retention, child: family.child, as: .server).summary
+            let first = try await store.uploadTotals(totals, date: oldDay, timeZone: "UTC", retention: retention, child: family.child, items: ItemPath { "apps[\($0)]" }, as: .server).summary
             // The family keeps usage 30 days, and summaries the maximum (400).
             try await job.set(RetentionSettings(days: [.usageSessions: 30, .dailyTotals: 30]), familyID: family.child.familyID, as: .server)
             // Two days more than that: the old day has ended in every time zone.
             clock.advance(by: 32 * 86_400)
             let recent = session("d", hoursAgo: 1)
-            _ = try await store.upload([recent], timeZone: "UTC", child: family.child, as: .server)
+            _ = try await store.upload([recent], timeZone: "UTC", child: family.child, items: ItemPath { "records[\($0)]" }, as: .server)
             let today = DailySummaryCalculator.day(of: clock.now(), in: .gmt)
-            _ = try await store.uploadTotals(totals, date: today, timeZone: "UTC", retention: retention, child: family.child, as: .server)
+            _ = try await store.uploadTotals(totals, date: today, timeZone: "UTC", retention: retention, child: family.child, items: ItemPath { "apps[\($0)]" }, as: .server)
 
             #expect(try await job.expire(maximumDays: 400, batchSize: 2) == 4)
             #expect(try await job.expire(maximumDays: 400, batchSize: 2) == 0)

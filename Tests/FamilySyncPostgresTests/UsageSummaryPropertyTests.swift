@@ -66,13 +66,13 @@ import Testing
                             pickups: Bool.random(using: &random) ? Int.random(in: 0...20, using: &random) : nil
                         )
                     }
-                    _ = try await store.uploadTotals(apps, date: date, timeZone: zoneName, retention: 400 * 86_400, child: family.child, as: .server)
+                    _ = try await store.uploadTotals(apps, date: date, timeZone: zoneName, retention: 400 * 86_400, child: family.child, items: ItemPath { "apps[\($0)]" }, as: .server)
                     for app in apps { largest[date, default: [:]][app.logicalID] = max(largest[date]?[app.logicalID] ?? 0, app.totalSeconds) }
                 }
                 var batch = Array(remaining.prefix(Int.random(in: 1...8, using: &random)))
                 remaining.removeFirst(batch.count)
                 for old in sent.shuffled(using: &random).prefix(Int.random(in: 0...3, using: &random)) where !batch.contains(old) { batch.append(old) }
-                let upload = try await store.upload(batch.shuffled(using: &random), timeZone: zoneName, child: family.child, as: .server)
+                let upload = try await store.upload(batch.shuffled(using: &random), timeZone: zoneName, child: family.child, items: ItemPath { "records[\($0)]" }, as: .server)
                 #expect(upload.accepted + upload.duplicates == batch.count)
                 sent += batch.filter { !sent.contains($0) }
             }

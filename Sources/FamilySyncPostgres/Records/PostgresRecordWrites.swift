@@ -21,9 +21,10 @@ public struct PostgresRecordWrites: Sendable {
 
     /// Applies the operations in one transaction, as `ModifyPlan` decides them: with `atomic`, the
     /// first failure fails them all (and is thrown); without, each stands alone. Returns the
-    /// results and the zone's sequence after.
+    /// results and the zone's sequence after. A refusal of one record's fields is named where the
+    /// request holds that record (`records`).
     public func modify(
-        access: ZoneAccess, zoneName: String, operations: [RecordWrite], atomic: Bool, as writer: ChangeWriter
+        access: ZoneAccess, zoneName: String, operations: [RecordWrite], atomic: Bool, records: ItemPath, as writer: ChangeWriter
     ) async throws -> (results: [ModifyPlan.Result], zone: Zone, sequence: Int64) {
         let caller = access.caller
         let now = clock.now()
@@ -44,7 +45,7 @@ public struct PostgresRecordWrites: Sendable {
             var plan = try ModifyPlan(operations, stored: stored, caller: caller, zoneKind: ZoneAccess.kind(of: zone), now: now, atomic: atomic)
             for writes in plan.categoryChecks {
                 do {
-                    try await family.checkCategories(of: writes.map(\.record)) { "operations[\(writes[$0].index)].record.fields" }
+                    try await family.checkCategories(of: writes.map(\.record)) { records(writes[$0].index, "fields") }
                 } catch let refused as FamilySyncError {
                     try plan.refuse(writes, refused)
                 }

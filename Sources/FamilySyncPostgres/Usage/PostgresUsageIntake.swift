@@ -42,9 +42,10 @@ public struct PostgresUsageIntake: Sendable {
     /// keeps the category it was stored with.
     ///
     /// A session older than usage is kept (`retention`, the server's, or the family's own days
-    /// when fewer) is refused, naming it.
+    /// when fewer) is refused, naming it where the request holds it (`items`).
     public func upload(
-        _ sessions: [UsageSession], uncategorised: Set<UUID> = [], timeZone: String?, retention: TimeInterval = .infinity, child: AuthenticatedDevice, as writer: ChangeWriter
+        _ sessions: [UsageSession], uncategorised: Set<UUID> = [], timeZone: String?, retention: TimeInterval = .infinity, child: AuthenticatedDevice, items: ItemPath,
+        as writer: ChangeWriter
     ) async throws -> Upload {
         let now = clock.now()
         let logger = logger
@@ -61,7 +62,7 @@ public struct PostgresUsageIntake: Sendable {
 
             // Categories: named ones known to the family, the others resolved.
             let kinds = try await family.categoryKinds()
-            try kinds.check(sessions.enumerated().filter { !uncategorised.contains($1.recordID) }.map { NamedCategory($1.category, field: "records[\($0)].category") })
+            try kinds.check(sessions.enumerated().filter { !uncategorised.contains($1.recordID) }.map { NamedCategory($1.category, field: items($0, "category")) })
             let configured = uncategorised.isEmpty ? [:] : try await UsageRows.configuredCategories(
                 of: sessions.filter { uncategorised.contains($0.recordID) }.map(\.logicalID), familyID: familyID, zone: zoneName, on: connection, logger: logger
             )
@@ -77,7 +78,7 @@ public struct PostgresUsageIntake: Sendable {
                 """,
                 logger: logger
             ).first?.decode(Int?.self) ?? nil
-            try RetentionSettings.checkKept(sessions.map(\.sessionEnd), server: retention, familyDays: kept, now: now) { "records[\($0)].sessionEnd" }
+            try RetentionSettings.checkKept(sessions.map(\.sessionEnd), server: retention, familyDays: kept, now: now) { items($0, "sessionEnd") }
             // The new records, and the summaries of the days they touch (their type's derivation).
             var derived: [String: DailySummary] = [:]
             var alerts: [Alert] = []
@@ -119,7 +120,8 @@ public struct PostgresUsageIntake: Sendable {
     /// `timeZone` (the device's when nil) is where `date` is checked (`DailyTotals.checkDate`,
     /// with `retention`) and places the day's sessions.
     public func uploadTotals(
-        _ apps: [DailyTotals.App], date: String, uncategorised: Set<String> = [], timeZone: String?, retention: TimeInterval, child: AuthenticatedDevice, as writer: ChangeWriter
+        _ apps: [DailyTotals.App], date: String, uncategorised: Set<String> = [], timeZone: String?, retention: TimeInterval, child: AuthenticatedDevice, items: ItemPath,
+        as writer: ChangeWriter
     ) async throws -> TotalsUpload {
         let now = clock.now()
         let logger = logger
@@ -135,7 +137,7 @@ public struct PostgresUsageIntake: Sendable {
             try DailyTotals.checkDate(date, in: tz, now: now, retention: RetentionSettings.keptSeconds(server: retention, familyDays: days), field: "date")
 
             let kinds = try await family.categoryKinds()
-            try kinds.check(apps.enumerated().filter { !uncategorised.contains($1.logicalID) }.map { NamedCategory($1.category, field: "apps[\($0)].category") })
+            try kinds.check(apps.enumerated().filter { !uncategorised.contains($1.logicalID) }.map { NamedCategory($1.category, field: items($0, "category")) })
             var report = apps
             if !uncategorised.isEmpty {
                 let configured = try await UsageRows.configuredCategories(of: Array(uncategorised), familyID: familyID, zone: zoneName, on: connection, logger: logger)

@@ -46,7 +46,10 @@ package struct RecordController {
                 clientModifiedAt: operation.record.clientModifiedAt, path: path
             )
         }
-        let outcome = try await writes.modify(access: ZoneAccess(caller), zoneName: zoneName, operations: operations, atomic: body.atomic ?? true, as: context.writer)
+        let outcome = try await writes.modify(
+            access: ZoneAccess(caller), zoneName: zoneName, operations: operations, atomic: body.atomic ?? true, records: ItemPath { "operations[\($0)].record" },
+            as: context.writer
+        )
         let results = outcome.results.map { result in
             switch result {
             case .saved(let record, let outcome, let incomingWon):

@@ -36,7 +36,9 @@ package struct UsageController {
         let body = try await request.decode(as: UsageUploadRequest.self, context: context)
         let timeZone = try body.timeZone.map { name throws(FamilySyncError) in try Validation.timeZone(name, field: "timeZone") }
         let (sessions, uncategorised) = try body.checkedSessions(of: caller.deviceID, now: clock.now(), retention: retention)
-        let upload = try await intake.upload(sessions, uncategorised: uncategorised, timeZone: timeZone, retention: retention, child: caller, as: context.writer)
+        let upload = try await intake.upload(
+            sessions, uncategorised: uncategorised, timeZone: timeZone, retention: retention, child: caller, items: ItemPath { "records[\($0)]" }, as: context.writer
+        )
         return try UsageUploadResponse(
             accepted: upload.accepted, duplicates: upload.duplicates, summaries: upload.summaries.map(DailySummaryBody.init),
             changeToken: try keyring.encode(ChangeToken(of: upload.zone, for: caller, at: upload.sequence)), alerts: upload.alerts.map(AlertBody.init)
@@ -52,7 +54,10 @@ package struct UsageController {
         let timeZone = try body.timeZone.map { name throws(FamilySyncError) in try Validation.timeZone(name, field: "timeZone") }
         let (apps, uncategorised) = try body.checkedApps()
         guard DailySummaryCalculator.interval(of: body.date, in: .gmt) != nil else { throw DailySummaryCalculator.notADate("date") }
-        let upload = try await intake.uploadTotals(apps, date: body.date, uncategorised: uncategorised, timeZone: timeZone, retention: retention, child: caller, as: context.writer)
+        let upload = try await intake.uploadTotals(
+            apps, date: body.date, uncategorised: uncategorised, timeZone: timeZone, retention: retention, child: caller, items: ItemPath { "apps[\($0)]" },
+            as: context.writer
+        )
         return UsageTotalsResponse(
             summary: DailySummaryBody(upload.summary), alerts: upload.alerts.map(AlertBody.init),
             changeToken: try keyring.encode(ChangeToken(of: upload.zone, for: caller, at: upload.sequence))
