@@ -25,9 +25,12 @@ public struct ChangeLog: Sendable {
     }
 
     /// Runs `body` in one transaction that holds `familyID`'s lock from the start, as `writer`'s
-    /// change (its audit entries, its request's idempotency key); 404 for a family that does not exist. The transaction starts in the family's turn of this instance
-    /// (`FamilyWriteQueue`), so its writers wait there, not on pool connections.
-    public func write<Result: Sendable>(family familyID: UUID, as writer: ChangeWriter, _ body: @escaping @Sendable (LockedFamily) async throws -> Result) async throws -> Result {
+    /// change (its audit entries, its request's idempotency key); 404 for a family that does not
+    /// exist. The transaction starts in the family's turn of this instance (`FamilyWriteQueue`),
+    /// so its writers wait there, not on pool connections.
+    public func write<Result: Sendable>(
+        family familyID: UUID, as writer: ChangeWriter, _ body: @escaping @Sendable (LockedFamily) async throws -> Result
+    ) async throws -> Result {
         let logger = logger, outbox = outbox, database = database
         let published = PublishedNotices()
         // With tracing on: the write as a span, and in it the wait for the family's turn, a

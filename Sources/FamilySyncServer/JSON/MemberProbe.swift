@@ -5,9 +5,10 @@ import Synchronization
 /// The members a request body may have, read off its own `Decodable`: the type is decoded once
 /// from a decoder that answers every question with a stand-in value and writes down each member
 /// asked for, and of what shape (an object's members, an array's elements, a value not looked
-/// into). So a body's members are declared once, by its type's `CodingKeys`, and strict decoding
-/// (`StrictJSON`, `MemberScan`) follows them. `DeclaredMembersTests` holds each tree to what the
-/// type encodes.
+/// into). So a body's members are declared once, by the type itself (its properties and
+/// `CodingKeys`), and strict decoding (`StrictJSON`, `MemberScan`) follows them. A member asked for
+/// after a stand-in the type refuses would be missed: `DeclaredMembersTests` holds each tree to
+/// what the type encodes with every optional set.
 enum MemberProbe {
     private static let trees = Mutex<[ObjectIdentifier: MemberTree]>([:])
 
