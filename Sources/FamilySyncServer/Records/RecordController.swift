@@ -59,7 +59,7 @@ package struct RecordController {
             }
         }
         let token = ChangeToken(of: outcome.zone, for: caller, at: outcome.sequence)
-        return try ModifyRecordsResponse(records: results, changeToken: try keyring.encode(token))
+        return ModifyRecordsResponse(records: results, changeToken: try keyring.encode(token))
     }
 
     /// `POST /v1/zones/{zone}/records/query`: live records of a type, filtered and sorted, a page at a time.

@@ -39,7 +39,7 @@ package struct UsageController {
         let upload = try await intake.upload(
             sessions, uncategorised: uncategorised, timeZone: timeZone, retention: retention, child: caller, items: ItemPath { "records[\($0)]" }, as: context.writer
         )
-        return try UsageUploadResponse(
+        return UsageUploadResponse(
             accepted: upload.accepted, duplicates: upload.duplicates, summaries: upload.summaries.map(DailySummaryBody.init),
             changeToken: try keyring.encode(ChangeToken(of: upload.zone, for: caller, at: upload.sequence)), alerts: upload.alerts.map(AlertBody.init)
         )
