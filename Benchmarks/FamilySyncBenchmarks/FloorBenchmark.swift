@@ -325,6 +325,9 @@ enum Shell {
 
     @discardableResult
     static func run(_ executable: String, _ arguments: [String]) throws -> String {
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw BenchFailure("\(executable) is not installed (Debian: apt-get install \(URL(fileURLWithPath: executable).lastPathComponent))")
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

@@ -36,55 +36,61 @@ if let first = arguments.first, Int(first) == nil {
     harness = first
     arguments.removeFirst()
 }
-switch harness {
-case "records":
-    try await RecordBenchmark.run(arguments)
-case "polls":
-    try await PollBenchmark.run(arguments)
-case "usage":
-    try await UsageBenchmark.run(arguments)
-case "sync":
-    try await SyncBenchmark.run(arguments)
-case "recovery":
-    try await RecoveryBenchmark.run(arguments)
-case "soak":
-    try await SoakBenchmark.run(arguments)
-case "health":
-    try await HealthBenchmark.run(arguments)
-case "pin":
-    try await PINBenchmark.run(arguments)
-case "push":
-    try await PushBenchmark.run(arguments)
-case "concurrency":
-    try await ConcurrencyBenchmark.run(arguments)
-case "afterload":
-    try await AfterLoadBenchmark.run(arguments)
-case "dashboard":
-    try await DashboardBenchmark.run(arguments)
-case "neighbours":
-    try await NeighboursBenchmark.run(arguments)
-case "export":
-    try await ExportBenchmark.run(arguments)
-case "day":
-    try await DayBenchmark.run(arguments)
-case "tracing":
-    try await TracingBenchmark.run(arguments)
-case "outbox":
-    try await OutboxBenchmark.run(arguments)
-case "cluster-ops":
-    try await ClusterOpsBenchmark.run(arguments)
-case "peersync":
-    try await PeerSyncBenchmark.run(arguments)
-case "syncneighbour":
-    try await SyncNeighbourBenchmark.run(arguments)
-case "floor":
-    try await FloorBenchmark.run(arguments)
-case "floor-serve":
-    try await FloorServer.run(arguments)
-case "serve":
-    // The server in a process of its own, so that its memory and CPU are measured alone.
-    try await BenchServer.run(arguments)
-default:
-    print("usage: familysync-bench [records|polls|usage|sync|recovery|soak|health|pin|push|afterload|concurrency|dashboard|neighbours|export|day|tracing|outbox|floor|cluster-ops|peersync|syncneighbour] [sizes…]")
-    exit(2)
+// A harness that cannot run says why in one line (a tool missing, a refusal it did not expect).
+do {
+    switch harness {
+    case "records":
+        try await RecordBenchmark.run(arguments)
+    case "polls":
+        try await PollBenchmark.run(arguments)
+    case "usage":
+        try await UsageBenchmark.run(arguments)
+    case "sync":
+        try await SyncBenchmark.run(arguments)
+    case "recovery":
+        try await RecoveryBenchmark.run(arguments)
+    case "soak":
+        try await SoakBenchmark.run(arguments)
+    case "health":
+        try await HealthBenchmark.run(arguments)
+    case "pin":
+        try await PINBenchmark.run(arguments)
+    case "push":
+        try await PushBenchmark.run(arguments)
+    case "concurrency":
+        try await ConcurrencyBenchmark.run(arguments)
+    case "afterload":
+        try await AfterLoadBenchmark.run(arguments)
+    case "dashboard":
+        try await DashboardBenchmark.run(arguments)
+    case "neighbours":
+        try await NeighboursBenchmark.run(arguments)
+    case "export":
+        try await ExportBenchmark.run(arguments)
+    case "day":
+        try await DayBenchmark.run(arguments)
+    case "tracing":
+        try await TracingBenchmark.run(arguments)
+    case "outbox":
+        try await OutboxBenchmark.run(arguments)
+    case "cluster-ops":
+        try await ClusterOpsBenchmark.run(arguments)
+    case "peersync":
+        try await PeerSyncBenchmark.run(arguments)
+    case "syncneighbour":
+        try await SyncNeighbourBenchmark.run(arguments)
+    case "floor":
+        try await FloorBenchmark.run(arguments)
+    case "floor-serve":
+        try await FloorServer.run(arguments)
+    case "serve":
+        // The server in a process of its own, so that its memory and CPU are measured alone.
+        try await BenchServer.run(arguments)
+    default:
+        print("usage: familysync-bench [records|polls|usage|sync|recovery|soak|health|pin|push|afterload|concurrency|dashboard|neighbours|export|day|tracing|outbox|floor|cluster-ops|peersync|syncneighbour] [sizes…]")
+        exit(2)
+    }
+} catch {
+    FileHandle.standardError.write(Data("familysync-bench \(harness): \(error)\n".utf8))
+    exit(1)
 }
