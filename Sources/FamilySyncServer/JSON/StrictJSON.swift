@@ -17,7 +17,8 @@ enum StrictJSON {
             if let unfit = UnfitNumbers.diagnose(Value.self, in: data) { throw unfit }
             throw DecodingError.dataCorrupted(context)
         }
-        let findings = MemberScan.scan(data, against: Value.members)
+        let members = Value.members
+        let findings = MemberScan.scan(data, against: members)
         if let repeated = findings.repeated {
             throw FamilySyncError.badRequest("The member '\(repeated.split(separator: ".").last.map(String.init) ?? repeated)' appears twice.", field: repeated)
         }
@@ -34,7 +35,7 @@ enum StrictJSON {
         if findings.undeclared {
             // Which member, with its path: the body parsed again and walked in key order, so that
             // of several the same one is named every time.
-            try check(try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]), Value.members, path: "")
+            try check(try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]), members, path: "")
         }
         return value
     }
