@@ -98,6 +98,15 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 // The response parts Hummingbird writes (`HeadWithItsBody`).
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                // HTTPS (Sources/FamilySyncServer/TLS): TLS, HTTP/2 by ALPN, a stream's requests as
+                // HTTP types, the pair read again when its files change, and the pair checked.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHTTPTypesHTTP2", package: "swift-nio-extras"),
+                .product(name: "NIOCertificateReloading", package: "swift-nio-extras"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 // NIOThreadPool, for PBKDF2 off the event loop.
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -291,6 +300,8 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+                // HTTPS test servers and their clients (`TestTLS`).
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Tests/FamilySyncServerTestSupport"
         ),
@@ -358,6 +369,12 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 // StandInAPNs' tests trust its certificate.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // A raw HTTP/2 client that breaks the server's limits (HTTP2LimitsTests).
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHTTPTypesHTTP2", package: "swift-nio-extras"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 // A modify's trace, exported by OTLP to the test's own receiver.
                 .product(name: "OTel", package: "swift-otel"),

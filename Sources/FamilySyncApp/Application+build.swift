@@ -26,16 +26,31 @@ package func buildApplication(
     routes(router)
     let logger = dependencies.logger
     let bodiesInFlight = BodiesInFlight(limit: configuration.bodiesInFlightPerAddress)
-    let http1 = HTTP1Channel.Configuration(
-        additionalChannelHandlers: [
-            ReceiveBufferSizing(), ConnectionEndWatcher(), HeadWithItsBody(), BodyArrivalPace(pace: configuration.bodyPace, inFlight: bodiesInFlight, proxies: configuration.trustedProxies),
+    // A request's own handlers: in an HTTP/1.1 connection's pipeline, or an HTTP/2 stream's.
+    let requestHandlers: @Sendable () -> [any RemovableChannelHandler] = {
+        [
+            ConnectionEndWatcher(), HeadWithItsBody(), BodyArrivalPace(pace: configuration.bodyPace, inFlight: bodiesInFlight, proxies: configuration.trustedProxies),
             ReadsPausedAfterRefusal(pause: configuration.refusalReadPause, proxies: configuration.trustedProxies),
-        ],
-        idleTimeout: .nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1)))
-    )
+        ]
+    }
+    // The connection's: in an HTTP/1.1 connection's pipeline, or under a TLS connection's TLS.
+    let connectionHandlers: @Sendable () -> [any RemovableChannelHandler] = { [ReceiveBufferSizing(), ConnectionReadPause()] }
+    let idleTimeout = TimeAmount.nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1)))
+    let server: HTTPServerBuilder
+    if let tls = configuration.tls {
+        server = .secure(
+            tls: tls.serverConfiguration(), http1: HTTP1Channel.Configuration(additionalChannelHandlers: requestHandlers(), idleTimeout: idleTimeout),
+            idleTimeout: idleTimeout, connectionHandlers: connectionHandlers, streamHandlers: requestHandlers, group: MultiThreadedEventLoopGroup.singleton
+        )
+    } else {
+        server = .http1OnItsLoop(
+            configuration: HTTP1Channel.Configuration(additionalChannelHandlers: connectionHandlers() + requestHandlers(), idleTimeout: idleTimeout),
+            group: MultiThreadedEventLoopGroup.singleton
+        )
+    }
     var app = Application(
         responder: FamilySyncResponder(router: router.buildResponder()),
-        server: .http1OnItsLoop(configuration: http1, group: MultiThreadedEventLoopGroup.singleton),
+        server: server,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "FamilySync"),
         services: [dependencies.pool, dependencies.listener],
         onServerRunning: onServerRunning,
@@ -75,6 +90,7 @@ package func buildApplication(
             metrics: dependencies.pushMetrics, clock: clock, settings: push, logger: logger
         ))
     }
+    if let tls = configuration.tls { app.addServices(tls) }
     app.addServices(
         ReadTallyService(tally: dependencies.readTally, audit: dependencies.audit, interval: configuration.readTallyInterval, logger: logger),
         PeriodicJobService(name: "purged tombstones", interval: .seconds(3600), logger: logger) {
@@ -134,6 +150,7 @@ func buildRouter(
     // and the error middleware turns every failure below it into §1.1's JSON.
     routes.add(middleware: PreferredLoopMiddleware())
     routes.add(middleware: RequestIDMiddleware())
+    if configuration.tls != nil { routes.add(middleware: StrictTransportSecurityMiddleware()) }
     // A span per request when tracing is on, outside the error middleware to see final statuses.
     if let tracer = dependencies.tracer {
         routes.add(middleware: RequestSpanMiddleware(tracer: tracer, recordsPaths: configuration.tracesRecordPaths))
@@ -159,9 +176,9 @@ func buildRouter(
         apple: AppleIdentityVerifier(jwksURL: configuration.appleJWKSURL, clientIDs: configuration.appleClientIDs, clock: clock, logger: dependencies.logger),
         recoveryFailures: RateLimiter(limit: configuration.recoveryFailureLimit, clock: clock)
     )
-    let pairings = PairingController(pairings: dependencies.pairings, clock: clock, publicURL: configuration.publicURL)
+    let pairings = PairingController(pairings: dependencies.pairings, clock: clock, publicURL: PublicURL(configuration))
     let signIns = SignInController(
-        signIns: dependencies.signIns, clock: clock, publicURL: configuration.publicURL,
+        signIns: dependencies.signIns, clock: clock, publicURL: PublicURL(configuration),
         codeFailures: RateLimiter(limit: configuration.signInCodeFailureLimit, clock: clock)
     )
     let v1 = routes.group("v1")

@@ -18,8 +18,8 @@ struct WebController {
     let pages: WebPages
     let cookies: WebCookies
     let clock: any WallClock
-    /// The server's base URL for QR payloads; nil: from the request's Host header.
-    let publicURL: String?
+    /// The server's base URL for QR payloads.
+    let publicURL: PublicURL
 
     /// A browser's session lasts 30 days at most, a week idle, unless it signs out
     /// (`DashboardSession`); its device stays until revoked or signed out.
@@ -174,7 +174,7 @@ struct WebController {
         }
         var qr: String?
         if let code = SignInCode(parsing: claim.signIn.code) {
-            qr = await QRCodeSVG.draw(SignInQRPayload(serverURL: request.serverURL(publicURL: publicURL), code: code).string)
+            qr = await QRCodeSVG.draw(SignInQRPayload(serverURL: publicURL.of(request), code: code).string)
         }
         let page = WebPages.SignInCode(
             frame: session.frame(session.strings["title.signInCode"], refreshSeconds: Self.refreshSeconds), code: claim.signIn.code, qrSVG: qr,

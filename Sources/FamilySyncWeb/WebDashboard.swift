@@ -19,11 +19,12 @@ package struct WebDashboard: RouteModule {
     package func addRoutes(
         to router: MethodAwareRouter<FamilySyncRequestContext>, api: APIResponder, configuration: ServerConfiguration, dependencies: ServerDependencies
     ) {
-        let secure = configuration.publicURL?.lowercased().hasPrefix("https://") ?? false
+        // Served over TLS, or behind a proxy that terminates it.
+        let secure = configuration.tls != nil || configuration.publicURL?.lowercased().hasPrefix("https://") ?? false
         WebController(api: api, pages: pages, cookies: WebCookies(
                 secure: secure, sessions: dependencies.dashboardSessions, formKey: { try dependencies.derivedKey("FamilySync dashboard form token") },
                 sealKey: { try dependencies.derivedKey("FamilySync dashboard session seal") }
-            ), clock: dependencies.clock, publicURL: configuration.publicURL)
+            ), clock: dependencies.clock, publicURL: PublicURL(configuration))
             .addRoutes(to: router)
     }
 }

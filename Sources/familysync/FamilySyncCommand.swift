@@ -15,7 +15,7 @@ struct FamilySyncCommand: AsyncParsableCommand {
             FamilyCommand.self, PairCommand.self, DevicesCommand.self, MembersCommand.self, ConfigCommand.self, ChildCommandsCommand.self,
             UsageCommand.self, SummariesCommand.self, ReportCommand.self, CategoriesCommand.self, BudgetsCommand.self, BudgetStatusCommand.self, AlertsCommand.self,
             HealthCommand.self, SchedulesCommand.self, ShieldCommand.self, ShieldStateCommand.self, PINCommand.self, PushCommand.self,
-            ChangesCommand.self, WatchCommand.self, PendingCommand.self, AuditCommand.self, ExportCommand.self, FleetCommand.self,
+            ChangesCommand.self, WatchCommand.self, PendingCommand.self, AuditCommand.self, ExportCommand.self, FleetCommand.self, TLSCommand.self,
         ],
         defaultSubcommand: nil
     )

@@ -26,6 +26,8 @@ public struct TestServer: Sendable {
     public let postgres: PostgresClient
     public let clock: ManualClock
     public let port: Int
+    /// `https` when the server serves TLS (`TestTLS`), else `http`.
+    public let scheme: String
     public let databaseURL: DatabaseURL
     let dependencies: ServerDependencies
     /// The families this server's requests and answers named (`FamiliesSeen`), noted only where
@@ -35,6 +37,9 @@ public struct TestServer: Sendable {
 
     /// The server's pool as its stores use it, with the families' turns for writing.
     public var database: Database { dependencies.database }
+
+    /// `scheme://127.0.0.1:port`.
+    public var baseURL: String { "\(scheme)://127.0.0.1:\(port)" }
 
     /// The polls the server holds now, waiting for a wake.
     public var heldPolls: Int { dependencies.heldPolls }
@@ -135,7 +140,7 @@ public struct TestServer: Sendable {
     private func exchange(
         _ method: HTTPRequest.Method, _ uri: String, credential: String?, json: String?, headers extra: [(String, String)], timeout: Duration
     ) async throws -> Reply {
-        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(uri)")
+        var request = HTTPClientRequest(url: baseURL + uri)
         request.method = .init(rawValue: method.rawValue)
         if let credential {
             request.headers.add(name: "Authorization", value: "Bearer \(credential)")
@@ -146,7 +151,7 @@ public struct TestServer: Sendable {
             request.body = .bytes(ByteBuffer(string: json))
         }
         request.headers.add(contentsOf: extra)
-        let response = try await Self.http.execute(request, timeout: .init(timeout))
+        let response = try await (scheme == "https" ? TestTLS.https : Self.http).execute(request, timeout: .init(timeout))
         let body = try await response.body.collect(upTo: 64 << 20)
         if sharesItsDatabase { families.note(in: body) }
         var headers = HTTPFields()
@@ -352,7 +357,7 @@ private func runTestServer<Result: Sendable>(
                 let outcome: Swift.Result<Result, any Error>
                 do {
                     outcome = .success(try await OpenWaits.during("the test's steps on its server (port \(port))", limit: testServerLimit) {
-                        try await body(TestServer(postgres: postgres, clock: clock, port: port, databaseURL: url, dependencies: dependencies))
+                        try await body(TestServer(postgres: postgres, clock: clock, port: port, scheme: configuration.scheme, databaseURL: url, dependencies: dependencies))
                     })
                 } catch {
                     outcome = .failure(error)

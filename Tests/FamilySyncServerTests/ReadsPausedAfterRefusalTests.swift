@@ -2,6 +2,8 @@ import HTTPTypes
 import NIOCore
 import NIOEmbedded
 import NIOHTTPTypes
+import NIOHTTPTypesHTTP2
+import NIOHTTP2
 import Testing
 
 @testable import FamilySyncServer
@@ -24,6 +26,7 @@ struct ReadsPausedAfterRefusalTests {
         channel.remoteAddress = try SocketAddress(ipAddress: peer, port: 50_000)
         let reads = Reads()
         try channel.pipeline.syncOperations.addHandler(reads)
+        try channel.pipeline.syncOperations.addHandler(ConnectionReadPause())
         try channel.pipeline.syncOperations.addHandler(ReadsPausedAfterRefusal(pause: pause, proxies: proxies))
         return (channel, reads)
     }
@@ -100,5 +103,40 @@ struct ReadsPausedAfterRefusalTests {
         _ = try channel.finish()
         channel.embeddedEventLoop.advanceTime(by: .seconds(1))
         #expect(reads.count == 0)
+    }
+}
+
+/// Over HTTP/2 the refusal is a stream's and the pause its connection's: a refused stream holds
+/// back the next read of the connection that carries it, and so every stream of it.
+struct StreamRefusalPausesItsConnectionTests {
+    @Test func aRefusedStreamPausesItsConnectionsReads() throws {
+        let connection = EmbeddedChannel()
+        connection.remoteAddress = try SocketAddress(ipAddress: "198.51.100.7", port: 50_000)
+        let reads = ReadsPausedAfterRefusalTests.Reads()
+        let opened = NIOLoopBoundBox<(any Channel)?>(nil, eventLoop: connection.eventLoop)
+        try connection.pipeline.syncOperations.addHandler(reads)
+        try connection.pipeline.syncOperations.addHandler(ConnectionReadPause())
+        try connection.pipeline.syncOperations.addHandler(NIOHTTP2Handler(mode: .server, eventLoop: connection.eventLoop) { stream in
+            stream.eventLoop.makeCompletedFuture {
+                try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTPServerCodec())
+                try stream.pipeline.syncOperations.addHandler(ReadsPausedAfterRefusal(pause: .milliseconds(100), proxies: .none))
+                opened.value = stream
+            }
+        })
+        try connection.connect(to: SocketAddress(ipAddress: "198.51.100.7", port: 50_000)).wait()
+        try connection.writeInbound(RawHTTP2Connection.opening(RawHTTP2Connection.request("GET", "/v1/devices/me")))
+        let stream = try #require(opened.value)
+        #expect(stream.parent === connection)
+
+        var refusal = HTTPResponse(status: .tooManyRequests)
+        refusal.headerFields[.retryAfter] = "1"
+        stream.write(HTTPResponsePart.head(refusal), promise: nil)
+        stream.writeAndFlush(HTTPResponsePart.end(nil), promise: nil)
+        let before = reads.count
+        connection.read()
+        #expect(reads.count == before, "the connection was read at once after its stream's refusal")
+        connection.embeddedEventLoop.advanceTime(by: .milliseconds(100))
+        #expect(reads.count == before + 1)
+        _ = try? connection.finish()
     }
 }

@@ -3,7 +3,9 @@
 # dashboard's QR code; Chromium and its chromedriver, the dashboard's browser, with a Korean font for
 # the Korean pages' screenshots; Python's pip, for axe-core below; Prometheus, whose promtool checks
 # the alert rules, deploy/prometheus/check.sh; gdb, with which a hung run prints every thread's
-# stack, Tests/FamilySyncTestSupport/ThreadBacktraces.swift). As root with apt-get it installs
+# stack, Tests/FamilySyncTestSupport/ThreadBacktraces.swift; curl and nghttp2's h2load, HTTPS and
+# HTTP/2 clients of `serve`; openssl, which reads its certificates back; iproute2's ss, which counts
+# a test server's connections). As root with apt-get it installs
 # what is missing; otherwise it stops and prints the command to run. A test is never skipped because
 # a part is missing.
 missing_packages=()
@@ -16,6 +18,10 @@ fc-list 2>/dev/null | grep -qi nanum || missing_packages+=(fonts-nanum)
 command -v python3 >/dev/null 2>&1 && python3 -m pip --version >/dev/null 2>&1 || missing_packages+=(python3-pip)
 command -v promtool >/dev/null 2>&1 || missing_packages+=(prometheus)
 [ -x /usr/bin/gdb ] || missing_packages+=(gdb)
+command -v curl >/dev/null 2>&1 || missing_packages+=(curl)
+command -v h2load >/dev/null 2>&1 || missing_packages+=(nghttp2-client)
+command -v openssl >/dev/null 2>&1 || missing_packages+=(openssl)
+command -v ss >/dev/null 2>&1 || missing_packages+=(iproute2)
 
 if [ ${#missing_packages[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

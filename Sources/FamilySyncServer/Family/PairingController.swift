@@ -8,10 +8,10 @@ import Hummingbird
 package struct PairingController {
     let pairings: PostgresPairingStore
     let clock: any WallClock
-    /// The server's base URL for QR payloads; nil: from the request's Host header.
-    let publicURL: String?
+    /// The server's base URL for QR payloads.
+    let publicURL: PublicURL
 
-    package init(pairings: PostgresPairingStore, clock: any WallClock, publicURL: String?) {
+    package init(pairings: PostgresPairingStore, clock: any WallClock, publicURL: PublicURL) {
         self.pairings = pairings
         self.clock = clock
         self.publicURL = publicURL
@@ -116,7 +116,7 @@ package struct PairingController {
     }
 
     private func serverURL(_ request: Request) -> String {
-        request.serverURL(publicURL: publicURL)
+        publicURL.of(request)
     }
 
     /// The pairing id, token and (from a QR payload) parent device id of an accept request.

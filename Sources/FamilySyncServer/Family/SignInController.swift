@@ -9,13 +9,13 @@ import Hummingbird
 package struct SignInController {
     let signIns: PostgresSignInStore
     let clock: any WallClock
-    /// The server's base URL for QR payloads; nil: from the request's Host header.
-    let publicURL: String?
+    /// The server's base URL for QR payloads.
+    let publicURL: PublicURL
     /// Wrong codes taken, per family (`family:<id>`) and per client address: a parent credential
     /// in a loop could otherwise try a thousand codes a second against the codes being shown.
     let codeFailures: RateLimiter<String>
 
-    package init(signIns: PostgresSignInStore, clock: any WallClock, publicURL: String?, codeFailures: RateLimiter<String>) {
+    package init(signIns: PostgresSignInStore, clock: any WallClock, publicURL: PublicURL, codeFailures: RateLimiter<String>) {
         self.signIns = signIns
         self.clock = clock
         self.publicURL = publicURL
@@ -36,7 +36,7 @@ package struct SignInController {
         let body = try await request.decode(as: StartSignInRequest.self, context: context)
         let registration = try DeviceRegistrationInput(body.device, field: "device")
         let (signIn, secret) = try await signIns.start(name: registration.name, platform: registration.platform, timeZone: registration.timeZone)
-        let payload = SignInQRPayload(serverURL: request.serverURL(publicURL: publicURL), code: signIn.code)
+        let payload = SignInQRPayload(serverURL: publicURL.of(request), code: signIn.code)
         return EditedResponse(
             status: .created, response: StartSignInResponse(signIn: SignInBody(signIn, at: clock.now()), secret: secret.token, qrPayload: payload.string)
         )

@@ -12,27 +12,24 @@ import NIOHTTPTypes
 /// waits in the kernel's buffer. A request already read, or a read the connection already asked
 /// for, is not held back. A trusted proxy's connection is never paused: it carries other
 /// clients' requests.
+///
+/// This sees the answers: in an HTTP/1.1 connection's pipeline, or an HTTP/2 stream's. The pause
+/// is the connection's (`ConnectionReadPause`, in an HTTP/1.1 connection's pipeline or under an
+/// HTTP/2 connection's TLS): a stream's refusal pauses all of its connection's streams, as a
+/// refused HTTP/1.1 client's next request waits.
 package final class ReadsPausedAfterRefusal: ChannelOutboundHandler, RemovableChannelHandler, @unchecked Sendable {
     package typealias OutboundIn = HTTPResponsePart
     package typealias OutboundOut = HTTPResponsePart
 
     private let pause: TimeAmount
     private let proxies: TrustedProxies
-    // The rest is confined to the channel's event loop, as the handler's callbacks are.
     /// Whether the peer is a trusted proxy: asked at the first refusal, when the connection surely
-    /// has its peer's address.
+    /// has its peer's address. Confined to the channel's event loop.
     private var proxied: Bool?
-    private var pausedUntil: NIODeadline?
-    private var resume: Scheduled<Void>?
 
     package init(pause: Duration, proxies: TrustedProxies) {
         self.pause = .nanoseconds(Int64(pause / .nanoseconds(1)))
         self.proxies = proxies
-    }
-
-    package func handlerRemoved(context: ChannelHandlerContext) {
-        resume?.cancel()
-        resume = nil
     }
 
     package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -41,9 +38,34 @@ package final class ReadsPausedAfterRefusal: ChannelOutboundHandler, RemovableCh
         {
             let proxied = self.proxied ?? (context.channel.remoteAddress?.ipAddress.map(proxies.trusts) == true)
             self.proxied = proxied
-            if !proxied { pausedUntil = context.eventLoop.now + pause }
+            // A stream's connection is its parent, on the same event loop.
+            let connection = context.channel.parent ?? context.channel
+            if !proxied, let target = try? connection.pipeline.syncOperations.handler(type: ConnectionReadPause.self) {
+                target.pause(until: context.eventLoop.now + pause)
+            }
         }
         context.write(data, promise: promise)
+    }
+}
+
+/// A connection's reads held until a time (`ReadsPausedAfterRefusal`): one read waits, the ones
+/// asked meanwhile are the same read.
+package final class ConnectionReadPause: ChannelOutboundHandler, RemovableChannelHandler, @unchecked Sendable {
+    package typealias OutboundIn = Any
+
+    // Confined to the channel's event loop, as the handler's callbacks are.
+    private var pausedUntil: NIODeadline?
+    private var resume: Scheduled<Void>?
+
+    package init() {}
+
+    func pause(until deadline: NIODeadline) {
+        pausedUntil = max(pausedUntil ?? deadline, deadline)
+    }
+
+    package func handlerRemoved(context: ChannelHandlerContext) {
+        resume?.cancel()
+        resume = nil
     }
 
     package func read(context: ChannelHandlerContext) {
@@ -51,7 +73,6 @@ package final class ReadsPausedAfterRefusal: ChannelOutboundHandler, RemovableCh
             pausedUntil = nil
             return context.read()
         }
-        // One read waits; the ones asked meanwhile are the same read.
         guard resume == nil else { return }
         resume = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(deadline: until) { [self] in
             resume = nil

@@ -74,12 +74,6 @@ extension Request {
         return granularity
     }
 
-    /// The base URL devices reach this server at, for QR payloads: the configured public URL,
-    /// else `http://` and the request's Host.
-    package func serverURL(publicURL: String?) -> String {
-        if let publicURL { return publicURL }
-        return "http://" + (head.authority ?? "127.0.0.1")
-    }
 }
 
 extension FamilySyncRequestContext {

@@ -30,7 +30,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds in-flight requests get to finish after SIGTERM. Env: FAMILYSYNC_SHUTDOWN_TIMEOUT. Default: 10.")
     var shutdownTimeout: SettingFlag<Int>?
 
-    @Option(help: "Base URL devices reach this server at, written into pairing QR codes (https://sync.example.com). Env: FAMILYSYNC_PUBLIC_URL. Default: http:// and the request's Host.")
+    @Option(help: "HTTPS: a PEM file with the server's certificate (its chain after it). With --tls-key the port serves HTTPS, HTTP/2 and HTTP/1.1, and the pair is read again when either file changes. Env: FAMILYSYNC_TLS_CERTIFICATE.", completion: .file())
+    var tlsCertificate: String?
+
+    @Option(help: "HTTPS: a PEM file with the certificate's private key, not readable by other users (chmod 600). Env: FAMILYSYNC_TLS_KEY.", completion: .file())
+    var tlsKey: String?
+
+    @Flag(help: "HTTPS: pairing QR codes carry the SHA-256 of the server's public key, and the SDK accepts only that key (or the one announced next) for this server. Env: FAMILYSYNC_PIN_IN_PAIRING=on.")
+    var pinInPairing = false
+
+    @Option(help: "Base URL devices reach this server at, written into pairing QR codes (https://sync.example.com). Env: FAMILYSYNC_PUBLIC_URL. Default: http:// (https:// with TLS) and the request's Host.")
     var publicURL: SettingFlag<URL>?
 
     @Option(help: "Requests a minute per client address to the endpoints that need no credential (family creation, pairing acceptance), also the burst. Env: FAMILYSYNC_UNAUTHENTICATED_RATE_LIMIT. Default: 20.")
@@ -121,7 +130,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let settings = SettingSource(environment: environment)
-        let server = try serverConfiguration(settings)
+        var configured = try serverConfiguration(settings)
         let push = try pushSettings(settings)
         let shutdownSeconds = try settings.wholeNumber(shutdownTimeout, "FAMILYSYNC_SHUTDOWN_TIMEOUT", named: "shutdown timeout", in: 0...3600) ?? 10
         let connections = try settings.wholeNumber(dbConnections, "FAMILYSYNC_DB_CONNECTIONS", named: "database connections", in: 1...1000)
@@ -130,6 +139,9 @@ struct ServeCommand: AsyncParsableCommand {
         let listenURL = try listenDatabaseURL(settings, source: source)
         let prepared = try settings.onOff(preparedStatements, "FAMILYSYNC_PREPARED_STATEMENTS", named: "prepared statements") ?? .on
         let logger = try logging.bootstrap(environment)
+        configured.tls = try servedCertificate(settings, logger: logger)
+        configured.pinInPairing = try pinsInPairing(settings, tls: configured.tls != nil)
+        let server = configured
         let tracing = try traceExport(settings, logger: logger)
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
@@ -148,7 +160,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
             let app = buildApplication(configuration: server, dependencies: dependencies, modules: [WebDashboard()]) { channel in
                 logger.notice("listening", metadata: [
-                    "address": "http://\(server.host):\(channel.localAddress?.port ?? server.port)",
+                    "address": "\(server.scheme)://\(server.host):\(channel.localAddress?.port ?? server.port)",
                     "startup_ms": "\(Int((ContinuousClock.now - started) / .milliseconds(1)))",
                 ])
             }
@@ -174,6 +186,36 @@ struct ServeCommand: AsyncParsableCommand {
         }
         await EmbeddedDatabaseLauncher.close(embedded, logger: logger)
         logger.info("stopped")
+    }
+
+    /// The certificate and key to serve HTTPS with, read and checked now; nil without either.
+    private func servedCertificate(_ settings: SettingSource, logger: Logger) throws -> ServedCertificate? {
+        let certificate = (tlsCertificate ?? settings.environment["FAMILYSYNC_TLS_CERTIFICATE"]).flatMap { $0.isEmpty ? nil : $0 }
+        let key = (tlsKey ?? settings.environment["FAMILYSYNC_TLS_KEY"]).flatMap { $0.isEmpty ? nil : $0 }
+        switch (certificate, key) {
+        case (nil, nil): return nil
+        case (_?, nil): throw OperatorError.configuration("--tls-certificate needs --tls-key too")
+        case (nil, _?): throw OperatorError.configuration("--tls-key needs --tls-certificate too")
+        case (let certificate?, let key?):
+            do {
+                return try ServedCertificate(certificateFile: certificate, keyFile: key, logger: logger)
+            } catch {
+                throw OperatorError.configuration(error.description)
+            }
+        }
+    }
+
+    /// `--pin-in-pairing`, or FAMILYSYNC_PIN_IN_PAIRING on or off; only with TLS.
+    private func pinsInPairing(_ settings: SettingSource, tls: Bool) throws -> Bool {
+        var pins = pinInPairing
+        if !pins, let text = settings.environment["FAMILYSYNC_PIN_IN_PAIRING"], !text.isEmpty {
+            guard let value = OnOff(rawValue: text.lowercased()) else {
+                throw OperatorError.configuration("pin in pairing must be on or off, not '\(text.lowercased())'")
+            }
+            pins = value == .on
+        }
+        if pins && !tls { throw OperatorError.configuration("--pin-in-pairing needs --tls-certificate and --tls-key: a key is pinned only where this server serves TLS") }
+        return pins
     }
 
     /// The operator token from its file or its variable (the file's trailing newline dropped); nil
