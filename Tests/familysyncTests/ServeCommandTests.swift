@@ -121,6 +121,17 @@ import Glibc
         (["serve", "--otlp-endpoint", "http://127.0.0.1:4318", "--trace-sample-ratio", "1.5"], "the trace sample ratio must be from 0 to 1, not '1.5'"),
         (["serve", "--otlp-endpoint", "http://127.0.0.1:4318", "--trace-sample-ratio", "half"], "the trace sample ratio must be a number from 0 to 1, not 'half'"),
         (["serve", "--trusted-proxies", "proxy.internal"], "trusted proxies: 'proxy.internal' is not an IP address or CIDR range"),
+        (["serve", "--tls-certificate", "server.crt"], "--tls-certificate needs --tls-key too"),
+        (["serve", "--tls-key", "server.key"], "--tls-key needs --tls-certificate too"),
+        (["serve", "--tls-certificate", "/nonexistent/server.crt", "--tls-key", "/nonexistent/server.key"],
+         "the TLS certificate file /nonexistent/server.crt (--tls-certificate) does not exist"),
+        (["serve", "--tls-certificate", "/tmp", "--tls-key", "/tmp"], "the TLS certificate file /tmp (--tls-certificate) is a directory"),
+        (["serve", "--tls-certificate", "/proc/sys/kernel/ostype", "--tls-key", "/proc/sys/kernel/ostype"],
+         "the TLS certificate file /proc/sys/kernel/ostype (--tls-certificate) holds no PEM certificate"),
+        (["serve", "--pin-in-pairing"], "--pin-in-pairing needs --tls-certificate and --tls-key"),
+        (["tls", "self-signed"], "name at least one host (--host)"),
+        (["tls", "self-signed", "--host", "localhost", "--days", "400"], "days must be a whole number from 1 to 397, not '400'"),
+        (["tls", "self-signed", "--host", "not a host"], "'not a host' is not a host name or an IP address"),
     ])
     func badConfigurationExits2WithOneLine(_ arguments: [String], _ reason: String) async throws {
         let process = try await ServerProcess.start(arguments)
@@ -168,6 +179,19 @@ import Glibc
         let process = try await ServerProcess.start(["serve"], environment: ["FAMILYSYNC_PORT": "0x50", "DATABASE_URL": "postgres://u@h/d"])
         #expect(try await process.waitForExit() == .exited(2))
         #expect(process.stderr.contains("port must be a whole number from 1 to 65535, not '0x50'"))
+    }
+
+    @Test(arguments: [
+        (["FAMILYSYNC_TLS_CERTIFICATE": "server.crt"], "--tls-certificate needs --tls-key too"),
+        (["FAMILYSYNC_TLS_KEY": "server.key"], "--tls-key needs --tls-certificate too"),
+        (["FAMILYSYNC_PIN_IN_PAIRING": "maybe"], "pin in pairing must be on or off, not 'maybe'"),
+        (["FAMILYSYNC_PIN_IN_PAIRING": "on"], "--pin-in-pairing needs --tls-certificate and --tls-key"),
+    ])
+    func badTLSSettingsFromTheEnvironmentExit2(_ environment: [String: String], _ reason: String) async throws {
+        let process = try await ServerProcess.start(["serve"], environment: environment.merging(["DATABASE_URL": "postgres://u@h/d"]) { $1 })
+        #expect(try await process.waitForExit() == .exited(2))
+        #expect(process.stderr.hasPrefix("familysync: error: \(reason)"), "stderr: \(process.stderr)")
+        #expect(process.stderr.split(separator: "\n").count == 1)
     }
 
     @Test func unknownFlagsExit2WithUsage() async throws {

@@ -17,7 +17,6 @@ package struct CertificateAndKey: Sendable {
 
     package init(certificateFile: String, keyFile: String, now: Date = Date()) throws(TLSFileError) {
         let certificateText = try Self.read(certificateFile, .certificate)
-        let keyText = try Self.read(keyFile, .key)
         let certificates: [Certificate]
         do {
             certificates = try PEMDocument.parseMultiple(pemString: certificateText)
@@ -27,6 +26,7 @@ package struct CertificateAndKey: Sendable {
             throw TLSFileError(.certificate, certificateFile, "holds a PEM certificate that cannot be read (\(error))")
         }
         guard let leaf = certificates.first else { throw TLSFileError(.certificate, certificateFile, "holds no PEM certificate") }
+        let keyText = try Self.read(keyFile, .key)
         let privateKey: Certificate.PrivateKey
         do {
             privateKey = try Certificate.PrivateKey(pemEncoded: keyText)
