@@ -55,8 +55,6 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// HTTPS (§1.3, "HTTPS and HTTP/2"): the certificate and key served, read again when their
     /// files change; nil: plain HTTP.
     package var tls: ServedCertificate?
-    /// With TLS on, whether a pairing's QR payload carries the server's public key pin (§3.1).
-    public var pinInPairing = false
 
     /// The scheme of the URL devices reach this server at when no public URL is configured.
     public var scheme: String { tls == nil ? "http" : "https" }

@@ -128,7 +128,6 @@ import Glibc
         (["serve", "--tls-certificate", "/tmp", "--tls-key", "/tmp"], "the TLS certificate file /tmp (--tls-certificate) is a directory"),
         (["serve", "--tls-certificate", "/proc/sys/kernel/ostype", "--tls-key", "/proc/sys/kernel/ostype"],
          "the TLS certificate file /proc/sys/kernel/ostype (--tls-certificate) holds no PEM certificate"),
-        (["serve", "--pin-in-pairing"], "--pin-in-pairing needs --tls-certificate and --tls-key"),
         (["tls", "self-signed"], "name at least one host (--host)"),
         (["tls", "self-signed", "--host", "localhost", "--days", "400"], "days must be a whole number from 1 to 397, not '400'"),
         (["tls", "self-signed", "--host", "not a host"], "'not a host' is not a host name or an IP address"),
@@ -184,8 +183,6 @@ import Glibc
     @Test(arguments: [
         (["FAMILYSYNC_TLS_CERTIFICATE": "server.crt"], "--tls-certificate needs --tls-key too"),
         (["FAMILYSYNC_TLS_KEY": "server.key"], "--tls-key needs --tls-certificate too"),
-        (["FAMILYSYNC_PIN_IN_PAIRING": "maybe"], "pin in pairing must be on or off, not 'maybe'"),
-        (["FAMILYSYNC_PIN_IN_PAIRING": "on"], "--pin-in-pairing needs --tls-certificate and --tls-key"),
     ])
     func badTLSSettingsFromTheEnvironmentExit2(_ environment: [String: String], _ reason: String) async throws {
         let process = try await ServerProcess.start(["serve"], environment: environment.merging(["DATABASE_URL": "postgres://u@h/d"]) { $1 })

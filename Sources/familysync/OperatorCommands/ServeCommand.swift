@@ -36,9 +36,6 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "HTTPS: a PEM file with the certificate's private key, not readable by other users (chmod 600). Env: FAMILYSYNC_TLS_KEY.", completion: .file())
     var tlsKey: String?
 
-    @Flag(help: "HTTPS: pairing QR codes carry the SHA-256 of the server's public key, and the SDK accepts only that key (or the one announced next) for this server. Env: FAMILYSYNC_PIN_IN_PAIRING=on.")
-    var pinInPairing = false
-
     @Option(help: "Base URL devices reach this server at, written into pairing QR codes (https://sync.example.com). Env: FAMILYSYNC_PUBLIC_URL. Default: http:// (https:// with TLS) and the request's Host.")
     var publicURL: SettingFlag<URL>?
 
@@ -140,7 +137,6 @@ struct ServeCommand: AsyncParsableCommand {
         let prepared = try settings.onOff(preparedStatements, "FAMILYSYNC_PREPARED_STATEMENTS", named: "prepared statements") ?? .on
         let logger = try logging.bootstrap(environment)
         configured.tls = try servedCertificate(settings, logger: logger)
-        configured.pinInPairing = try pinsInPairing(settings, tls: configured.tls != nil)
         let server = configured
         let tracing = try traceExport(settings, logger: logger)
         let registry = PrometheusCollectorRegistry()
@@ -203,19 +199,6 @@ struct ServeCommand: AsyncParsableCommand {
                 throw OperatorError.configuration(error.description)
             }
         }
-    }
-
-    /// `--pin-in-pairing`, or FAMILYSYNC_PIN_IN_PAIRING on or off; only with TLS.
-    private func pinsInPairing(_ settings: SettingSource, tls: Bool) throws -> Bool {
-        var pins = pinInPairing
-        if !pins, let text = settings.environment["FAMILYSYNC_PIN_IN_PAIRING"], !text.isEmpty {
-            guard let value = OnOff(rawValue: text.lowercased()) else {
-                throw OperatorError.configuration("pin in pairing must be on or off, not '\(text.lowercased())'")
-            }
-            pins = value == .on
-        }
-        if pins && !tls { throw OperatorError.configuration("--pin-in-pairing needs --tls-certificate and --tls-key: a key is pinned only where this server serves TLS") }
-        return pins
     }
 
     /// The operator token from its file or its variable (the file's trailing newline dropped); nil
