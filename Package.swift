@@ -406,6 +406,8 @@ let package = Package(
             name: "FamilySyncClientTests",
             dependencies: [
                 "FamilySyncClient",
+                // The HTTPS test server's configuration.
+                "FamilySyncServer",
                 "FamilySyncClientNIO",
                 "FamilySyncCore",
                 "FamilySyncProtocol",
