@@ -215,6 +215,8 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+                // --ca-certificate: a self-signed server's certificate trusted by the CLI.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         // The performance harness: `swift run -c release familysync-bench` (see Benchmarks/README.md).

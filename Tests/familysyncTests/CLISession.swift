@@ -12,6 +12,12 @@ import Glibc
 struct CLISession {
     let server: ServerProcess
     let directory: String
+    /// Whether the server serves HTTPS, with the self-signed pair in `directory`
+    /// (`familysync.crt`), which the CLI is told to trust.
+    var tls = false
+
+    /// The server's base URL.
+    var baseURL: String { "\(tls ? "https" : "http")://127.0.0.1:\(server.port)" }
 
     struct Run {
         var status: Int32
@@ -37,8 +43,9 @@ struct CLISession {
 
     var environment: [String: String] {
         [
-            "FAMILYSYNC_PROFILES": directory + "/profiles.json", "FAMILYSYNC_SERVER": "http://127.0.0.1:\(server.port)",
+            "FAMILYSYNC_PROFILES": directory + "/profiles.json", "FAMILYSYNC_SERVER": baseURL,
             "FAMILYSYNC_PROFILE": "", "HOME": directory, "XDG_CONFIG_HOME": "",
+            "FAMILYSYNC_CA_CERTIFICATE": tls ? directory + "/familysync.crt" : "",
         ]
     }
 
@@ -102,18 +109,29 @@ struct CLISession {
 /// `serverArguments` are added to `familysync serve`'s. A database of its own in the Citus pass
 /// too: the process runs the periodic jobs (stale devices, retention, tombstones) over every
 /// family, on the real clock.
-func withCLISession<Result>(serverArguments: [String] = [], _ body: (CLISession) async throws -> Result) async throws -> Result {
+/// With `tls`, the server serves HTTPS with a pair from `familysync tls self-signed`.
+func withCLISession<Result>(serverArguments: [String] = [], tls: Bool = false, _ body: (CLISession) async throws -> Result) async throws -> Result {
     try await withTemporaryDirectory { directory in
         let database = try await TestPostgres.shared.makeDatabase(isolation: .database)
         let port = try freePort()
+        var serverArguments = serverArguments
+        if tls {
+            let made = try await ServerProcess.start(["tls", "self-signed", "--host", "localhost", "--host", "127.0.0.1"], workingDirectory: directory)
+            guard try await made.waitForExit() == .exited(0) else { throw TestFailure("no self-signed pair: \(made.stderr)") }
+            serverArguments += ["--tls-certificate", "familysync.crt", "--tls-key", "familysync.key"]
+        }
         // The longest retention, so that the fixed dates of the tests' usage files stay inside it
         // in any year they run.
         let server = try await ServerProcess.start(["serve", "--port", "\(port)", "--usage-retention-days", "36500"] + serverArguments, port: port, environment: ["DATABASE_URL": database.connectionString], workingDirectory: directory)
         defer {
             server.signal(SIGKILL)
         }
-        try await server.waitUntilReady()
-        let result = try await body(CLISession(server: server, directory: directory))
+        if tls {
+            try await server.waitUntilReady(certificate: directory + "/familysync.crt")
+        } else {
+            try await server.waitUntilReady()
+        }
+        let result = try await body(CLISession(server: server, directory: directory, tls: tls))
         server.signal(SIGTERM)
         _ = try await server.waitForExit()
         return result

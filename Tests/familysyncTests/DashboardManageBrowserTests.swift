@@ -13,7 +13,7 @@ extension ReliabilitySuites {
 
         /// Signs the browser in by the code it shows, taken and confirmed by the CLI's `mom`.
         static func signIn(_ browser: HeadlessChromium, _ cli: CLISession) async throws {
-            try await browser.open("http://127.0.0.1:\(cli.server.port)/app/")
+            try await browser.open(cli.baseURL + "/app/")
             try await browser.click("#start")
             let code = try await browser.text("#code")
             try await cli.ok(["pair", "sign-in", code, "--profile", "mom"])

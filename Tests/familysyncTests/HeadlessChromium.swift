@@ -26,7 +26,7 @@ final class HeadlessChromium: Sendable {
     }
 
     /// Starts chromedriver and a browser whose profile (cookies) lives in `directory`.
-    static func start(directory: String) async throws -> HeadlessChromium {
+    static func start(directory: String, arguments extra: [String] = []) async throws -> HeadlessChromium {
         let port = try freePort()
         let driver = try await ServerProcess.start(["--port=\(port)"], executable: "/usr/bin/chromedriver", port: port, workingDirectory: directory)
         let base = "http://127.0.0.1:\(port)"
@@ -42,7 +42,7 @@ final class HeadlessChromium: Sendable {
             "binary": "/usr/bin/chromium",
             // As root (CI) Chromium needs --no-sandbox; a container's /dev/shm is small.
             "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1600", "--lang=en-US",
-                     "--user-data-dir=\(directory)/chromium-profile"],
+                     "--user-data-dir=\(directory)/chromium-profile"] + extra,
         ]
         let created = try await call("POST", base + "/session", ["capabilities": ["alwaysMatch": ["browserName": "chrome", "goog:chromeOptions": options]]])
         guard let id = (created as? [String: Any])?["sessionId"] as? String else {
@@ -50,6 +50,24 @@ final class HeadlessChromium: Sendable {
             throw TestFailure("no WebDriver session: \(String(describing: created))")
         }
         return HeadlessChromium(driver: driver, session: base + "/session/" + id)
+    }
+
+    /// A new tab, made the current one; its handle.
+    @discardableResult
+    func newTab() async throws -> String {
+        let created = try await Self.call("POST", session + "/window/new", ["type": "tab"]) as? [String: Any]
+        guard let handle = created?["handle"] as? String else { throw TestFailure("no new tab: \(String(describing: created))") }
+        try await switchTo(handle)
+        return handle
+    }
+
+    /// Makes the tab or window `handle` the current one.
+    func switchTo(_ handle: String) async throws {
+        _ = try await Self.call("POST", session + "/window", ["handle": handle])
+    }
+
+    var currentTab: String {
+        get async throws { try await Self.call("GET", session + "/window") as? String ?? "" }
     }
 
     func open(_ url: String) async throws {

@@ -111,6 +111,21 @@ final class ServerProcess: Sendable {
         }
     }
 
+    /// Asks `/health/ready` over HTTPS (curl, trusting `certificate`) until it answers 200.
+    func waitUntilReady(certificate: String, timeout: Duration = .seconds(60)) async throws {
+        try await OpenWaits.during("a server process ready over HTTPS on port \(port)", limit: timeout) {
+            let deadline = ContinuousClock.now + timeout
+            while ContinuousClock.now < deadline {
+                let (_, status) = try ServeHTTPSTests.run("/usr/bin/curl", [
+                    "-sS", "--max-time", "10", "--cacert", certificate, "-o", "/dev/null", "-w", "%{http_code}", "https://127.0.0.1:\(port)/health/ready",
+                ])
+                if status == "200" { return }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            throw TestFailure("not ready over HTTPS within \(timeout); stderr:\n\(stderr)")
+        }
+    }
+
     /// Sends `signal` while the process runs; nothing once it has ended (its pid may be another's).
     func signal(_ signal: Int32) {
         guard !ending.hasEnded else { return }

@@ -3,7 +3,10 @@ import FamilySyncClient
 import FamilySyncClientNIO
 import FamilySyncCore
 import FamilySyncProtocol
+import AsyncHTTPClient
 import Foundation
+import NIOSSL
+import Synchronization
 
 /// The options every client subcommand takes: which device to act as, and how to print.
 struct ClientOptions: ParsableArguments {
@@ -15,6 +18,9 @@ struct ClientOptions: ParsableArguments {
 
     @Option(help: "The profile file. Env: FAMILYSYNC_PROFILES. Default: $XDG_CONFIG_HOME/familysync/profiles.json, else ~/.config/familysync/profiles.json.")
     var profileFile: String?
+
+    @Option(help: "A PEM certificate to trust for the server besides the system's roots (one from familysync tls self-signed). Env: FAMILYSYNC_CA_CERTIFICATE.", completion: .file())
+    var caCertificate: String?
 
     @Flag(help: "Print JSON for scripts instead of tables.")
     var json = false
@@ -33,9 +39,11 @@ struct ClientOptions: ParsableArguments {
             file = (environment["HOME"] ?? NSHomeDirectory()) + "/.config/familysync/profiles.json"
         }
         let serverText = server ?? environment["FAMILYSYNC_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
+        let trusted = caCertificate ?? environment["FAMILYSYNC_CA_CERTIFICATE"].flatMap { $0.isEmpty ? nil : $0 }
         return ClientContext(
             profileName: name, profiles: ProfileStore(url: URL(fileURLWithPath: file)),
-            serverOverride: try serverText.map(Self.serverURL), output: Output(json: json)
+            serverOverride: try serverText.map(Self.serverURL), output: Output(json: json),
+            transport: try trusted.map(ClientContext.transport(trusting:)) ?? ClientContext.transport
         )
     }
 
@@ -57,17 +65,47 @@ struct ClientContext {
     let profiles: ProfileStore
     let serverOverride: URL?
     let output: Output
+    /// `transport`, or one that also trusts `--ca-certificate`.
+    var transport: AsyncHTTPClientTransport = ClientContext.transport
+
+    /// A transport that trusts the certificate in `file` besides the system's roots, made once a
+    /// process and kept for its life (a client is shut down before it may go).
+    static func transport(trusting file: String) throws -> AsyncHTTPClientTransport {
+        try trusting.withLock { made in
+            if let transport = made[file] { return transport }
+            let transport = try makeTransport(trusting: file)
+            made[file] = transport
+            return transport
+        }
+    }
+
+    private static let trusting = Mutex<[String: AsyncHTTPClientTransport]>([:])
+
+    private static func makeTransport(trusting file: String) throws -> AsyncHTTPClientTransport {
+        let certificates: [NIOSSLCertificate]
+        do {
+            certificates = try NIOSSLCertificate.fromPEMFile(file)
+        } catch {
+            throw OperatorError.configuration("the CA certificate file \(file) (--ca-certificate) cannot be read as PEM certificates: \(error)")
+        }
+        guard !certificates.isEmpty else { throw OperatorError.configuration("the CA certificate file \(file) (--ca-certificate) holds no PEM certificate") }
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.additionalTrustRoots = [.certificates(certificates)]
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls, timeout: .init(connect: .seconds(10)))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return AsyncHTTPClientTransport(client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration))
+    }
 
     /// A client without a credential, for the calls that need none (creating a family, accepting a pairing).
     func anonymousClient(server: URL? = nil) throws -> FamilySyncClient {
-        FamilySyncClient(serverURL: try server ?? serverOverride ?? ClientOptions.serverURL(ClientOptions.defaultServer), transport: Self.transport)
+        FamilySyncClient(serverURL: try server ?? serverOverride ?? ClientOptions.serverURL(ClientOptions.defaultServer), transport: transport)
     }
 
     /// The profile's device and a client holding its credential.
     func device() throws -> (Profile, FamilySyncClient) {
         let profile = try profiles.profile(named: profileName)
         let server = try serverOverride ?? ClientOptions.serverURL(profile.server)
-        return (profile, FamilySyncClient(serverURL: server, credential: profile.credential, transport: Self.transport))
+        return (profile, FamilySyncClient(serverURL: server, credential: profile.credential, transport: transport))
     }
 
     /// The profile's device, which must record its own usage (§8): a child's, or a parent's that
