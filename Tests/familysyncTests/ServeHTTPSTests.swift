@@ -75,6 +75,14 @@ import Glibc
             )
             #expect(pairing.contains("s=https%3A%2F%2F127.0.0.1%3A\(port)&"), "\(pairing)")
 
+            // A container's HEALTHCHECK, from the environment serve reads: HTTPS, the served
+            // certificate trusted for 127.0.0.1 (a name it carries or not).
+            let health = try await ServerProcess.start(
+                ["healthcheck"], environment: ["FAMILYSYNC_PORT": "\(port)", "FAMILYSYNC_TLS_CERTIFICATE": certificate], workingDirectory: directory
+            )
+            #expect(try await health.waitForExit() == .exited(0), "\(health.stderr)")
+            #expect(health.stdout.hasPrefix("ready (schema version"))
+
             // h2load: many streams on few connections, every one answered.
             let (exit, report) = try Self.run("/usr/bin/h2load", ["-n", "200", "-c", "2", "-m", "10", base + "/health/live"])
             #expect(exit == 0)

@@ -38,13 +38,20 @@ package final class ReadsPausedAfterRefusal: ChannelOutboundHandler, RemovableCh
         {
             let proxied = self.proxied ?? (context.channel.remoteAddress?.ipAddress.map(proxies.trusts) == true)
             self.proxied = proxied
-            // A stream's connection is its parent, on the same event loop.
-            let connection = context.channel.parent ?? context.channel
-            if !proxied, let target = try? connection.pipeline.syncOperations.handler(type: ConnectionReadPause.self) {
+            if !proxied, let target = Self.connectionPause(of: context.channel) {
                 target.pause(until: context.eventLoop.now + pause)
             }
         }
         context.write(data, promise: promise)
+    }
+
+    /// The pause of the connection `channel` is or belongs to: an HTTP/1.1 connection's own, or an
+    /// HTTP/2 stream's parent's (on the same loop). An accepted connection's parent is the
+    /// listening socket, on another loop: it is never asked.
+    static func connectionPause(of channel: any Channel) -> ConnectionReadPause? {
+        if let own = try? channel.pipeline.syncOperations.handler(type: ConnectionReadPause.self) { return own }
+        guard let parent = channel.parent, parent.eventLoop === channel.eventLoop else { return nil }
+        return try? parent.pipeline.syncOperations.handler(type: ConnectionReadPause.self)
     }
 }
 
