@@ -277,6 +277,9 @@ let package = Package(
                 "FamilySyncPostgres",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                // `runProgram`: a Debian tool run to its end without holding a thread of the pool.
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             path: "Tests/FamilySyncTestSupport"
         ),

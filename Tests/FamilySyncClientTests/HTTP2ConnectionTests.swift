@@ -21,7 +21,7 @@ import Testing
                 let zone = Device.zoneName(forChild: child.deviceID)
                 try await server.configure(zone, by: parent, name: "app-1")
                 // The connections the setup made, through the tests' own client.
-                let before = Set(try Self.clientPorts(to: server.port))
+                let before = Set(try await Self.clientPorts(to: server.port))
 
                 let http = try TestTLS.client()
                 let client = FamilySyncClient(serverURL: URL(string: server.baseURL)!, credential: child.credential, httpClient: http)
@@ -54,7 +54,7 @@ import Testing
                 }
                 #expect(seen.contains("health"))
 
-                let opened = Set(try Self.clientPorts(to: server.port)).subtracting(before)
+                let opened = Set(try await Self.clientPorts(to: server.port)).subtracting(before)
                 #expect(opened.count == 1, "the SDK's connections: \(opened)")
                 running.cancel()
                 await running.value
@@ -64,16 +64,8 @@ import Testing
     }
 
     /// The local ports of this process's connections to `port`, by iproute2's `ss`.
-    static func clientPorts(to port: Int) throws -> [String] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ss")
-        process.arguments = ["-Htn", "state", "established", "( dport = :\(port) )"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line in
+    static func clientPorts(to port: Int) async throws -> [String] {
+        try await runProgram("/usr/bin/ss", ["-Htn", "state", "established", "( dport = :\(port) )"]).output.split(separator: "\n").compactMap { line in
             line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(2).first.map(String.init)
         }
     }

@@ -1,4 +1,5 @@
 import FamilySyncServerTestSupport
+import FamilySyncTestSupport
 import Foundation
 import Testing
 
@@ -81,26 +82,13 @@ import Testing
         do { _ = try SelfSignedCertificate(hosts: hosts, days: days) } catch { #expect("\(error)" == reason) }
     }
 
-    @Test func aSelfSignedCertificateNamesEveryHost() throws {
+    @Test func aSelfSignedCertificateNamesEveryHost() async throws {
+        let files = try TestTLS.makeFiles()
         let pair = try SelfSignedCertificate(hosts: ["sync.example.com", "*.home.arpa", "192.168.1.20", "::1"])
-        let text = try shell("/usr/bin/openssl", "x509", "-noout", "-ext", "subjectAltName", input: pair.certificatePEM)
+        try pair.certificatePEM.write(toFile: files.certificateFile, atomically: true, encoding: .utf8)
+        let text = try await runProgram("/usr/bin/openssl", ["x509", "-noout", "-ext", "subjectAltName", "-in", files.certificateFile]).output
         for name in ["DNS:sync.example.com", "DNS:*.home.arpa", "IP Address:192.168.1.20", "IP Address:0:0:0:0:0:0:0:1"] {
             #expect(text.contains(name), "\(text)")
         }
-    }
-
-    private func shell(_ executable: String, _ arguments: String..., input: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let stdin = Pipe(), stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: output, as: UTF8.self)
     }
 }

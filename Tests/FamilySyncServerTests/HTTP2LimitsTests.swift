@@ -17,7 +17,13 @@ import Testing
     /// NIOHTTP2 ends the connection (GOAWAY, PROTOCOL_ERROR) rather than refusing the one stream.
     /// The server serves everyone else as ever.
     @Test func aStreamPastTheConcurrentLimitEndsTheConnection() async throws {
-        try await withTestServer(configuration: try HTTPSServingTests.secure()) { server in
+        // The hundred bodies that never come are the test's, not a slow client's: neither their
+        // pace nor their address's count of bodies in flight may answer them first (§1.3).
+        let configuration = try HTTPSServingTests.secure {
+            $0.bodyPace = BodyPace(grace: .seconds(3600), bytesPerSecond: 1024)
+            $0.bodiesInFlightPerAddress = 1000
+        }
+        try await withTestServer(configuration: configuration) { server in
             try await RawHTTP2Connection.with(port: server.port) { connection in
                 // As many streams as allowed, each a request whose body has not come yet.
                 for stream in (0..<UInt32(HTTP2Limits.concurrentStreams)).map({ 1 + 2 * $0 }) {

@@ -68,7 +68,8 @@ import Testing
             #expect(woken.status == .ok)
             #expect(try woken.decode(PollResponse.self).changed)
             #expect(try await second.value.status == .ok)
-            #expect(try TCPConnections.established(toPort: server.port) == 1, "\(try TCPConnections.describe(port: server.port))")
+            let open = try await TCPConnections.sockets(onPort: server.port, states: "established")
+            #expect(open.count == 1, "\(open)")
         }
     }
 
@@ -82,7 +83,8 @@ import Testing
             #expect(refused.status == .contentTooLarge)
             #expect(refused.errorCode == "LIMIT_EXCEEDED")
             #expect(try await server.send(.get, "/v1/devices/me", credential: parent.credential).status == .ok)
-            #expect(try TCPConnections.established(toPort: server.port) == 1, "\(try TCPConnections.describe(port: server.port))")
+            let open = try await TCPConnections.sockets(onPort: server.port, states: "established")
+            #expect(open.count == 1, "\(open)")
         }
     }
 
@@ -91,7 +93,8 @@ import Testing
     @Test func anIdleConnectionIsClosed() async throws {
         try await withTestServer(configuration: try Self.secure { $0.idleTimeout = .seconds(1) }) { server in
             #expect(try await server.send(.get, "/health/live").status == .ok)
-            #expect(try TCPConnections.established(toPort: server.port) == 1, "\(try TCPConnections.describe(port: server.port))")
+            let open = try await TCPConnections.sockets(onPort: server.port, states: "established")
+            #expect(open.count == 1, "\(open)")
             try await TCPConnections.waitUntil(toPort: server.port, count: 0, within: .seconds(30))
             #expect(try await server.send(.get, "/health/live").status == .ok)
         }
@@ -105,10 +108,10 @@ import Testing
             let response = try await client.execute(HTTPClientRequest(url: server.baseURL + "/health/live"), timeout: .seconds(30))
             #expect(response.version.major == 2)
             _ = try await response.body.collect(upTo: 1 << 16)
-            #expect(try TCPConnections.serverSide(ofPort: server.port) == 1)
+            #expect(try await TCPConnections.serverSide(ofPort: server.port) == 1)
             try await client.shutdown()
             let deadline = ContinuousClock.now + .seconds(30)
-            while try TCPConnections.serverSide(ofPort: server.port) != 0 {
+            while try await TCPConnections.serverSide(ofPort: server.port) != 0 {
                 guard ContinuousClock.now < deadline else { throw TestFailure("the server's end of a closed connection stayed open") }
                 try await Task.sleep(for: .milliseconds(20))
             }
@@ -133,41 +136,33 @@ import Testing
 /// kernel's socket table by netlink: /proc/net/tcp, read in pieces while other tests open and
 /// close sockets, misses some).
 enum TCPConnections {
-    static func established(toPort port: Int) throws -> Int {
-        try count(onPort: port, states: "established")
+    static func established(toPort port: Int) async throws -> Int {
+        try await count(onPort: port, states: "established")
     }
 
     /// The server's ends of connections on `port` that are open or that only the client closed
     /// (CLOSE-WAIT).
-    static func serverSide(ofPort port: Int) throws -> Int {
-        try count(onPort: port, states: "established") + count(onPort: port, states: "close-wait")
+    static func serverSide(ofPort port: Int) async throws -> Int {
+        try await count(onPort: port, states: "established") + count(onPort: port, states: "close-wait")
     }
 
-    private static func count(onPort port: Int, states: String) throws -> Int {
-        try sockets(onPort: port, states: states).count
+    private static func count(onPort port: Int, states: String) async throws -> Int {
+        try await sockets(onPort: port, states: states).count
     }
 
-    static func sockets(onPort port: Int, states: String = "all") throws -> [String] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ss")
-        process.arguments = ["-Htn", "state", states, "( sport = :\(port) )"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    static func sockets(onPort port: Int, states: String = "all") async throws -> [String] {
+        try await runProgram("/usr/bin/ss", ["-Htn", "state", states, "( sport = :\(port) )"]).output.split(separator: "\n").map(String.init)
     }
 
     /// Every socket on `port`, for a failure's message.
-    static func describe(port: Int) -> String {
-        ((try? sockets(onPort: port)) ?? []).joined(separator: "\n")
+    static func describe(port: Int) async -> String {
+        ((try? await sockets(onPort: port)) ?? []).joined(separator: "\n")
     }
 
     static func waitUntil(toPort port: Int, count: Int, within limit: Duration) async throws {
         let deadline = ContinuousClock.now + limit
-        while try established(toPort: port) != count {
-            guard ContinuousClock.now < deadline else { throw TestFailure("\(try established(toPort: port)) connections to port \(port), not \(count)") }
+        while try await established(toPort: port) != count {
+            guard ContinuousClock.now < deadline else { throw TestFailure("\(try await established(toPort: port)) connections to port \(port), not \(count)") }
             try await Task.sleep(for: .milliseconds(20))
         }
     }

@@ -88,7 +88,9 @@ final class RawHTTP2Connection: Sendable {
     }
 
     func send(_ frame: Frame) async throws {
-        try await write(frame.bytes)
+        try await OpenWaits.during("a raw HTTP/2 frame (type \(frame.type), stream \(frame.stream)) written", limit: .seconds(30)) {
+            try await write(frame.bytes)
+        }
     }
 
     /// A request head as a client's first frames: the preface, an empty SETTINGS and HEADERS.
@@ -151,6 +153,8 @@ extension RawHTTP2Connection {
             try await channel.channel.close()
         }
         defer { deadline.cancel() }
+        let id = OpenWaits.open("raw HTTP/2 frames read", limit: limit)
+        defer { OpenWaits.close(id) }
         for try await frame in reader {
             if frame.type == Frame.settings, frame.flags & Frame.ack == 0 {
                 try await send(Frame(type: Frame.settings, flags: Frame.ack, stream: 0, payload: ByteBuffer()))
@@ -188,11 +192,17 @@ extension RawHTTP2Connection {
         try? await channel.channel.close()
     }
 
-    /// `body` on a new connection, closed after it whatever it did.
-    static func with<Result>(port: Int, _ body: (RawHTTP2Connection) async throws -> Result) async throws -> Result {
-        let connection = try await open(port: port)
+    /// `body` on a new connection, closed after it whatever it did, and closed under it if it
+    /// takes longer than `limit` (a write or read waiting on it then ends in an error).
+    static func with<Result>(port: Int, within limit: Duration = .seconds(120), _ body: (RawHTTP2Connection) async throws -> Result) async throws -> Result {
+        let connection = try await OpenWaits.during("a raw HTTP/2 connection's start", limit: .seconds(60)) { try await open(port: port) }
+        let bound = Task {
+            try await Task.sleep(for: limit)
+            await connection.close()
+        }
+        defer { bound.cancel() }
         do {
-            let result = try await body(connection)
+            let result = try await OpenWaits.during("a raw HTTP/2 connection's exchange", limit: limit) { try await body(connection) }
             await connection.close()
             return result
         } catch {

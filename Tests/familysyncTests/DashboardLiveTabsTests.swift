@@ -16,7 +16,7 @@ extension ReliabilitySuites {
                 let member = try #require(members.first { $0["name"] as? String == "Johnny" }?["id"] as? String, "\(members)")
                 // The browser trusts the server's key alone, by its SHA-256 (no system trust store
                 // is touched): Chromium's `--ignore-certificate-errors-spki-list`.
-                let (_, pin) = try ServeHTTPSTests.run("/bin/sh", [
+                let (_, pin) = try await runProgram("/bin/sh", [
                     "-c", "openssl x509 -in '\(cli.directory)/familysync.crt' -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64",
                 ])
                 let browser = try await HeadlessChromium.start(directory: cli.directory, arguments: [
@@ -62,7 +62,7 @@ extension ReliabilitySuites {
 
         /// The polls the server holds now, from its metrics.
         static func heldPolls(_ cli: CLISession) async throws -> Int {
-            let (_, text) = try ServeHTTPSTests.run("/usr/bin/curl", ["-sS", "--max-time", "10", "--cacert", cli.directory + "/familysync.crt", cli.baseURL + "/metrics"])
+            let (_, text) = try await runProgram("/usr/bin/curl", ["-sS", "--max-time", "10", "--cacert", cli.directory + "/familysync.crt", cli.baseURL + "/metrics"])
             let line = text.split(separator: "\n").first { $0.hasPrefix("familysync_polls_active ") }
             return line.flatMap { Double($0.split(separator: " ").last ?? "") }.map { Int($0) } ?? -1
         }

@@ -8,22 +8,8 @@ import Glibc
 /// The README's HTTPS steps with the binary: a self-signed pair from `familysync tls
 /// self-signed`, `serve` with it, and Debian's curl and h2load as the clients.
 @Suite struct ServeHTTPSTests {
-    /// `program arguments…`: its exit status and standard output.
-    static func run(_ program: String, _ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
-
-    static func curl(_ arguments: String...) throws -> String {
-        try run("/usr/bin/curl", ["-sS", "--max-time", "30"] + arguments).1
+    static func curl(_ arguments: String...) async throws -> String {
+        try await runProgram("/usr/bin/curl", ["-sS", "--max-time", "30"] + arguments).output
     }
 
     @Test func servesHTTPSAndHTTP2WithASelfSignedPair() async throws {
@@ -53,23 +39,23 @@ import Glibc
             let base = "https://127.0.0.1:\(port)"
             let certificate = directory + "/familysync.crt"
             let deadline = ContinuousClock.now + .seconds(60)
-            while try Self.curl("--cacert", certificate, "-o", "/dev/null", "-w", "%{http_code}", base + "/health/ready") != "200" {
+            while try await Self.curl("--cacert", certificate, "-o", "/dev/null", "-w", "%{http_code}", base + "/health/ready") != "200" {
                 guard ContinuousClock.now < deadline else { throw TestFailure("not ready over HTTPS: \(server.stderr)") }
                 try await Task.sleep(for: .milliseconds(100))
             }
             #expect(server.stderr.contains("address=https://127.0.0.1:\(port)"))
-            #expect(try Self.curl("--http2", "--cacert", certificate, "-o", "/dev/null", "-w", "%{http_version} %{http_code}", "https://localhost:\(port)/health/live") == "2 200")
-            #expect(try Self.curl("--http1.1", "--cacert", certificate, "-o", "/dev/null", "-w", "%{http_version} %{http_code}", base + "/health/live") == "1.1 200")
+            #expect(try await Self.curl("--http2", "--cacert", certificate, "-o", "/dev/null", "-w", "%{http_version} %{http_code}", "https://localhost:\(port)/health/live") == "2 200")
+            #expect(try await Self.curl("--http1.1", "--cacert", certificate, "-o", "/dev/null", "-w", "%{http_version} %{http_code}", base + "/health/live") == "1.1 200")
             // Without the certificate, curl refuses the server: it is not one the system trusts.
-            #expect(try Self.run("/usr/bin/curl", ["-sS", "--max-time", "30", base + "/health/live"]).0 == 60)
+            #expect(try await runProgram("/usr/bin/curl", ["-sS", "--max-time", "30", base + "/health/live"]).status == 60)
 
             // A pairing's QR code names the server by https when no public URL is set.
-            let created = try Self.curl(
+            let created = try await Self.curl(
                 "--cacert", certificate, "-H", "Content-Type: application/json",
                 "-d", #"{"device":{"name":"Mom's iPhone","platform":"ios","timeZone":"UTC"}}"#, base + "/v1/families"
             )
             let credential = try #require((try JSONSerialization.jsonObject(with: Data(created.utf8)) as? [String: Any])?["credential"] as? String)
-            let pairing = try Self.curl(
+            let pairing = try await Self.curl(
                 "--cacert", certificate, "-H", "Content-Type: application/json", "-H", "Authorization: Bearer \(credential)",
                 "-d", #"{"role":"child"}"#, base + "/v1/pairings"
             )
@@ -84,7 +70,7 @@ import Glibc
             #expect(health.stdout.hasPrefix("ready (schema version"))
 
             // h2load: many streams on few connections, every one answered.
-            let (exit, report) = try Self.run("/usr/bin/h2load", ["-n", "200", "-c", "2", "-m", "10", base + "/health/live"])
+            let (exit, report) = try await runProgram("/usr/bin/h2load", ["-n", "200", "-c", "2", "-m", "10", base + "/health/live"])
             #expect(exit == 0)
             #expect(report.contains("200 succeeded, 0 failed, 0 errored"), "\(report)")
             #expect(report.contains("Application protocol: h2"), "\(report)")

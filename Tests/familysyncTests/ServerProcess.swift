@@ -116,7 +116,7 @@ final class ServerProcess: Sendable {
         try await OpenWaits.during("a server process ready over HTTPS on port \(port)", limit: timeout) {
             let deadline = ContinuousClock.now + timeout
             while ContinuousClock.now < deadline {
-                let (_, status) = try ServeHTTPSTests.run("/usr/bin/curl", [
+                let (_, status) = try await runProgram("/usr/bin/curl", [
                     "-sS", "--max-time", "10", "--cacert", certificate, "-o", "/dev/null", "-w", "%{http_code}", "https://127.0.0.1:\(port)/health/ready",
                 ])
                 if status == "200" { return }
