@@ -52,7 +52,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var tracesRecordPaths = false
     /// The operator's token for the fleet's endpoints (§10.1); nil: they answer 404.
     public var operatorToken: OperatorToken?
-    /// HTTPS (§1.3, "HTTPS and HTTP/2"): the certificate and key served, read again when their
+    /// HTTPS (PROTOCOL §1.4): the certificate and key served, read again when their
     /// files change; nil: plain HTTP.
     package var tls: ServedCertificate?
 

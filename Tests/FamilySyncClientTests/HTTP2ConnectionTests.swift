@@ -65,7 +65,9 @@ import Testing
 
     /// The local ports of this process's connections to `port`, by iproute2's `ss`.
     static func clientPorts(to port: Int) async throws -> [String] {
-        try await runProgram("/usr/bin/ss", ["-Htn", "state", "established", "( dport = :\(port) )"]).output.split(separator: "\n").compactMap { line in
+        try await withinBound(.seconds(30), "ss listing the connections to port \(port)") {
+            try await runProgram("/usr/bin/ss", ["-Htn", "state", "established", "( dport = :\(port) )"]).output
+        }.split(separator: "\n").compactMap { line in
             line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(2).first.map(String.init)
         }
     }

@@ -64,10 +64,10 @@ import Testing
             let first = try await server.holdPoll(parent, since: token)
             let second = try await server.holdPoll(child, held: 2)
             try await server.configure(zone, by: parent)
-            let woken = try await first.value
+            let woken = try await OpenWaits.during("the parent's held poll, woken by the write", limit: .seconds(90)) { try await first.value }
             #expect(woken.status == .ok)
             #expect(try woken.decode(PollResponse.self).changed)
-            #expect(try await second.value.status == .ok)
+            #expect(try await OpenWaits.during("the child's held poll, woken by the write", limit: .seconds(90)) { try await second.value }.status == .ok)
             let open = try await TCPConnections.sockets(onPort: server.port, states: "established")
             #expect(open.count == 1, "\(open)")
         }
@@ -151,7 +151,9 @@ enum TCPConnections {
     }
 
     static func sockets(onPort port: Int, states: String = "all") async throws -> [String] {
-        try await runProgram("/usr/bin/ss", ["-Htn", "state", states, "( sport = :\(port) )"]).output.split(separator: "\n").map(String.init)
+        try await withinBound(.seconds(30), "ss listing the sockets on port \(port)") {
+            try await runProgram("/usr/bin/ss", ["-Htn", "state", states, "( sport = :\(port) )"]).output.split(separator: "\n").map(String.init)
+        }
     }
 
     /// Every socket on `port`, for a failure's message.

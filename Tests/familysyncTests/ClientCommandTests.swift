@@ -245,6 +245,8 @@ import Glibc
                 (["family", "create", "--name", "Dad", "--profile", "mom"], 2, "profile 'mom' already holds Mom's iPhone"),
                 (["family", "create", "--name", "Dad", "--platform", "nokia", "--profile", "dad"], 2, "the platform is one of ios, ipados"),
                 (["family", "create", "--name", "Dad", "--server", "ftp://x", "--profile", "dad"], 2, "the server must be an http:// or https:// URL"),
+                (["devices", "--ca-certificate", "/nonexistent/ca.crt", "--profile", "mom"], 2, "the CA certificate file /nonexistent/ca.crt (--ca-certificate) cannot be read as PEM certificates"),
+                (["devices", "--ca-certificate", "extra.csv", "--profile", "mom"], 2, "the CA certificate file extra.csv (--ca-certificate) cannot be read as PEM certificates"),
                 (["family", "delete", "--profile", "mom"], 2, "pass --yes"),
                 (["usage", "upload", "extra.csv", "--profile", "johnny"], 2, "column 'colour' is not one of"),
                 (["usage", "upload", "when.csv", "--profile", "johnny"], 2, "row 2: sessionStart is not an RFC 3339 instant"),

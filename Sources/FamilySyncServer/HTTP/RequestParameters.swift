@@ -73,7 +73,6 @@ extension Request {
         }
         return granularity
     }
-
 }
 
 extension FamilySyncRequestContext {
