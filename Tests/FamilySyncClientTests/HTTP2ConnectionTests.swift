@@ -21,7 +21,7 @@ import Testing
                 let zone = Device.zoneName(forChild: child.deviceID)
                 try await server.configure(zone, by: parent, name: "app-1")
                 // The connections the setup made, through the tests' own client.
-                let before = Set(try await Self.clientPorts(to: server.port))
+                let before = Set(try await TCPConnections.clientPorts(to: server.port))
 
                 let http = try TestTLS.client()
                 let client = FamilySyncClient(serverURL: URL(string: server.baseURL)!, credential: child.credential, httpClient: http)
@@ -54,21 +54,12 @@ import Testing
                 }
                 #expect(seen.contains("health"))
 
-                let opened = Set(try await Self.clientPorts(to: server.port)).subtracting(before)
+                let opened = Set(try await TCPConnections.clientPorts(to: server.port)).subtracting(before)
                 #expect(opened.count == 1, "the SDK's connections: \(opened)")
                 running.cancel()
                 await running.value
                 try await http.shutdown()
             }
-        }
-    }
-
-    /// The local ports of this process's connections to `port`, by iproute2's `ss`.
-    static func clientPorts(to port: Int) async throws -> [String] {
-        try await withinBound(.seconds(30), "ss listing the connections to port \(port)") {
-            try await runProgram("/usr/bin/ss", ["-Htn", "state", "established", "( dport = :\(port) )"]).output
-        }.split(separator: "\n").compactMap { line in
-            line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(2).first.map(String.init)
         }
     }
 }
