@@ -364,7 +364,7 @@ private func runTestServer<Result: Sendable>(
                 }
                 // As the live test framework did: the server stops gracefully, and is waited for.
                 await services.triggerGracefulShutdown()
-                try await serving.waitForAll()
+                try await OpenWaits.during("the test server's shutdown (port \(port))", limit: .seconds(60)) { try await serving.waitForAll() }
                 return try outcome.get()
             }
         }

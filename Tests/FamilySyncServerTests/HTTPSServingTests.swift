@@ -9,6 +9,8 @@ import HTTPTypes
 import NIOCore
 import NIOEmbedded
 import NIOHTTPTypes
+import NIOPosix
+import Synchronization
 import Testing
 
 /// `serve` over TLS (PROTOCOL §1.3, "HTTPS and HTTP/2"): HTTP/2 and HTTP/1.1 by ALPN on one port,
@@ -114,6 +116,79 @@ import Testing
             while try await TCPConnections.serverSide(ofPort: server.port) != 0 {
                 guard ContinuousClock.now < deadline else { throw TestFailure("the server's end of a closed connection stayed open") }
                 try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+    }
+
+    /// A client that connects and never finishes its handshake, and one that finishes it and
+    /// never opens a stream, are closed after the idle timeout.
+    @Test func aConnectionThatNeverStartsARequestIsClosed() async throws {
+        try await withTestServer(configuration: try Self.secure { $0.idleTimeout = .seconds(1) }) { server in
+            try await Self.withSilentClient(port: server.port) {
+                try await RawHTTP2Connection.with(port: server.port) { _ in
+                    #expect(try await TCPConnections.serverSide(ofPort: server.port) == 2)
+                    try await TCPConnections.waitUntil(toPort: server.port, count: 0, within: .seconds(30))
+                }
+            }
+        }
+    }
+
+    /// A shutdown does not wait for a client that never answers: one still in its handshake is
+    /// closed at once, an HTTP/2 one that never acknowledges the shutdown's PING after the grace.
+    @Test func aShutdownDoesNotWaitForAClientThatNeverAnswers() async throws {
+        let left = Mutex<[SilentClient]>([])
+        do {
+            try await withinBound(.seconds(90), "a test server's shutdown with two silent clients") {
+                try await withTestServer(configuration: try Self.secure()) { server in
+                    let silent = try await SilentClient.tcp(port: server.port)
+                    left.withLock { $0.append(silent) }
+                    let unanswering = try await SilentClient.http2(port: server.port)
+                    left.withLock { $0.append(unanswering) }
+                    #expect(try await TCPConnections.serverSide(ofPort: server.port) == 2)
+                }
+            }
+        } catch {
+            for client in left.withLock({ $0 }) { await client.close() }
+            throw error
+        }
+        for client in left.withLock({ $0 }) { await client.close() }
+    }
+
+    /// `body` with a TCP connection to `port` that sends nothing, closed after it.
+    static func withSilentClient(port: Int, _ body: () async throws -> Void) async throws {
+        let silent = try await SilentClient.tcp(port: port)
+        do {
+            try await body()
+        } catch {
+            await silent.close()
+            throw error
+        }
+        await silent.close()
+    }
+
+    /// A client that says nothing after connecting: a TCP connection with no handshake, or an
+    /// HTTP/2 one that stops reading once it has started.
+    enum SilentClient: Sendable {
+        case tcp(NIOAsyncChannel<ByteBuffer, ByteBuffer>)
+        case http2(RawHTTP2Connection)
+
+        static func tcp(port: Int) async throws -> SilentClient {
+            .tcp(try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+            })
+        }
+
+        static func http2(port: Int) async throws -> SilentClient {
+            .http2(try await RawHTTP2Connection.open(port: port))
+        }
+
+        func close() async {
+            switch self {
+            case .tcp(let channel):
+                channel.outbound.finish()
+                try? await channel.channel.close()
+            case .http2(let connection):
+                await connection.close()
             }
         }
     }

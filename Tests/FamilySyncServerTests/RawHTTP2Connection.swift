@@ -73,13 +73,19 @@ final class RawHTTP2Connection: Sendable {
             }
         }
         let connection = RawHTTP2Connection(channel: channel)
-        try await connection.write(ByteBuffer(string: "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"))
-        try await connection.send(Frame(type: Frame.settings, flags: 0, stream: 0, payload: ByteBuffer()))
-        // The server's SETTINGS acknowledged (its limits hold from then on), and a PING answered
-        // after the acknowledgement: the server has taken it.
-        _ = try await connection.frames { $0.type == Frame.settings && $0.flags & Frame.ack == 0 }
-        try await connection.send(Frame(type: Frame.ping, flags: 0, stream: 0, payload: ByteBuffer(bytes: [1, 2, 3, 4, 5, 6, 7, 8])))
-        _ = try await connection.frames { $0.type == Frame.ping && $0.flags & Frame.ack != 0 }
+        do {
+            try await connection.write(ByteBuffer(string: "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"))
+            try await connection.send(Frame(type: Frame.settings, flags: 0, stream: 0, payload: ByteBuffer()))
+            // The server's SETTINGS acknowledged (its limits hold from then on), and a PING answered
+            // after the acknowledgement: the server has taken it.
+            _ = try await connection.frames { $0.type == Frame.settings && $0.flags & Frame.ack == 0 }
+            try await connection.send(Frame(type: Frame.ping, flags: 0, stream: 0, payload: ByteBuffer(bytes: [1, 2, 3, 4, 5, 6, 7, 8])))
+            _ = try await connection.frames { $0.type == Frame.ping && $0.flags & Frame.ack != 0 }
+        } catch {
+            // An async channel must be finished before it goes (NIO traps otherwise).
+            await connection.close()
+            throw error
+        }
         return connection
     }
 

@@ -31,6 +31,7 @@ package struct SecureConnection: ServerChildChannel {
     let connectionHandlers: @Sendable () -> [any RemovableChannelHandler]
     let streamHandlers: @Sendable () -> [any RemovableChannelHandler]
     let lifetime: NIOHTTP2ServerConnectionManagementHandler.Configuration
+    let idleTimeout: TimeAmount
     let executors: EventLoopTaskExecutors
 
     /// - Parameters:
@@ -46,15 +47,21 @@ package struct SecureConnection: ServerChildChannel {
         self.connectionHandlers = connectionHandlers
         self.streamHandlers = streamHandlers
         self.executors = executors
+        self.idleTimeout = idleTimeout
         // A connection closed by a shutdown gives its streams what a plain connection's request
         // gets; keep-alive pings are not needed, the idle timeout ends a connection gone quiet.
-        lifetime = .init(maxIdleTime: idleTimeout, maxAge: nil, maxGraceTime: .seconds(10), keepalive: nil)
+        lifetime = .init(maxIdleTime: idleTimeout, maxAge: nil, maxGraceTime: Self.shutdownGrace, keepalive: nil)
     }
+
+    /// How long a shutdown lets an HTTP/2 connection's streams finish.
+    static let shutdownGrace = TimeAmount.seconds(10)
 
     package func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandlers(connectionHandlers())
             try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+            // The client's answer to the shutdown's PING, which starts the grace, gets a few seconds.
+            try channel.pipeline.syncOperations.addHandler(SecureConnectionDeadlines(handshakeLimit: idleTimeout, shutdownGrace: Self.shutdownGrace + .seconds(5)))
         }.flatMap {
             channel.configureHTTP2AsyncSecureUpgrade { channel in
                 http1.setup(channel: channel, logger: logger)
@@ -64,7 +71,7 @@ package struct SecureConnection: ServerChildChannel {
                     // that ends its side has ended the connection, which would otherwise stay
                     // half open until a shutdown that then waits for it.
                     try channel.pipeline.syncOperations.addHandler(ClosedWhenInputEnds(), position: .first)
-                    return try channel.pipeline.syncOperations.configureAsyncHTTP2Pipeline(
+                    let streams = try channel.pipeline.syncOperations.configureAsyncHTTP2Pipeline(
                         mode: .server, connectionManagerConfiguration: lifetime, http2HandlerConfiguration: HTTP2Limits.configuration
                     ) { stream in
                         stream.eventLoop.makeCompletedFuture {
@@ -76,6 +83,8 @@ package struct SecureConnection: ServerChildChannel {
                             return try HTTP1Channel.Value(wrappingChannelSynchronously: stream)
                         }
                     }
+                    try channel.pipeline.syncOperations.addHandler(FirstStreamDeadline(limit: idleTimeout))
+                    return streams
                 }
             }
         }.map { Value(negotiated: $0, channel: channel) }
