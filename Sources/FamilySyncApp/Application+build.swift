@@ -151,6 +151,7 @@ func buildRouter(
     routes.add(middleware: PreferredLoopMiddleware())
     routes.add(middleware: RequestIDMiddleware())
     if configuration.tls != nil { routes.add(middleware: StrictTransportSecurityMiddleware()) }
+    if let pinning = configuration.keyPinning { routes.add(middleware: KeyPinsAnnouncedMiddleware(pinning)) }
     // A span per request when tracing is on, outside the error middleware to see final statuses.
     if let tracer = dependencies.tracer {
         routes.add(middleware: RequestSpanMiddleware(tracer: tracer, recordsPaths: configuration.tracesRecordPaths))
@@ -176,7 +177,7 @@ func buildRouter(
         apple: AppleIdentityVerifier(jwksURL: configuration.appleJWKSURL, clientIDs: configuration.appleClientIDs, clock: clock, logger: dependencies.logger),
         recoveryFailures: RateLimiter(limit: configuration.recoveryFailureLimit, clock: clock)
     )
-    let pairings = PairingController(pairings: dependencies.pairings, clock: clock, publicURL: PublicURL(configuration))
+    let pairings = PairingController(pairings: dependencies.pairings, clock: clock, publicURL: PublicURL(configuration), keyPinning: configuration.keyPinning)
     let signIns = SignInController(
         signIns: dependencies.signIns, clock: clock, publicURL: PublicURL(configuration),
         codeFailures: RateLimiter(limit: configuration.signInCodeFailureLimit, clock: clock)

@@ -31,19 +31,24 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     }
 
     public func exchange(_ request: TransportRequest) async throws(TransportFailure) -> TransportResponse {
+        do {
+            return try await send(request)
+        } catch {
+            throw TransportFailure(Self.kind(of: error), "\(error)")
+        }
+    }
+
+    /// `exchange` with the client's own errors.
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
         outgoing.method = HTTPMethod(rawValue: request.method)
         for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
         if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
-        do {
-            let response = try await client.execute(outgoing, timeout: .nanoseconds(Int64(request.timeout / .nanoseconds(1))))
-            var headers: [String: String] = [:]
-            for (name, value) in response.headers where headers[name.lowercased()] == nil { headers[name.lowercased()] = value }
-            let body = try Self.decoded(try await response.body.collect(upTo: 64 << 20), encoding: headers["content-encoding"])
-            return TransportResponse(status: Int(response.status.code), headers: headers, body: Data(body.readableBytesView))
-        } catch {
-            throw TransportFailure(Self.kind(of: error), "\(error)")
-        }
+        let response = try await client.execute(outgoing, timeout: .nanoseconds(Int64(request.timeout / .nanoseconds(1))))
+        var headers: [String: String] = [:]
+        for (name, value) in response.headers where headers[name.lowercased()] == nil { headers[name.lowercased()] = value }
+        let body = try Self.decoded(try await response.body.collect(upTo: 64 << 20), encoding: headers["content-encoding"])
+        return TransportResponse(status: Int(response.status.code), headers: headers, body: Data(body.readableBytesView))
     }
 
     /// A 2xx answer's body written to `file` as it arrives: memory holds one chunk, whatever the

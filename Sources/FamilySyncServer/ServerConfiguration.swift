@@ -55,6 +55,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// HTTPS (PROTOCOL §1.4): the certificate and key served, read again when their
     /// files change; nil: plain HTTP.
     package var tls: ServedCertificate?
+    /// The served key's pin in pairings' QR payloads and every answer (§3.2); nil: none.
+    package var keyPinning: KeyPinning?
 
     /// The scheme of the URL devices reach this server at when no public URL is configured.
     public var scheme: String { tls == nil ? "http" : "https" }

@@ -128,6 +128,9 @@ import Glibc
         (["serve", "--tls-certificate", "/tmp", "--tls-key", "/tmp"], "the TLS certificate file /tmp (--tls-certificate) is a directory"),
         (["serve", "--tls-certificate", "/proc/sys/kernel/ostype", "--tls-key", "/proc/sys/kernel/ostype"],
          "the TLS certificate file /proc/sys/kernel/ostype (--tls-certificate) holds no PEM certificate"),
+        (["serve", "--pin-in-pairing", "maybe"], "pin in pairing must be on or off, not 'maybe'"),
+        (["serve", "--pin-in-pairing", "on"], "--pin-in-pairing needs --tls-certificate and --tls-key"),
+        (["serve", "--tls-next-certificate", "next.crt"], "--tls-next-certificate needs --pin-in-pairing on"),
         (["tls", "self-signed"], "name at least one host (--host)"),
         (["tls", "self-signed", "--host", "localhost", "--days", "400"], "days must be a whole number from 1 to 397, not '400'"),
         (["tls", "self-signed", "--host", "not a host"], "'not a host' is not a host name or an IP address"),
@@ -183,12 +186,49 @@ import Glibc
     @Test(arguments: [
         (["FAMILYSYNC_TLS_CERTIFICATE": "server.crt"], "--tls-certificate needs --tls-key too"),
         (["FAMILYSYNC_TLS_KEY": "server.key"], "--tls-key needs --tls-certificate too"),
+        (["FAMILYSYNC_PIN_IN_PAIRING": "on"], "--pin-in-pairing needs --tls-certificate and --tls-key"),
+        (["FAMILYSYNC_PIN_IN_PAIRING": "1"], "pin in pairing must be on or off, not '1'"),
+        (["FAMILYSYNC_TLS_NEXT_CERTIFICATE": "next.crt"], "--tls-next-certificate needs --pin-in-pairing on"),
     ])
     func badTLSSettingsFromTheEnvironmentExit2(_ environment: [String: String], _ reason: String) async throws {
         let process = try await ServerProcess.start(["serve"], environment: environment.merging(["DATABASE_URL": "postgres://u@h/d"]) { $1 })
         #expect(try await process.waitForExit() == .exited(2))
         #expect(process.stderr.hasPrefix("familysync: error: \(reason)"), "stderr: \(process.stderr)")
         #expect(process.stderr.split(separator: "\n").count == 1)
+    }
+
+    /// Pinning's files: a certificate a CA issued is not pinned (devices check it already), and
+    /// the next certificate is read and checked at start.
+    @Test func badPinningFilesExit2WithOneLine() async throws {
+        try await withTemporaryDirectory { directory in
+            let made = try await ServerProcess.start(["tls", "self-signed", "--host", "localhost"], workingDirectory: directory)
+            #expect(try await made.waitForExit() == .exited(0), "\(made.stderr)")
+            // A leaf a CA of its own issued, by openssl.
+            for arguments in [
+                ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", directory + "/ca.key", "-out", directory + "/ca.crt", "-subj", "/CN=Test CA", "-days", "2"],
+                ["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", directory + "/leaf.key", "-out", directory + "/leaf.csr", "-subj", "/CN=localhost"],
+                ["x509", "-req", "-in", directory + "/leaf.csr", "-CA", directory + "/ca.crt", "-CAkey", directory + "/ca.key", "-CAcreateserial", "-CAserial", directory + "/ca.srl", "-out", directory + "/leaf.crt", "-days", "2"],
+            ] {
+                let (status, output) = try await runProgram("/usr/bin/openssl", arguments)
+                #expect(status == 0, "openssl \(arguments): \(output)")
+            }
+            chmod(directory + "/leaf.key", 0o600)
+            let selfSigned = ["--tls-certificate", "familysync.crt", "--tls-key", "familysync.key", "--pin-in-pairing", "on"]
+            for (arguments, reason) in [
+                (["--tls-certificate", "leaf.crt", "--tls-key", "leaf.key", "--pin-in-pairing", "on"],
+                 "--pin-in-pairing is for a self-signed certificate; devices already check the one in leaf.crt, which a CA issued"),
+                (selfSigned + ["--tls-next-certificate", "/nonexistent/next.crt"],
+                 "the next TLS certificate file /nonexistent/next.crt (--tls-next-certificate) does not exist"),
+                (selfSigned + ["--tls-next-certificate", "leaf.crt"],
+                 "the next TLS certificate file leaf.crt (--tls-next-certificate) holds a certificate a CA issued; pinning is for a self-signed one"),
+                (selfSigned + ["--tls-next-certificate", "familysync.key"],
+                 "the next TLS certificate file familysync.key (--tls-next-certificate) holds no PEM certificate"),
+            ] {
+                let process = try await ServerProcess.start(["serve"] + arguments, environment: ["DATABASE_URL": "postgres://u@h/d"], workingDirectory: directory)
+                #expect(try await process.waitForExit() == .exited(2))
+                #expect(process.stderr == "familysync: error: \(reason)\n", "\(arguments)")
+            }
+        }
     }
 
     @Test func unknownFlagsExit2WithUsage() async throws {

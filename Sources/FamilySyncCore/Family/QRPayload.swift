@@ -1,18 +1,22 @@
 import Foundation
 
 /// The string a parent's QR code shows (PROTOCOL §3):
-/// `familysync://pair?v=1&s=<server base URL, percent-encoded>&p=<pairingId>&d=<parentDeviceId>&t=<token>`.
+/// `familysync://pair?v=1&s=<server base URL, percent-encoded>&p=<pairingId>&d=<parentDeviceId>&t=<token>`,
+/// and `&k=<pin>,<pin>` when the server pins its key in pairing (§3.2).
 public struct QRPayload: Sendable, Equatable {
     public var serverURL: String
     public var pairingID: UUID
     public var parentDeviceID: UUID
     public var token: String
+    /// The server's keys the device is to accept; empty: the system's trust as for any server.
+    public var keyPins: [KeyPin]
 
-    public init(serverURL: String, pairingID: UUID, parentDeviceID: UUID, token: String) {
+    public init(serverURL: String, pairingID: UUID, parentDeviceID: UUID, token: String, keyPins: [KeyPin] = []) {
         self.serverURL = serverURL
         self.pairingID = pairingID
         self.parentDeviceID = parentDeviceID
         self.token = token
+        self.keyPins = keyPins
     }
 
     public var string: String {
@@ -25,7 +29,7 @@ public struct QRPayload: Sendable, Equatable {
             URLQueryItem(name: "p", value: pairingID.lowercased),
             URLQueryItem(name: "d", value: parentDeviceID.lowercased),
             URLQueryItem(name: "t", value: token),
-        ]
+        ] + (keyPins.isEmpty ? [] : [URLQueryItem(name: "k", value: keyPins.map(\.description).joined(separator: ","))])
         // URLComponents leaves ':' and '/' of the server URL as they are; encode them so the
         // payload is one opaque query value whatever a scanner does with it.
         components.percentEncodedQueryItems = components.percentEncodedQueryItems?.map {
@@ -54,6 +58,14 @@ public struct QRPayload: Sendable, Equatable {
         else {
             throw .badRequest("The QR payload lacks s, p, d or t.", field: field)
         }
-        self.init(serverURL: server, pairingID: pairing, parentDeviceID: parent, token: token)
+        var pins: [KeyPin] = []
+        if let text = values["k"] {
+            guard let parsed = KeyPins.parse(text) else {
+                throw .badRequest("The QR payload's k is not one to \(KeyPins.limit) key pins (base64url SHA-256, comma-separated).", field: field)
+            }
+            guard server.lowercased().hasPrefix("https://") else { throw .badRequest("The QR payload pins keys of a server that is not https.", field: field) }
+            pins = parsed
+        }
+        self.init(serverURL: server, pairingID: pairing, parentDeviceID: parent, token: token, keyPins: pins)
     }
 }

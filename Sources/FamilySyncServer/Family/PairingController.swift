@@ -10,11 +10,14 @@ package struct PairingController {
     let clock: any WallClock
     /// The server's base URL for QR payloads.
     let publicURL: PublicURL
+    /// The server's keys a payload pins (§3.2), when the operator pins them.
+    let keyPinning: KeyPinning?
 
-    package init(pairings: PostgresPairingStore, clock: any WallClock, publicURL: PublicURL) {
+    package init(pairings: PostgresPairingStore, clock: any WallClock, publicURL: PublicURL, keyPinning: KeyPinning? = nil) {
         self.pairings = pairings
         self.clock = clock
         self.publicURL = publicURL
+        self.keyPinning = keyPinning
     }
 
     package func addOpenRoutes(to group: RouterGroup<FamilySyncRequestContext>) {
@@ -58,7 +61,7 @@ package struct PairingController {
         let (pairing, token) = try await pairings.create(
             familyID: caller.familyID, createdBy: caller.deviceID, role: body.role, childName: childName, memberID: body.memberId, ttlSeconds: ttl, as: context.writer
         )
-        let payload = QRPayload(serverURL: serverURL(request), pairingID: pairing.id, parentDeviceID: caller.deviceID, token: token.token)
+        let payload = QRPayload(serverURL: serverURL(request), pairingID: pairing.id, parentDeviceID: caller.deviceID, token: token.token, keyPins: keyPinning?.pins ?? [])
         return EditedResponse(
             status: .created, response: CreatePairingResponse(pairing: PairingBody(pairing, at: clock.now()), token: token.token, qrPayload: payload.string)
         )

@@ -14,6 +14,9 @@ package struct CertificateAndKey: Sendable {
     /// SHA-256 of the first certificate's public key as DER SubjectPublicKeyInfo (RFC 7469's pin).
     package let publicKeyPin: [UInt8]
     package let notValidAfter: Date
+    /// The first certificate signed by its own key, as `tls self-signed` writes one: no CA vouches
+    /// for it, which is what pinning (§3.2) is for.
+    package let isSelfSigned: Bool
 
     package init(certificateFile: String, keyFile: String, now: Date = Date()) throws(TLSFileError) {
         let certificateText = try Self.read(certificateFile, .certificate)
@@ -50,6 +53,37 @@ package struct CertificateAndKey: Sendable {
             throw TLSFileError(.key, keyFile, "cannot be used with its certificate (\(error))")
         }
         notValidAfter = leaf.notValidAfter
+        isSelfSigned = Self.isSelfSigned(leaf)
+    }
+
+    static func isSelfSigned(_ certificate: Certificate) -> Bool {
+        certificate.issuer == certificate.subject && certificate.publicKey.isValidSignature(certificate.signature, for: certificate)
+    }
+
+    /// The pin of the certificate in `file` (`--tls-next-certificate`): one to be served later,
+    /// self-signed and not expired; its key is not read here.
+    package static func nextKeyPin(certificateFile file: String, now: Date = Date()) throws(TLSFileError) -> [UInt8] {
+        let text = try read(file, .nextCertificate)
+        let leaf: Certificate
+        do {
+            guard let document = try PEMDocument.parseMultiple(pemString: text).first(where: { $0.discriminator == Certificate.defaultPEMDiscriminator }) else {
+                throw TLSFileError(.nextCertificate, file, "holds no PEM certificate")
+            }
+            leaf = try Certificate(pemDocument: document)
+        } catch let error as TLSFileError {
+            throw error
+        } catch {
+            throw TLSFileError(.nextCertificate, file, "holds a PEM certificate that cannot be read (\(error))")
+        }
+        guard leaf.notValidAfter > now else {
+            throw TLSFileError(.nextCertificate, file, "holds a certificate that expired on \(leaf.notValidAfter.formatted(.iso8601))")
+        }
+        guard isSelfSigned(leaf) else { throw TLSFileError(.nextCertificate, file, "holds a certificate a CA issued; pinning is for a self-signed one") }
+        do {
+            return Array(SHA256.hash(data: try leaf.publicKey.serializeAsPEM().derBytes))
+        } catch {
+            throw TLSFileError(.nextCertificate, file, "holds a public key that cannot be written (\(error))")
+        }
     }
 
     /// `publicKeyPin` as it is written in a QR payload and in headers: base64.
@@ -77,7 +111,7 @@ package struct CertificateAndKey: Sendable {
 
 /// Why a certificate or key file cannot be served, naming the file and its option.
 package struct TLSFileError: Error, CustomStringConvertible, Equatable {
-    package enum File: Sendable { case certificate, key }
+    package enum File: Sendable { case certificate, key, nextCertificate }
     package let file: File
     package let path: String
     package let reason: String
@@ -92,6 +126,7 @@ package struct TLSFileError: Error, CustomStringConvertible, Equatable {
         switch file {
         case .certificate: "the TLS certificate file \(path) (--tls-certificate) \(reason)"
         case .key: "the TLS key file \(path) (--tls-key) \(reason)"
+        case .nextCertificate: "the next TLS certificate file \(path) (--tls-next-certificate) \(reason)"
         }
     }
 }

@@ -21,6 +21,9 @@ package final class ServedCertificate: CertificateReloader, Service, Sendable {
 
     private struct State {
         var pair: CertificateAndKey
+        /// With pinning on (§3.2), the next key announced, if any: a new pair may have only that
+        /// key or the one served.
+        var pinning: [UInt8]??
         /// The files as last read, served or refused: a pair refused is not read again until it changes.
         var stamp: [FileStamp?]
     }
@@ -32,10 +35,16 @@ package final class ServedCertificate: CertificateReloader, Service, Sendable {
         self.interval = interval
         self.logger = logger
         let stamp = [FileStamp(certificateFile), FileStamp(keyFile)]
-        state = Mutex(State(pair: try CertificateAndKey(certificateFile: certificateFile, keyFile: keyFile, now: now), stamp: stamp))
+        state = Mutex(State(pair: try CertificateAndKey(certificateFile: certificateFile, keyFile: keyFile, now: now), pinning: nil, stamp: stamp))
     }
 
     package var current: CertificateAndKey { state.withLock { $0.pair } }
+
+    /// From now on a new pair is served only with the key served now or `next`: devices pinned
+    /// to these keys would refuse any other.
+    package func keepPinned(next: [UInt8]?) {
+        state.withLock { $0.pinning = .some(next) }
+    }
 
     package var sslContextConfigurationOverride: NIOSSLContextConfigurationOverride {
         let pair = current
@@ -75,9 +84,16 @@ package final class ServedCertificate: CertificateReloader, Service, Sendable {
     package func reloadIfChanged(now: Date = Date()) -> Reload {
         let stamp = [FileStamp(certificateFile), FileStamp(keyFile)]
         guard stamp != state.withLock({ $0.stamp }) else { return .unchanged }
-        do {
+        do throws(TLSFileError) {
             let pair = try CertificateAndKey(certificateFile: certificateFile, keyFile: keyFile, now: now)
-            state.withLock { $0 = State(pair: pair, stamp: stamp) }
+            let (served, pinning) = state.withLock { ($0.pair.publicKeyPin, $0.pinning) }
+            if case .some(let next) = pinning, pair.publicKeyPin != served, pair.publicKeyPin != next {
+                throw TLSFileError(.key, keyFile, "is not the key served or the one announced by --tls-next-certificate, which pinned devices accept")
+            }
+            state.withLock { state in
+                state.pair = pair
+                state.stamp = stamp
+            }
             logger.notice("TLS certificate reloaded", metadata: ["notValidAfter": "\(pair.notValidAfter.formatted(.iso8601))"])
             return .served
         } catch {

@@ -43,7 +43,7 @@ struct ClientOptions: ParsableArguments {
         return ClientContext(
             profileName: name, profiles: ProfileStore(url: URL(fileURLWithPath: file)),
             serverOverride: try serverText.map(Self.serverURL), output: Output(json: json),
-            transport: try trusted.map { try ClientContext.transport(trusting: $0) } ?? ClientContext.transport
+            transport: try trusted.map { try ClientContext.transport(trusting: $0) } ?? ClientContext.transport, trustsACertificate: trusted != nil
         )
     }
 
@@ -67,6 +67,8 @@ struct ClientContext {
     let output: Output
     /// `transport`, or one that also trusts `--ca-certificate`.
     var transport: AsyncHTTPClientTransport = ClientContext.transport
+    /// Whether `--ca-certificate` was given: it then decides the trust, pins or not.
+    var trustsACertificate = false
 
     /// A transport that trusts the certificate in `file` besides the system's roots, made once a
     /// process and kept for its life (a client is shut down before it may go).
@@ -97,17 +99,39 @@ struct ClientContext {
         return AsyncHTTPClientTransport(client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration))
     }
 
-    /// A client without a credential, for the calls that need none (creating a family, accepting a pairing).
-    func anonymousClient(server: URL? = nil) throws -> FamilySyncClient {
-        FamilySyncClient(serverURL: try server ?? serverOverride ?? ClientOptions.serverURL(ClientOptions.defaultServer), transport: transport)
+    /// A client without a credential, for the calls that need none (creating a family, accepting a
+    /// pairing); held to `keyPins` when a pairing's QR code pinned the server's keys.
+    func anonymousClient(server: URL? = nil, keyPins: [KeyPin] = []) throws -> FamilySyncClient {
+        let url = try server ?? serverOverride ?? ClientOptions.serverURL(ClientOptions.defaultServer)
+        return FamilySyncClient(serverURL: url, transport: keyPins.isEmpty || trustsACertificate ? transport : Self.pinnedTransport(keyPins, profile: nil))
     }
 
     /// The profile's device and a client holding its credential.
     func device() throws -> (Profile, FamilySyncClient) {
         let profile = try profiles.profile(named: profileName)
         let server = try serverOverride ?? ClientOptions.serverURL(profile.server)
-        return (profile, FamilySyncClient(serverURL: server, credential: profile.credential, transport: transport))
+        let pins = (profile.keyPins ?? []).compactMap { KeyPin($0) }
+        let chosen: any HTTPTransport = pins.isEmpty || trustsACertificate ? transport : Self.pinnedTransport(pins, profile: (profiles, profileName))
+        return (profile, FamilySyncClient(serverURL: server, credential: profile.credential, transport: chosen))
     }
+
+    /// A transport held to `pins`, made once a process (its clients are never shut down before
+    /// it ends). The keys the server announces are written to the profile as they change.
+    static func pinnedTransport(_ pins: [KeyPin], profile: (store: ProfileStore, name: String)?) -> PinnedHTTPClientTransport {
+        pinned.withLock { made in
+            let key = KeyPins.text(pins) + "|" + (profile.map { $0.store.url.path + "#" + $0.name } ?? "")
+            if let transport = made[key] { return transport }
+            let transport = PinnedHTTPClientTransport(keys: PinnedServerKeys(pins) { pins in
+                guard let profile, var saved = try? profile.store.profile(named: profile.name) else { return }
+                saved.keyPins = pins.map(\.description)
+                try? profile.store.save(saved, as: profile.name)
+            })
+            made[key] = transport
+            return transport
+        }
+    }
+
+    private static let pinned = Mutex<[String: PinnedHTTPClientTransport]>([:])
 
     /// The profile's device, which must record its own usage (§8): a child's, or a parent's that
     /// is tracked (asked of the server, since tracking is switched on another device too).

@@ -99,12 +99,13 @@ struct PairCommand: AsyncParsableCommand {
             let registration = try device.registration()
             try context.profiles.checkFree(context.profileName, replacing: device.force)
             let server = try context.serverOverride ?? ClientOptions.serverURL(code.serverURL)
-            let anonymous = try context.anonymousClient(server: server)
+            let anonymous = try context.anonymousClient(server: server, keyPins: code.keyPins)
             let accepted = try await anonymous.acceptPairing(qrPayload: code.string, device: registration)
             try context.profiles.save(
                 Profile(
                     server: server.absoluteString, credential: accepted.credential, familyId: accepted.device.familyId,
-                    deviceId: accepted.device.id, role: accepted.device.role, name: accepted.device.name
+                    deviceId: accepted.device.id, role: accepted.device.role, name: accepted.device.name,
+                    keyPins: code.keyPins.isEmpty ? nil : code.keyPins.map(\.description)
                 ),
                 as: context.profileName
             )

@@ -11,6 +11,9 @@ struct Profile: Codable, Equatable {
     var deviceId: UUID
     var role: DeviceRole
     var name: String
+    /// The server's keys this device accepts when it paired under pins (§3.2); nil: the
+    /// system's trust (and `--ca-certificate`).
+    var keyPins: [String]? = nil
 }
 
 /// The profile file: every device this person acts as, by profile name. It holds credentials, so

@@ -36,6 +36,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "HTTPS: a PEM file with the certificate's private key, not readable by other users (chmod 600). Env: FAMILYSYNC_TLS_KEY.", completion: .file())
     var tlsKey: String?
 
+    @Option(help: "on or off: with a self-signed certificate, pairing QR codes carry the SHA-256 of the server's key and devices accept only that key (and --tls-next-certificate's). Env: FAMILYSYNC_PIN_IN_PAIRING. Default: off.")
+    var pinInPairing: SettingFlag<OnOff>?
+
+    @Option(help: "With --pin-in-pairing on: the self-signed certificate to be served next; its key is announced to paired devices from now on, so that the files can be switched to it later. Env: FAMILYSYNC_TLS_NEXT_CERTIFICATE.", completion: .file())
+    var tlsNextCertificate: String?
+
     @Option(help: "Base URL devices reach this server at, written into pairing QR codes (https://sync.example.com). Env: FAMILYSYNC_PUBLIC_URL. Default: http:// (https:// with TLS) and the request's Host.")
     var publicURL: SettingFlag<URL>?
 
@@ -137,6 +143,7 @@ struct ServeCommand: AsyncParsableCommand {
         let prepared = try settings.onOff(preparedStatements, "FAMILYSYNC_PREPARED_STATEMENTS", named: "prepared statements") ?? .on
         let logger = try logging.bootstrap(environment)
         configured.tls = try servedCertificate(settings, logger: logger)
+        configured.keyPinning = try keyPinning(settings, served: configured.tls)
         let server = configured
         let tracing = try traceExport(settings, logger: logger)
         let registry = PrometheusCollectorRegistry()
@@ -199,6 +206,28 @@ struct ServeCommand: AsyncParsableCommand {
                 throw OperatorError.configuration(error.description)
             }
         }
+    }
+
+    /// Pairing under pins (§3.2): only with a self-signed certificate served.
+    private func keyPinning(_ settings: SettingSource, served: ServedCertificate?) throws -> KeyPinning? {
+        let next = (tlsNextCertificate ?? settings.environment["FAMILYSYNC_TLS_NEXT_CERTIFICATE"]).flatMap { $0.isEmpty ? nil : $0 }
+        guard try settings.onOff(pinInPairing, "FAMILYSYNC_PIN_IN_PAIRING", named: "pin in pairing") == .on else {
+            if next != nil { throw OperatorError.configuration("--tls-next-certificate needs --pin-in-pairing on") }
+            return nil
+        }
+        guard let served else { throw OperatorError.configuration("--pin-in-pairing needs --tls-certificate and --tls-key") }
+        guard served.current.isSelfSigned else {
+            throw OperatorError.configuration("--pin-in-pairing is for a self-signed certificate; devices already check the one in \(served.certificateFile), which a CA issued")
+        }
+        var nextPin: KeyPin?
+        if let next {
+            do {
+                nextPin = KeyPin(digest: try CertificateAndKey.nextKeyPin(certificateFile: next))
+            } catch {
+                throw OperatorError.configuration(error.description)
+            }
+        }
+        return KeyPinning(served: served, next: nextPin)
     }
 
     /// The operator token from its file or its variable (the file's trailing newline dropped); nil
