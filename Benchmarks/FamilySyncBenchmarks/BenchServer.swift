@@ -17,7 +17,8 @@ import ServiceLifecycle
 /// on, spans to that collector (`--otlp-endpoint`); `takeover`: NIO's loops as Swift's global
 /// executor (main.swift); `waiting=N`: a family's line of writes holds N (`FamilyWriteQueue`);
 /// `stream-log`: swift-log's `StreamLogHandler` as it is, not `TextLogHandler` over it as
-/// `familysync serve` logs; `ladder`: the floor harness's rungs mounted too (`FloorLadder`).
+/// `familysync serve` logs; `ladder`: the floor harness's rungs mounted too (`FloorLadder`);
+/// `tls=<directory>`: HTTPS and HTTP/2 with that directory's pair (`BenchTLS`).
 enum BenchServer {
     static func run(_ arguments: [String]) async throws {
         if arguments.contains("stream-log") {
@@ -39,6 +40,9 @@ enum BenchServer {
         var configuration = ServerConfiguration(port: 0, unauthenticatedRateLimit: RateLimit(burst: 1_000_000, perMinute: 1_000_000))
         configuration.deviceRateLimit = RateLimit(burst: 1_000_000_000, perMinute: 1_000_000_000)
         if let pause = option("refusal-pause").flatMap({ Int($0) }) { configuration.refusalReadPause = .milliseconds(pause) }
+        if let directory = option("tls") {
+            configuration.tls = try ServedCertificate(certificateFile: directory + "/server.crt", keyFile: directory + "/server.key", logger: logger)
+        }
         let app = buildApplication(
             configuration: configuration,
             dependencies: ServerDependencies(
@@ -62,7 +66,7 @@ enum BenchServer {
     static func launch(
         databaseURL: DatabaseURL, connections: Int? = nil, listenURL: DatabaseURL? = nil, preparedStatements: Bool = true,
         log: String? = nil, otlpEndpoint: String? = nil, takeover: Bool = false, waiting: Int? = nil,
-        streamLog: Bool = false, ladder: Bool = false, refusalPause: Int? = nil
+        streamLog: Bool = false, ladder: Bool = false, refusalPause: Int? = nil, tls: BenchTLS? = nil
     ) throws -> (process: Process, port: Int) {
         var arguments = ["serve", databaseURL.connectionString]
         if let connections { arguments.append("connections=\(connections)") }
@@ -74,6 +78,7 @@ enum BenchServer {
         if streamLog { arguments.append("stream-log") }
         if ladder { arguments.append("ladder") }
         if let refusalPause { arguments.append("refusal-pause=\(refusalPause)") }
+        if let tls { arguments.append("tls=\(tls.directory)") }
         return try launch(arguments, log: log)
     }
 

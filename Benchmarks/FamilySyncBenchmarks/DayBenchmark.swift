@@ -18,7 +18,9 @@ import Synchronization
 /// `hours` of the simulated day and every figure is scaled to 24 hours, per child device.
 /// Half the children ask for gzip and half do not, for the bytes both ways. `carried` (the
 /// default): each poll carries the heartbeat (`POST /v1/poll`); `separate`: a heartbeat of its own
-/// every 30 s beside `GET /v1/poll`.
+/// every 30 s beside `GET /v1/poll`. A fifth argument `https`: the server serves HTTPS and each
+/// child device has an HTTP client of its own, so one HTTP/2 connection carries its polls and
+/// writes, as a phone's (bytes are then counted as HTTP/1.1 would carry them).
 enum DayBenchmark {
     static func run(_ arguments: [String]) async throws {
         let childCount = max(6, (arguments.count > 0 ? Int(arguments[0]) ?? 198 : 198) / 3 * 3)
@@ -26,6 +28,7 @@ enum DayBenchmark {
         let speed = min(30, max(1, arguments.count > 1 ? Double(arguments[1]) ?? 30 : 30))
         let hours = max(0.25, arguments.count > 2 ? Double(arguments[2]) ?? 2 : 2)
         let carried = arguments.count > 3 ? arguments[3] != "separate" : true
+        let overHTTPS = arguments.count > 4 && arguments[4] == "https"
         let logger = {
             var logger = Logger(label: "familysync.bench")
             logger.logLevel = .warning
@@ -35,14 +38,20 @@ enum DayBenchmark {
         let database = try await BenchDatabase.start(directory: "/tmp/familysync-bench-day-\(getpid())", maxConnections: 200, logger: logger)
         let url = database.url
         defer { try? FileManager.default.removeItem(atPath: database.directory) }
-        let (server, port) = try BenchServer.launch(databaseURL: url)
+        let tls = overHTTPS ? try BenchTLS.make(in: database.directory + "-tls") : nil
+        defer { tls.map { try? FileManager.default.removeItem(atPath: $0.directory) } }
+        let (server, port) = try BenchServer.launch(databaseURL: url, tls: tls)
         defer { server.terminate() }
         var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(10)))
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = childCount * 3 + 100
         configuration.connectionPool.retryConnectionEstablishment = false
+        if let tls { configuration = try tls.clientConfiguration(configuration) }
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        let base = URL(string: "http://127.0.0.1:\(port)")!
+        let base = URL(string: "\(overHTTPS ? "https" : "http")://127.0.0.1:\(port)")!
         let compressed = CountingTransport(client: http, gzip: true), plain = CountingTransport(client: http, gzip: false)
+        // Over HTTPS each child has a client, so a connection, of its own; their counts are summed.
+        var deviceClients: [HTTPClient] = []
+        var deviceTransports: [(gzip: Bool, transport: CountingTransport)] = []
         let setup = FamilySyncClient(serverURL: base, transport: AsyncHTTPClientTransport(client: http))
         let postgres = PostgresClient(configuration: url.floorClient(connections: LoopBoundPool.defaultLimit), backgroundLogger: logger)
 
@@ -60,7 +69,13 @@ enum DayBenchmark {
                         qrPayload: invitation.qrPayload, device: .init(name: "Day child \(index).\(number)", platform: .ipados, timeZone: "UTC")
                     )
                     _ = try await parent.confirmPairing(invitation.pairing.id)
-                    let transport = (index * 3 + number) % 2 == 0 ? compressed : plain
+                    var transport = (index * 3 + number) % 2 == 0 ? compressed : plain
+                    if overHTTPS {
+                        let own = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+                        deviceClients.append(own)
+                        transport = CountingTransport(client: own, gzip: transport.gzip)
+                        deviceTransports.append((transport.gzip, transport))
+                    }
                     let client = FamilySyncClient(serverURL: base, credential: accepted.credential, transport: transport)
                     children.append(DayChild(id: accepted.device.id, client: client, speed: speed, carriesHeartbeats: carried))
                 }
@@ -72,6 +87,7 @@ enum DayBenchmark {
             let before = try await DatabaseCounters.read(postgres, pidFiles: database.postmasterPIDFiles, logger: logger)
             let start = ContinuousClock.now
             let end = start + .seconds(hours * 3600 / speed)
+            if overHTTPS { print("over HTTPS: each child device's requests on an HTTP/2 connection of its own") }
             print("device-day: \(children.count) child devices in \(families.count) families, \(Int(speed))× real time, \(hours) simulated hours (\(String(format: "%.1f", hours * 60 / speed)) real minutes), heartbeats \(carried ? "carried by the polls" : "separate")")
 
             let sampling = Task {
@@ -98,7 +114,12 @@ enum DayBenchmark {
             // Per child device and simulated day, from the simulated time the run took.
             let simulatedHours = ran * speed / 3600
             let scale = 24 / simulatedHours / Double(children.count)
-            let halves = [("gzip", compressed.snapshot, children.count - children.count / 2), ("plain", plain.snapshot, children.count / 2)]
+            func summed(gzip: Bool, _ shared: CountingTransport) -> CountingTransport.Totals {
+                deviceTransports.filter { $0.gzip == gzip }.map(\.transport.snapshot).reduce(shared.snapshot) {
+                    CountingTransport.Totals(requests: $0.requests + $1.requests, sent: $0.sent + $1.sent, received: $0.received + $1.received)
+                }
+            }
+            let halves = [("gzip", summed(gzip: true, compressed), children.count - children.count / 2), ("plain", summed(gzip: false, plain), children.count / 2)]
             let ledger = children.map { child in child.ledger.withLock { $0 } }.reduce(DayChild.Ledger(), +)
             func perDay(_ value: Double) -> String { String(format: "%.0f", value * scale) }
             print(String(format: "ran %.1f s (%.2f simulated hours); %d requests, %d failed", ran, simulatedHours, ledger.requests, ledger.failures))
@@ -126,6 +147,7 @@ enum DayBenchmark {
             if serverCPUPerDeviceDay > 0 {
                 print(String(format: "devices one core's server CPU carries: %.0f (86,400 s a day / %.3f s a device-day)", 86_400 / serverCPUPerDeviceDay, serverCPUPerDeviceDay))
             }
+            for client in deviceClients { try? await client.shutdown() }
         }
     }
 }

@@ -15,48 +15,61 @@ import PostgresNIO
 ///     (b') in waves of 100;
 /// (c) the server's CPU while they idle;
 /// (d) the memory of as many keep-alive connections with no request in them, the floor under (b).
+/// A fourth argument `h2`: the server serves HTTPS and each poll is a stream of an HTTP/2
+/// connection, 90 to a connection (AsyncHTTPClient keeps one HTTP/2 connection a host, so the
+/// harness has a client for each 90); (d) is left out.
 enum PollBenchmark {
     static func run(_ arguments: [String]) async throws {
         let heldCount = arguments.count > 0 ? Int(arguments[0]) ?? 1000 : 1000
         let rounds = arguments.count > 1 ? Int(arguments[1]) ?? 500 : 500
         let idleCount = arguments.count > 2 ? Int(arguments[2]) ?? 10_000 : 10_000
+        let overHTTP2 = arguments.count > 3 && arguments[3] == "h2"
         var logger = Logger(label: "familysync.bench")
         logger.logLevel = .warning
         raiseOpenFileLimit()
 
         let database = try await BenchDatabase.start(directory: "/tmp/familysync-bench-\(getpid())", maxConnections: 200, logger: logger)
         let url = database.url
+        let tls = overHTTP2 ? try BenchTLS.make(in: "/tmp/familysync-bench-\(getpid())-tls") : nil
+        defer { tls.map { try? FileManager.default.removeItem(atPath: $0.directory) } }
+        let scheme = overHTTP2 ? "https" : "http"
+        if overHTTP2 { print("over HTTPS and HTTP/2: every poll a stream") }
         // Migrated by a first server run; the measured server then starts on a ready database.
-        var (server, port) = try BenchServer.launch(databaseURL: url)
+        var (server, port) = try BenchServer.launch(databaseURL: url, tls: tls)
         var http = HTTPClient.Configuration(timeout: .init(connect: .seconds(30), read: .seconds(120)))
         http.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = idleCount + 1000
         http.connectionPool.idleTimeout = .seconds(5)
+        if let tls { http = try tls.clientConfiguration(http) }
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: http)
-        let api = API(base: "http://127.0.0.1:\(port)", http: client)
+        let api = API(base: "\(scheme)://127.0.0.1:\(port)", http: client)
+        // The polls' clients: over HTTP/2 one a 90 streams, under the server's 100 a connection.
+        let pollClients = overHTTP2 ? [client] + (1..<(max(heldCount, idleCount) + 89) / 90).map { _ in HTTPClient(eventLoopGroupProvider: .singleton, configuration: http) } : [client]
+        func apis(_ port: Int) -> [API] { pollClients.map { API(base: "\(scheme)://127.0.0.1:\(port)", http: $0) } }
         do {
             let families = try await createFamilies(max(heldCount, (idleCount + 3) / 4), api: api)
             let before = try ProcessSample(pid: server.processIdentifier)
-            try await wakeLatency(families: Array(families.prefix(heldCount)), rounds: rounds, url: url, api: api, logger: logger)
+            try await wakeLatency(families: Array(families.prefix(heldCount)), rounds: rounds, url: url, apis: apis(port), logger: logger)
             server.terminate()
             server.waitUntilExit()
 
             // A fresh server process for the idle figures, so that (a)'s traffic does not count.
-            (server, port) = try BenchServer.launch(databaseURL: url)
-            let idleAPI = API(base: "http://127.0.0.1:\(port)", http: client)
-            try await idle(count: idleCount, families: families, server: server, api: idleAPI, url: url, logger: logger, startupRSS: before.residentBytes)
+            (server, port) = try BenchServer.launch(databaseURL: url, tls: tls)
+            try await idle(count: idleCount, families: families, server: server, apis: apis(port), url: url, logger: logger, startupRSS: before.residentBytes)
 
             // The same polls arriving in waves, as devices do: what stays with a held poll once
             // the requests' transient memory (a burst's thousands of first reads at once, freed
             // but kept by malloc) is out of the figure.
-            (server, port) = try BenchServer.launch(databaseURL: url)
+            (server, port) = try BenchServer.launch(databaseURL: url, tls: tls)
             try await idle(
-                count: idleCount, families: families, server: server, api: API(base: "http://127.0.0.1:\(port)", http: client), url: url, logger: logger,
+                count: idleCount, families: families, server: server, apis: apis(port), url: url, logger: logger,
                 startupRSS: before.residentBytes, wave: 100
             )
 
             // And a fresh one for what a connection costs with no request in it.
-            (server, port) = try BenchServer.launch(databaseURL: url)
-            try await keepAlive(count: idleCount, server: server, port: port)
+            if !overHTTP2 {
+                (server, port) = try BenchServer.launch(databaseURL: url)
+                try await keepAlive(count: idleCount, server: server, port: port)
+            }
         } catch {
             print("benchmark failed: \(error)")
         }
@@ -64,7 +77,7 @@ enum PollBenchmark {
             server.terminate()
             server.waitUntilExit()
         }
-        try await client.shutdown()
+        for client in pollClients { try await client.shutdown() }
         try await database.stop()
     }
 
@@ -101,7 +114,8 @@ enum PollBenchmark {
 
     // MARK: (a) wake latency
 
-    static func wakeLatency(families: [Family], rounds: Int, url: DatabaseURL, api: API, logger: Logger) async throws {
+    static func wakeLatency(families: [Family], rounds: Int, url: DatabaseURL, apis: [API], logger: Logger) async throws {
+        let api = apis[0]
         let (answers, answered) = AsyncStream.makeStream(of: (Int, ContinuousClock.Instant).self)
         let (notices, noticed) = AsyncStream.makeStream(of: (String, ContinuousClock.Instant).self)
 
@@ -125,7 +139,7 @@ enum PollBenchmark {
                     group.addTask {
                         var token = first
                         while !Task.isCancelled {
-                            let (answer, at) = try await poll(family, since: token, timeout: 60, api: api)
+                            let (answer, at) = try await poll(family, since: token, timeout: 60, api: apis[index % apis.count])
                             if answer.changed { answered.yield((index, at)) }
                             token = answer.changeToken
                         }
@@ -181,7 +195,8 @@ enum PollBenchmark {
 
     /// `wave`: the polls are sent that many at a time, each wave held before the next is sent;
     /// nil, all at once.
-    static func idle(count: Int, families: [Family], server: Process, api: API, url: DatabaseURL, logger: Logger, startupRSS: Int, wave: Int? = nil) async throws {
+    static func idle(count: Int, families: [Family], server: Process, apis: [API], url: DatabaseURL, logger: Logger, startupRSS: Int, wave: Int? = nil) async throws {
+        let api = apis[0]
         let pid = server.processIdentifier
         try await Task.sleep(for: .seconds(2))
         let empty = try ProcessSample(pid: pid)
@@ -193,7 +208,7 @@ enum PollBenchmark {
                 for index in 0..<count {
                     if let wave, index > 0, index % wave == 0 { try await waitForHeldPolls(index, api: api) }
                     let family = families[index / 4]
-                    group.addTask { _ = try await poll(family, since: nil, timeout: 60, api: api) }
+                    group.addTask { _ = try await poll(family, since: nil, timeout: 60, api: apis[index % apis.count]) }
                 }
                 try await group.waitForAll()
             }
@@ -203,6 +218,9 @@ enum PollBenchmark {
         try await Task.sleep(for: .seconds(2))
         let held = try ProcessSample(pid: pid)
         let connectionsHeld = try await databaseConnections(url: url, logger: logger)
+        let sockets = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd"))?.filter {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)"))?.hasPrefix("socket:") == true
+        }.count ?? 0
         let window = 10.0
         try await Task.sleep(for: .seconds(window))
         let after = try ProcessSample(pid: pid)
@@ -217,7 +235,7 @@ enum PollBenchmark {
         let perPoll = Double(held.residentBytes - empty.residentBytes) / Double(count)
         print("  (b\(wave == nil ? "" : "'")) \(count) idle polls held (4 per device, \(count / 4) devices\(wave.map { ", sent \($0) at a time" } ?? "")), all subscribed \(String(format: "%.1f", registered)) s after the first was sent")
         print(String(format: "      server RSS: %.1f MiB idle, %.1f MiB with them held: %.1f KiB per poll", Double(empty.residentBytes) / 1_048_576, Double(held.residentBytes) / 1_048_576, perPoll / 1024))
-        print("      database connections of the server: \(connectionsBefore) before, \(connectionsHeld) with the polls held")
+        print("      database connections of the server: \(connectionsBefore) before, \(connectionsHeld) with the polls held; its sockets in all: \(sockets)")
         print(String(format: "  (c) server CPU while they idle: %.2f %% of one core over %.0f s (%.3f s of CPU)", (after.cpuSeconds - held.cpuSeconds) / window * 100, window, after.cpuSeconds - held.cpuSeconds))
         print(String(format: "      SIGTERM with %d polls held → exit: %.2f s", count, shutdown))
     }

@@ -11,7 +11,9 @@ import NIOTLS
 ///   after this one would know to end it, and the shutdown would wait for it.
 /// - A shutdown gives an HTTP/2 connection its grace (NIOHTTP2's connection manager, which starts
 ///   that grace only when the client answers the GOAWAY's PING) and then closes it, so that a
-///   client that never answers cannot hold the shutdown.
+///   client that never answers cannot hold the shutdown. Clients that stop answering PINGs once
+///   they have a GOAWAY are common (AsyncHTTPClient with streams open is one); gRPC's servers
+///   bound the same wait.
 final class SecureConnectionDeadlines: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
 
