@@ -5,6 +5,12 @@ http/1.1 one GET /health/live; prints the server's RSS growth each.
 
     python3 Benchmarks/idle-tls-connections.py PORT COUNT h2|http/1.1 SERVER_PID
 """
+import os
+import socket
+import ssl
+import sys
+import time
+
 port, n, alpn, pid = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 def rss():
     for line in open(f"/proc/{pid}/status"):
