@@ -193,6 +193,11 @@ extension RawHTTP2Connection {
         return (status, body, reset)
     }
 
+    /// Returns once the connection is closed (by the server, or by `close`).
+    func closed() async throws {
+        try await channel.channel.closeFuture.get()
+    }
+
     func close() async {
         channel.outbound.finish()
         try? await channel.channel.close()

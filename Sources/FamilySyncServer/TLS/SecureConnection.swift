@@ -71,10 +71,12 @@ package struct SecureConnection: ServerChildChannel {
                     // that ends its side has ended the connection, which would otherwise stay
                     // half open until a shutdown that then waits for it.
                     try channel.pipeline.syncOperations.addHandler(ClosedWhenInputEnds(), position: .first)
+                    let firstStream = NIOLoopBound(FirstStreamDeadline(limit: idleTimeout), eventLoop: channel.eventLoop)
                     let streams = try channel.pipeline.syncOperations.configureAsyncHTTP2Pipeline(
                         mode: .server, connectionManagerConfiguration: lifetime, http2HandlerConfiguration: HTTP2Limits.configuration
                     ) { stream in
                         stream.eventLoop.makeCompletedFuture {
+                            firstStream.value.streamOpened()
                             let pipeline = stream.pipeline.syncOperations
                             try pipeline.addHandler(HTTP2FramePayloadToHTTPServerCodec())
                             try pipeline.addHandler(ConnectionFieldsDropped())
@@ -83,7 +85,7 @@ package struct SecureConnection: ServerChildChannel {
                             return try HTTP1Channel.Value(wrappingChannelSynchronously: stream)
                         }
                     }
-                    try channel.pipeline.syncOperations.addHandler(FirstStreamDeadline(limit: idleTimeout))
+                    try channel.pipeline.syncOperations.addHandler(firstStream.value)
                     return streams
                 }
             }

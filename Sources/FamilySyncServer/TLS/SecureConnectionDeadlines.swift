@@ -1,5 +1,4 @@
 import NIOCore
-import NIOHTTP2
 import NIOTLS
 
 /// The ends of a TLS connection that its protocols' own handlers leave open.
@@ -88,18 +87,21 @@ final class SecureConnectionDeadlines: ChannelInboundHandler, RemovableChannelHa
 /// Closes an HTTP/2 connection that opens no stream within the idle timeout. NIOHTTP2's
 /// connection manager starts its idle timer when the connection becomes active, which a
 /// connection whose protocol ALPN chose did before the manager was added, and again only when
-/// a stream closes.
+/// a stream closes. The connection's stream initializer says when a stream opens (no event of
+/// NIOHTTP2's reaches the pipeline for it).
 final class FirstStreamDeadline: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
 
     private let limit: TimeAmount
     private var deadline: Scheduled<Void>?
+    private var opened = false
 
     init(limit: TimeAmount) {
         self.limit = limit
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
+        guard !opened else { return }
         let channel = context.channel
         deadline = context.eventLoop.scheduleTask(in: limit) { channel.close(promise: nil) }
     }
@@ -109,12 +111,10 @@ final class FirstStreamDeadline: ChannelInboundHandler, RemovableChannelHandler 
         deadline = nil
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is NIOHTTP2StreamCreatedEvent, let deadline {
-            deadline.cancel()
-            self.deadline = nil
-            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
-        }
-        context.fireUserInboundEventTriggered(event)
+    /// A stream opened: the connection manager's idle timer has the connection from now on.
+    func streamOpened() {
+        opened = true
+        deadline?.cancel()
+        deadline = nil
     }
 }
