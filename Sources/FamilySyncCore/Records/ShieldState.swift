@@ -42,15 +42,44 @@ public struct ShieldState: Sendable, Equatable {
     public var nextChangeAt: Date?
     /// Schedules starting within their warning time.
     public var upcoming: [ActiveSchedule]
+    /// Grants open now (§16): their targets are not shielded until their end.
+    public var openGrants: [OpenGrant] = []
+
+    /// A parent's grant in force: what it opens and until when.
+    public struct OpenGrant: Sendable, Equatable {
+        public var requestID: UUID
+        public var target: TimeRequestTarget
+        public var until: Date
+
+        public init(requestID: UUID, target: TimeRequestTarget, until: Date) {
+            self.requestID = requestID
+            self.target = target
+            self.until = until
+        }
+    }
 
     /// The state at `instant`: schedules that are enabled now count, each occurrence over
-    /// [start, end).
-    public static func at(_ instant: Date, schedules: [Schedule], blockedApps: [String], timeZone: TimeZone) -> ShieldState {
+    /// [start, end). `requests`: the member's requests for more time; a grant open at `instant`
+    /// lifts its schedule, unshields its app or category (and lets it through an `allowOnly`
+    /// schedule), and ends at its `until`, which is then the next change at the latest.
+    public static func at(_ instant: Date, schedules: [Schedule], blockedApps: [String], timeZone: TimeZone, requests: [TimeRequest] = []) -> ShieldState {
+        let grants = requests.filter { $0.isOpen(at: instant) }.sorted { ($0.until!, $0.requestID.uuidString) < ($1.until!, $1.requestID.uuidString) }
+        var liftedSchedules: Set<String> = [], openApps: Set<String> = [], openCategories: Set<CategoryID> = []
+        for grant in grants {
+            switch grant.target {
+            case .schedule(let scheduleID): liftedSchedules.insert(scheduleID)
+            case .app(let logicalID): openApps.insert(logicalID)
+            case .category(let category): openCategories.insert(category)
+            case .allScreenTime: break
+            }
+        }
         // Occurrences that may contain the instant started at most a day and a half before it;
         // the next change is looked for over the coming week.
         let from = instant.addingTimeInterval(-2 * 86_400), to = instant.addingTimeInterval(8 * 86_400)
         var state = ShieldState(
-            at: instant, applications: [], categories: [], allowOnly: nil, activeSchedules: [], blockedApps: blockedApps.sorted(), nextChangeAt: nil, upcoming: []
+            at: instant, applications: [], categories: [], allowOnly: nil, activeSchedules: [],
+            blockedApps: blockedApps.filter { !openApps.contains($0) }.sorted(), nextChangeAt: grants.first?.until, upcoming: [],
+            openGrants: grants.map { OpenGrant(requestID: $0.requestID, target: $0.target, until: $0.until!) }
         )
         var applications: Set<String> = [], categories: Set<CategoryID> = []
         var allowedApps: Set<String>?, allowedCategories: Set<CategoryID>?
@@ -60,6 +89,7 @@ public struct ShieldState: Sendable, Equatable {
                     state.nextChangeAt = min(state.nextChangeAt ?? boundary, boundary)
                 }
                 if occurrence.start <= instant, instant < occurrence.end {
+                    guard !liftedSchedules.contains(schedule.scheduleID) else { continue }
                     state.activeSchedules.append(ActiveSchedule(scheduleID: schedule.scheduleID, name: schedule.name, until: occurrence.end))
                     switch schedule.mode {
                     case .shield:
@@ -74,10 +104,10 @@ public struct ShieldState: Sendable, Equatable {
                 }
             }
         }
-        state.applications = applications.sorted()
-        state.categories = categories.sorted()
+        state.applications = applications.subtracting(openApps).sorted()
+        state.categories = categories.subtracting(openCategories).sorted()
         if let allowedApps, let allowedCategories {
-            state.allowOnly = Allowed(applications: allowedApps.sorted(), categories: allowedCategories.sorted())
+            state.allowOnly = Allowed(applications: allowedApps.union(openApps).sorted(), categories: allowedCategories.union(openCategories).sorted())
         }
         return state
     }
