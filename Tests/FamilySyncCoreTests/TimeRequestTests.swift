@@ -148,3 +148,25 @@ private struct Unexpected: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+/// A request as its record's fields and back, undecided and decided.
+@Suite struct TimeRequestFieldsTests {
+    @Test func aRequestReadsBackFromItsFields() throws {
+        let chicago = TimeZone(identifier: "America/Chicago")!
+        let now = Date(timeIntervalSince1970: 1_772_935_200)
+        guard case .made(let asked) = try TimeRequest.ask(
+            for: .category(.reward), .restOfToday, note: "the last level", member: UUID(), device: UUID(), timeZone: chicago, at: now, earlier: []
+        ) else { throw FieldsFailure() }
+        #expect(TimeRequest(fields: asked.fields) == asked)
+        #expect(asked.fields["restOfToday"] == .bool(true))
+        #expect(asked.fields["decidedAt"] == nil)
+        let approved = try asked.deciding(.approve(.minutes(45)), reply: "45, then bed", by: UUID(), timeZone: chicago, at: now.addingTimeInterval(60))
+        #expect(TimeRequest(fields: approved.fields) == approved)
+        #expect(approved.fields["grantedMinutes"] == .number(45))
+        let declined = try asked.deciding(.decline, reply: nil, by: UUID(), timeZone: chicago, at: now.addingTimeInterval(60))
+        #expect(TimeRequest(fields: declined.fields) == declined)
+        #expect(TimeRequest(fields: ["requestId": .string("nope")]) == nil)
+    }
+}
+
+private struct FieldsFailure: Error {}
