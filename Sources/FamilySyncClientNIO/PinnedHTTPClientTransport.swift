@@ -44,16 +44,11 @@ public final class PinnedServerKeys: Sendable {
 /// makes the check run again, once.
 public final class PinnedHTTPClientTransport: HTTPTransport, Sendable {
     public let keys: PinnedServerKeys
-    private let trusted = Mutex<[String: Trusted]>([:])
-    /// Clients replaced after a certificate changed: requests may still be in flight on them, and
-    /// they are shut down with this transport.
+    /// Each server's client, trusting the certificate that passed the check.
+    private let trusted = Mutex<[String: AsyncHTTPClientTransport]>([:])
+    /// Clients replaced after a certificate changed (or made by two checks at once): requests may
+    /// still be in flight on them, and they are shut down with this transport.
     private let retired = Mutex<[HTTPClient]>([])
-
-    private struct Trusted: Sendable {
-        let certificate: NIOSSLCertificate
-        let key: KeyPin
-        let transport: AsyncHTTPClientTransport
-    }
 
     public init(keys: PinnedServerKeys) {
         self.keys = keys
@@ -63,7 +58,7 @@ public final class PinnedHTTPClientTransport: HTTPTransport, Sendable {
     public func shutdown() async throws {
         let clients = trusted.withLock { made in
             defer { made = [:] }
-            return made.values.map(\.transport.client)
+            return made.values.map(\.client)
         } + retired.withLock { clients in
             defer { clients = [] }
             return clients
@@ -76,19 +71,17 @@ public final class PinnedHTTPClientTransport: HTTPTransport, Sendable {
         var checkedNow = false
         var current = trusted.withLock { $0[server.name] }
         if current == nil {
-            current = try await check(server, replacing: nil)
+            current = try await check(server)
             checkedNow = true
         }
         while true {
-            let made = current!
             do {
-                let response = try await made.transport.send(request)
+                let response = try await current!.send(request)
                 keys.take(announced: response.headers["familysync-key-pins"])
                 return response
-            } catch let error as NIOSSLError where !checkedNow {
+            } catch is NIOSSLError where !checkedNow {
                 // The certificate the client trusts is no longer served: check the new one.
-                _ = error
-                current = try await check(server, replacing: made)
+                current = try await check(server)
                 checkedNow = true
             } catch {
                 throw TransportFailure(AsyncHTTPClientTransport.kind(of: error), "\(error)")
@@ -98,13 +91,13 @@ public final class PinnedHTTPClientTransport: HTTPTransport, Sendable {
 
     public func download(_ request: TransportRequest, to file: URL) async throws(TransportFailure) -> TransportResponse {
         let server = try Self.server(of: request.url)
-        let made: Trusted
+        let made: AsyncHTTPClientTransport
         if let current = trusted.withLock({ $0[server.name] }) {
             made = current
         } else {
-            made = try await check(server, replacing: nil)
+            made = try await check(server)
         }
-        return try await made.transport.download(request, to: file)
+        return try await made.download(request, to: file)
     }
 
     private struct Server {
@@ -121,26 +114,26 @@ public final class PinnedHTTPClientTransport: HTTPTransport, Sendable {
     }
 
     /// Checks the key `server` serves against the pins, and trusts that certificate from now on.
-    private func check(_ server: Server, replacing old: Trusted?) async throws(TransportFailure) -> Trusted {
-        let (certificate, key) = try await Self.servedCertificate(server, pins: keys.pins)
+    private func check(_ server: Server) async throws(TransportFailure) -> AsyncHTTPClientTransport {
+        let certificate = try await Self.servedCertificate(server, pins: keys.pins)
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .certificates([certificate])
         // The key is the server's identity here, whatever names its certificate lists.
         tls.certificateVerification = .noHostnameVerification
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls, timeout: .init(connect: .seconds(10)))
         configuration.connectionPool.retryConnectionEstablishment = false
-        let made = Trusted(
-            certificate: certificate, key: key,
-            transport: AsyncHTTPClientTransport(client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration))
-        )
-        trusted.withLock { $0[server.name] = made }
-        if let old { retired.withLock { $0.append(old.transport.client) } }
+        let made = AsyncHTTPClientTransport(client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration))
+        let replaced = trusted.withLock { table in
+            defer { table[server.name] = made }
+            return table[server.name]
+        }
+        if let replaced { retired.withLock { $0.append(replaced.client) } }
         return made
     }
 
     /// The certificate `server` presents, if its key is one of `pins`.
-    private static func servedCertificate(_ server: Server, pins: [KeyPin]) async throws(TransportFailure) -> (NIOSSLCertificate, KeyPin) {
-        let seen = Mutex<(NIOSSLCertificate, KeyPin)?>(nil)
+    private static func servedCertificate(_ server: Server, pins: [KeyPin]) async throws(TransportFailure) -> NIOSSLCertificate {
+        let seen = Mutex<NIOSSLCertificate?>(nil)
         let offered = Mutex<KeyPin?>(nil)
         do {
             let context = try NIOSSLContext(configuration: .makeClientConfiguration())
@@ -160,7 +153,7 @@ public final class PinnedHTTPClientTransport: HTTPTransport, Sendable {
                                 verdict.succeed(.failed)
                                 return
                             }
-                            seen.withLock { $0 = (leaf, key) }
+                            seen.withLock { $0 = leaf }
                             verdict.succeed(.certificateVerified)
                         }
                         let name = server.host.contains(":") || server.host.allSatisfy({ $0.isNumber || $0 == "." }) ? nil : server.host
