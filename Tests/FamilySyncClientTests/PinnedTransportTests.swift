@@ -97,13 +97,13 @@ import Testing
 
                 // A key never announced is refused, and the served one kept.
                 let stranger = try TestTLS.makeFiles()
-                try Self.switchFiles(of: files, to: stranger)
+                try TestTLS.switchFiles(of: files, to: stranger)
                 guard case .refused(let reason) = configuration.tls!.reloadIfChanged() else { throw TestFailure("a pair with an unannounced key was served") }
                 #expect(reason.contains("--tls-next-certificate"), "\(reason)")
                 #expect(try await device.me().id == made.device.id)
 
                 // The announced key: served, and the device follows.
-                try Self.switchFiles(of: files, to: next)
+                try TestTLS.switchFiles(of: files, to: next)
                 #expect(configuration.tls!.reloadIfChanged() == .served)
                 #expect(try await device.me().id == made.device.id)
                 #expect(keys.pins == [second])
@@ -119,13 +119,4 @@ import Testing
     }
 
     static let registration = DeviceRegistration(name: "Mom's iPhone", platform: .ios, timeZone: "America/Chicago")
-
-    /// Writes `source`'s pair over `files`' paths, as an operator switching certificates does.
-    static func switchFiles(of files: TestTLS.Files, to source: TestTLS.Files) throws {
-        for (from, to, mode) in [(source.keyFile, files.keyFile, mode_t(0o600)), (source.certificateFile, files.certificateFile, mode_t(0o644))] {
-            try FileManager.default.copyItem(atPath: from, toPath: to + ".new")
-            chmod(to + ".new", mode)
-            guard rename(to + ".new", to) == 0 else { throw TestFailure("\(to) not written") }
-        }
-    }
 }

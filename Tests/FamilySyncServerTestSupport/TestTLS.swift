@@ -55,6 +55,12 @@ public enum TestTLS {
     /// The test servers' HTTPS client, trusting `shared`.
     public static let https: HTTPClient = try! client()
 
+    /// Writes `source`'s pair over `files`' paths, as an operator switching certificates does.
+    public static func switchFiles(of files: Files, to source: Files) throws {
+        try write(String(contentsOfFile: source.keyFile, encoding: .utf8), to: files.keyFile, mode: 0o600)
+        try write(String(contentsOfFile: source.certificateFile, encoding: .utf8), to: files.certificateFile, mode: 0o644)
+    }
+
     static func write(_ text: String, to path: String, mode: mode_t) throws {
         try Data(text.utf8).write(to: URL(fileURLWithPath: path + ".new"))
         chmod(path + ".new", mode)

@@ -48,12 +48,17 @@ package struct CertificateAndKey: Sendable {
         do {
             chain = try certificates.map { try NIOSSLCertificate(bytes: $0.serializeAsPEM().derBytes, format: .der) }
             key = try NIOSSLPrivateKey(bytes: Array(keyText.utf8), format: .pem)
-            publicKeyPin = Array(SHA256.hash(data: try leaf.publicKey.serializeAsPEM().derBytes))
+            publicKeyPin = try Self.pin(of: leaf)
         } catch {
             throw TLSFileError(.key, keyFile, "cannot be used with its certificate (\(error))")
         }
         notValidAfter = leaf.notValidAfter
         isSelfSigned = Self.isSelfSigned(leaf)
+    }
+
+    /// RFC 7469's pin: SHA-256 of the certificate's public key as DER SubjectPublicKeyInfo.
+    static func pin(of certificate: Certificate) throws -> [UInt8] {
+        Array(SHA256.hash(data: try certificate.publicKey.serializeAsPEM().derBytes))
     }
 
     static func isSelfSigned(_ certificate: Certificate) -> Bool {
@@ -80,7 +85,7 @@ package struct CertificateAndKey: Sendable {
         }
         guard isSelfSigned(leaf) else { throw TLSFileError(.nextCertificate, file, "holds a certificate a CA issued; pinning is for a self-signed one") }
         do {
-            return Array(SHA256.hash(data: try leaf.publicKey.serializeAsPEM().derBytes))
+            return try pin(of: leaf)
         } catch {
             throw TLSFileError(.nextCertificate, file, "holds a public key that cannot be written (\(error))")
         }
